@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Runs the whole suite with vitest and fails loudly when it ran zero tests (a suite that silently
+// runs nothing is the classic way a green CI lies). Ends with a plain "N passed, N failed" line.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+
+const report = '.test-results.json';
+rmSync(report, { force: true });
+const result = spawnSync(
+  'npx',
+  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  { stdio: 'inherit' },
+);
+
+let summary;
+try {
+  summary = JSON.parse(readFileSync(report, 'utf8'));
+} catch {
+  console.error('tests: no report was written; the runner failed before running any test');
+  process.exit(result.status || 1);
+}
+const { numPassedTests: passed, numFailedTests: failed, numPendingTests: skipped, numTotalTests: total } = summary;
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+if (total === 0 || passed === 0) {
+  console.error('tests: zero tests ran; failing on purpose');
+  process.exit(1);
+}
+process.exit(result.status ?? 1);

@@ -1,0 +1,136 @@
+// One ordered stream of everything that happened. Capture, replay, the UI, the recorder and the
+// headless NDJSON output all subscribe here; the engine never knows who listens.
+import type {
+  BlockingResponse,
+  CookieChangeInfo,
+  WebRequestDetails,
+  WebRequestEventName,
+} from './types.js';
+
+/** What became of one listener's answer (or failure) to one event. */
+export type OutcomeStatus =
+  /** merged into what the request does */
+  | 'applied'
+  /** lost a conflict, or was not allowed for this event; `reason` says why */
+  | 'ignored'
+  /** computed but not applied, because the owner or the engine is in dry-run */
+  | 'dry-run'
+  /** threw, timed out, or returned something that is not a valid BlockingResponse */
+  | 'failed';
+
+export interface ListenerOutcome {
+  /** The owner (rule) id of the listener. */
+  owner: string;
+  event: WebRequestEventName;
+  status: OutcomeStatus;
+  /** What the listener returned (sanitised), when it returned something. */
+  response?: BlockingResponse;
+  /** Human-readable: why ignored, why failed, or for dry-run what it would have done. */
+  reason?: string;
+  /** Where the failure came from, when known (a stack frame `file:line:col`). */
+  location?: string;
+  durationMs: number;
+}
+
+export interface WebRequestEntry {
+  kind: 'webRequest';
+  event: WebRequestEventName;
+  /** The details object with every optional field the event can carry. */
+  details: WebRequestDetails;
+  outcomes: ListenerOutcome[];
+}
+
+export interface CookieChangedEntry {
+  kind: 'cookieChanged';
+  changeInfo: CookieChangeInfo;
+}
+
+export interface HandlerBehaviorChangedEntry {
+  kind: 'handlerBehaviorChanged';
+  owner: string;
+  accepted: boolean;
+  /** Accepted calls in the current 10-minute window, after this call. */
+  used: number;
+  limit: number;
+  /** Epoch ms when the oldest accepted call leaves the window and frees a slot (null when none is in it). */
+  nextSlotFreeAt: number | null;
+}
+
+export interface RuleEntry {
+  kind: 'rule';
+  action: 'loaded' | 'reloaded' | 'failed' | 'unloaded' | 'warning';
+  rule: string;
+  file?: string;
+  message?: string;
+  location?: string;
+}
+
+/** Problems that belong to no single request event (listener errors outside the lifecycle, lastError unchecked, …). */
+export interface LogEntry {
+  kind: 'log';
+  level: 'debug' | 'info' | 'warn' | 'error';
+  source: string;
+  message: string;
+}
+
+export interface ListeningEntry {
+  kind: 'listening';
+  url: string;
+  [key: string]: unknown;
+}
+
+export type JournalEntryBody =
+  | WebRequestEntry
+  | CookieChangedEntry
+  | HandlerBehaviorChangedEntry
+  | RuleEntry
+  | LogEntry
+  | ListeningEntry;
+
+/** Every entry carries its position in the stream and when it was appended (epoch ms). */
+export type JournalEntry = JournalEntryBody & { seq: number; time: number };
+
+export type JournalSubscriber = (entry: JournalEntry) => void;
+
+export class Journal {
+  #seq = 0;
+  readonly #subscribers = new Set<JournalSubscriber>();
+  readonly #now: () => number;
+  readonly #onSubscriberError: (error: unknown) => void;
+
+  constructor(options: { now?: () => number; onSubscriberError?: (error: unknown) => void } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#onSubscriberError =
+      options.onSubscriberError ?? ((error) => process.emitWarning(`journal subscriber failed: ${String(error)}`));
+  }
+
+  /** Appends `body` (which becomes the entry: pass a fresh object) and tells every subscriber. */
+  append(body: JournalEntryBody): JournalEntry {
+    const entry = body as JournalEntry;
+    entry.seq = ++this.#seq;
+    entry.time = this.#now();
+    for (const subscriber of this.#subscribers) {
+      try {
+        subscriber(entry);
+      } catch (error) {
+        // A broken subscriber (UI, recorder) must never break the request that produced the entry.
+        this.#onSubscriberError(error);
+      }
+    }
+    return entry;
+  }
+
+  subscribe(subscriber: JournalSubscriber): () => void {
+    this.#subscribers.add(subscriber);
+    return () => this.#subscribers.delete(subscriber);
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  /** How many entries have been appended so far. */
+  get length(): number {
+    return this.#seq;
+  }
+}

@@ -1,0 +1,52 @@
+// An owner is whoever registers listeners and calls the cookies API: in wrtui, one rule file,
+// behaving like one browser extension. Permissions and host permissions come from its manifest.
+import { MatchPatternSet } from './match-pattern.js';
+
+export interface Owner {
+  /** Unique and stable across reloads of the same rule (the rule's name). */
+  readonly id: string;
+  /** Manifest `permissions`: webRequest, webRequestBlocking, cookies, … */
+  readonly permissions: ReadonlySet<string>;
+  /** Manifest `host_permissions`: which URLs its listeners see and its cookie calls may touch. */
+  readonly hostPermissions: MatchPatternSet;
+  /** Verdicts of a dry-run owner are computed and journaled, never applied. */
+  dryRun: boolean;
+  /**
+   * When owners' verdicts conflict the higher precedence wins. Chrome lets the most recently
+   * installed extension win; createOwner therefore defaults to install order.
+   */
+  precedence: number;
+}
+
+export interface OwnerManifest {
+  name: string;
+  permissions?: string[];
+  host_permissions?: string[];
+  dryRun?: boolean;
+}
+
+let installCounter = 0;
+
+/** Builds an owner from a manifest; invalid host permission patterns throw a MatchPatternError. */
+export function createOwner(manifest: OwnerManifest, options: { precedence?: number } = {}): Owner {
+  return {
+    id: manifest.name,
+    permissions: new Set(manifest.permissions ?? []),
+    hostPermissions: new MatchPatternSet(manifest.host_permissions ?? []),
+    dryRun: manifest.dryRun ?? false,
+    precedence: options.precedence ?? ++installCounter,
+  };
+}
+
+/** An owner with every permission and `<all_urls>`, for tests and in-process embedding. */
+export function createTrustedOwner(id: string, options: { precedence?: number; dryRun?: boolean } = {}): Owner {
+  return createOwner(
+    {
+      name: id,
+      permissions: ['webRequest', 'webRequestBlocking', 'cookies'],
+      host_permissions: ['<all_urls>'],
+      dryRun: options.dryRun ?? false,
+    },
+    options,
+  );
+}

@@ -1,0 +1,92 @@
+// Checks what a blocking listener returned (§2.8) before anything is merged or applied.
+import { invalidHeadersReason } from '../headers.js';
+import { BLOCKING_RESPONSE_KEYS, type BlockingResponse, type WebRequestEventName } from '../types.js';
+
+const ALL_KEYS: ReadonlySet<string> = new Set(['cancel', 'redirectUrl', 'requestHeaders', 'responseHeaders', 'authCredentials']);
+// Schemes a redirect may lead to. Chrome also allows extension pages; wrtui has none.
+const REDIRECT_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:', 'ws:', 'wss:', 'data:', 'about:']);
+
+export type CheckedBlockingResponse =
+  /** Nothing to do (undefined, null, {} or only keys the event does not use). */
+  | { kind: 'empty'; unusedKeys: string[] }
+  | { kind: 'valid'; response: BlockingResponse; unusedKeys: string[] }
+  | { kind: 'invalid'; reason: string };
+
+/**
+ * Validates a listener's answer for `event`. Keys the event does not use (a redirectUrl returned
+ * from onBeforeSendHeaders, say) are dropped and named, as Chrome drops them; a value of the wrong
+ * shape makes the whole answer invalid, so that half a verdict is never applied.
+ */
+export function checkBlockingResponse(event: WebRequestEventName, value: unknown): CheckedBlockingResponse {
+  if (value === undefined || value === null) return { kind: 'empty', unusedKeys: [] };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { kind: 'invalid', reason: `a BlockingResponse must be an object, got ${describe(value)}` };
+  }
+  const record = value as Record<string, unknown>;
+  const unexpected = Object.keys(record).find((key) => !ALL_KEYS.has(key));
+  if (unexpected !== undefined) return { kind: 'invalid', reason: `unexpected property "${unexpected}" in BlockingResponse` };
+
+  const { cancel, redirectUrl, requestHeaders, responseHeaders, authCredentials } = record;
+  if (cancel !== undefined && typeof cancel !== 'boolean') return { kind: 'invalid', reason: '"cancel" must be a boolean' };
+  if (cancel === true) {
+    const others = Object.keys(record).filter((key) => key !== 'cancel' && record[key] !== undefined);
+    if (others.length > 0) return { kind: 'invalid', reason: `"cancel: true" cannot be combined with ${others.map((k) => `"${k}"`).join(', ')}` };
+  }
+  if (redirectUrl !== undefined) {
+    const reason = invalidRedirectReason(redirectUrl);
+    if (reason) return { kind: 'invalid', reason };
+  }
+  for (const [key, headers] of [['requestHeaders', requestHeaders], ['responseHeaders', responseHeaders]] as const) {
+    if (headers === undefined) continue;
+    const reason = invalidHeadersReason(headers);
+    if (reason) return { kind: 'invalid', reason: `"${key}" ${reason}` };
+  }
+  if (authCredentials !== undefined) {
+    const creds = authCredentials as Record<string, unknown> | null;
+    if (typeof creds !== 'object' || creds === null || typeof creds.username !== 'string' || typeof creds.password !== 'string') {
+      return { kind: 'invalid', reason: '"authCredentials" must be { username: string, password: string }' };
+    }
+  }
+
+  const used = BLOCKING_RESPONSE_KEYS[event] ?? [];
+  const response: BlockingResponse = {};
+  const unusedKeys: string[] = [];
+  for (const key of Object.keys(record) as (keyof BlockingResponse)[]) {
+    if (record[key] === undefined) continue;
+    if (used.includes(key)) (response as Record<string, unknown>)[key] = record[key];
+    else unusedKeys.push(key);
+  }
+  // `cancel: false` asks for nothing.
+  if (response.cancel === false) delete response.cancel;
+  if (Object.keys(response).length === 0) return { kind: 'empty', unusedKeys };
+  return { kind: 'valid', response, unusedKeys };
+}
+
+function invalidRedirectReason(value: unknown): string | undefined {
+  if (typeof value !== 'string') return '"redirectUrl" must be a string';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `"redirectUrl" is not a valid absolute URL: ${JSON.stringify(value)}`;
+  }
+  if (!REDIRECT_SCHEMES.has(url.protocol)) return `"redirectUrl" has an unsupported scheme "${url.protocol}"`;
+  if (url.protocol === 'about:' && url.href !== 'about:blank') return '"redirectUrl" may only be about:blank among about: URLs';
+  return undefined;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : String(value);
+}
+
+/** What a verdict would do, in words, for dry-run entries and the UI: "cancel", "redirect to …". */
+export function describeVerdict(response: BlockingResponse): string {
+  const parts: string[] = [];
+  if (response.cancel) parts.push('cancel');
+  if (response.redirectUrl) parts.push(`redirect to ${response.redirectUrl}`);
+  if (response.requestHeaders) parts.push(`set request headers (${response.requestHeaders.length})`);
+  if (response.responseHeaders) parts.push(`set response headers (${response.responseHeaders.length})`);
+  if (response.authCredentials) parts.push(`answer auth as "${response.authCredentials.username}"`);
+  return parts.join(', ');
+}

@@ -1,0 +1,182 @@
+// Calls the listeners of one event for one request: each gets its own copy of the details with only
+// the optional fields its extraInfoSpec asked for; blocking answers are awaited with a timeout; a
+// throw, a hang or a rejected Promise becomes a 'failed' outcome, never an exception in the proxy.
+import { cloneHeaders } from '../headers.js';
+import type { ListenerOutcome } from '../journal.js';
+import type { BlockingResponse, HttpHeaders, WebRequestBody, WebRequestDetails, WebRequestEventName } from '../types.js';
+import { checkBlockingResponse, type CheckedBlockingResponse } from './blocking-response.js';
+import type { RegisteredListener } from './listener-registry.js';
+
+export interface ListenerAnswer {
+  listener: RegisteredListener;
+  checked: CheckedBlockingResponse;
+  durationMs: number;
+}
+
+export interface DispatchResult {
+  /** Answers of blocking listeners, in registration order. */
+  answers: ListenerAnswer[];
+  /** Listeners that threw, hung or answered nonsense. */
+  failures: ListenerOutcome[];
+}
+
+export interface DispatchOptions {
+  timeoutMs: number;
+  /** Failures that surface after the event was journaled (a non-blocking listener's rejected Promise). */
+  onLateFailure: (outcome: ListenerOutcome) => void;
+}
+
+/** The details without the optional fields, copied once per event and shallow-copied per listener. */
+function baseDetails(full: WebRequestDetails): Record<string, unknown> {
+  const base: Record<string, unknown> = {};
+  for (const key in full) {
+    if (key !== 'requestHeaders' && key !== 'responseHeaders' && key !== 'requestBody') base[key] = (full as unknown as Record<string, unknown>)[key];
+  }
+  return base;
+}
+
+/** The details a listener may see: its own shallow copy, with optional fields only when asked for. */
+export function detailsForListener(listener: RegisteredListener, full: WebRequestDetails, base = baseDetails(full)): WebRequestDetails {
+  const copy: Record<string, unknown> = { ...base };
+  const spec = listener.extraInfoSpec;
+  if (spec.size > 0) {
+    const { requestHeaders, responseHeaders, requestBody } = full as Partial<Record<'requestHeaders' | 'responseHeaders', HttpHeaders>> & { requestBody?: WebRequestBody };
+    if (requestHeaders && spec.has('requestHeaders')) copy.requestHeaders = cloneHeaders(requestHeaders);
+    if (responseHeaders && spec.has('responseHeaders')) copy.responseHeaders = cloneHeaders(responseHeaders);
+    if (requestBody && spec.has('requestBody')) copy.requestBody = cloneRequestBody(requestBody);
+  }
+  return copy as unknown as WebRequestDetails;
+}
+
+function cloneRequestBody(body: WebRequestBody): WebRequestBody {
+  return {
+    ...body,
+    ...(body.formData && { formData: Object.fromEntries(Object.entries(body.formData).map(([k, v]) => [k, [...v]])) }),
+    ...(body.raw && { raw: body.raw.map((data) => ({ ...data, ...(data.bytes && { bytes: data.bytes.slice(0) }) })) }),
+  };
+}
+
+/**
+ * Calls every listener. Synchronous when no answer is pending (always so for non-blocking events,
+ * which keeps their journal entries in order); a Promise when some blocking answer is.
+ */
+export function dispatch(
+  event: WebRequestEventName,
+  listeners: readonly RegisteredListener[],
+  full: WebRequestDetails,
+  options: DispatchOptions,
+): DispatchResult | Promise<DispatchResult> {
+  const answers: ListenerAnswer[] = [];
+  const failures: ListenerOutcome[] = [];
+  const pending: Promise<void>[] = [];
+
+  const base = baseDetails(full);
+  for (const listener of listeners) {
+    const started = performance.now();
+    let result: unknown;
+    let asyncAnswer: Promise<unknown> | undefined;
+    try {
+      const details = detailsForListener(listener, full, base);
+      if (listener.asyncBlocking) {
+        // onAuthRequired's asyncBlocking form: the answer comes through a callback.
+        asyncAnswer = new Promise((resolve) => listener.callback(details, (response?: BlockingResponse) => resolve(response)));
+      } else {
+        result = listener.callback(details);
+      }
+    } catch (error) {
+      failures.push(failure(listener, event, started, `listener threw: ${messageOf(error)}`, error));
+      continue;
+    }
+
+    if (!listener.blocking) {
+      // A non-blocking listener's return value means nothing, but a rejection is still its failure.
+      if (isThenable(result)) {
+        Promise.resolve(result).catch((error) =>
+          options.onLateFailure(failure(listener, event, started, `listener rejected: ${messageOf(error)}`, error)),
+        );
+      }
+      continue;
+    }
+
+    const answer = asyncAnswer ?? (isThenable(result) ? Promise.resolve(result) : undefined);
+    if (!answer) {
+      answers.push({ listener, checked: checkBlockingResponse(event, result), durationMs: performance.now() - started });
+      continue;
+    }
+    pending.push(
+      withTimeout(answer, options.timeoutMs).then(
+        (value) => {
+          if (value === TIMED_OUT) {
+            failures.push(failure(listener, event, started, `listener did not answer within ${options.timeoutMs} ms; the request went on without it`));
+          } else {
+            answers.push({ listener, checked: checkBlockingResponse(event, value), durationMs: performance.now() - started });
+          }
+        },
+        (error) => {
+          failures.push(failure(listener, event, started, `listener rejected: ${messageOf(error)}`, error));
+        },
+      ),
+    );
+  }
+  const finish = (): DispatchResult => {
+    // Keep answers in registration order whatever order the Promises settled in.
+    answers.sort((a, b) => a.listener.id - b.listener.id);
+    for (const answer of answers) {
+      if (answer.checked.kind === 'invalid') {
+        failures.push({
+          owner: answer.listener.owner.id,
+          event,
+          status: 'failed',
+          reason: `invalid BlockingResponse: ${answer.checked.reason}`,
+          durationMs: answer.durationMs,
+        });
+      }
+    }
+    return { answers: answers.filter((answer) => answer.checked.kind !== 'invalid'), failures };
+  };
+  return pending.length > 0 ? Promise.all(pending).then(finish) : finish();
+}
+
+function failure(listener: RegisteredListener, event: WebRequestEventName, started: number, reason: string, error?: unknown): ListenerOutcome {
+  const location = error === undefined ? undefined : locationOf(error);
+  return {
+    owner: listener.owner.id,
+    event,
+    status: 'failed',
+    reason,
+    ...(location !== undefined && { location }),
+    durationMs: performance.now() - started,
+  };
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+}
+
+/** The first stack frame outside wrtui's engine and node's internals: where in the rule it failed. */
+export function locationOf(error: unknown): string | undefined {
+  const stack = (error as Error | null)?.stack;
+  if (typeof stack !== 'string') return undefined;
+  for (const line of stack.split('\n').slice(1)) {
+    const frame = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?\s*$/.exec(line.trim())?.[1];
+    if (!frame || frame.startsWith('node:') || frame.includes('/src/engine/') || frame.includes('/node_modules/')) continue;
+    return frame;
+  }
+  return undefined;
+}

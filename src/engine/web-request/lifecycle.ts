@@ -1,0 +1,470 @@
+// The request lifecycle, independent of any transport. A RequestFlight is one request across all
+// its hops (server redirects, listener redirects, auth retries) under one requestId. Its phase
+// methods fire the events in order, ask the listeners, merge and apply their verdicts:
+//
+//   beforeRequest()      onBeforeRequest                       → cancel | redirect | continue
+//   prepareToSend()      onBeforeSendHeaders, onSendHeaders    → cancel | send(headers)
+//   headersReceived(r)   onHeadersReceived, (onAuthRequired), (onBeforeRedirect)
+//                                                              → cancel | redirect | retry-auth | respond
+//   responseStarted()    onResponseStarted
+//   completed()          onCompleted
+//   fail(error)          onErrorOccurred
+//
+// The live proxy calls the phases from its hooks; runRequest() drives them over a Transport.
+import { getHeader, getHeaderValues, withHeader } from '../headers.js';
+import type { Journal, ListenerOutcome } from '../journal.js';
+import {
+  ERR_BLOCKED_BY_CLIENT,
+  type HttpHeaders,
+  type NetError,
+  type ResourceType,
+  type WebRequestBody,
+  type WebRequestDetails,
+  type WebRequestEventName,
+  type CommonDetails,
+} from '../types.js';
+import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
+import { dispatch, type DispatchResult } from './dispatch.js';
+import type { ListenerRegistry } from './listener-registry.js';
+import { mergeVerdicts, type MergedVerdict } from './merge-verdicts.js';
+import type { FilterableRequest } from './request-filter.js';
+import { mergeCookieHeader } from './request-cookies.js';
+import { statusLineOf, type ResponseHead } from './transport.js';
+
+/** How the lifecycle reaches a cookie store (satisfied by CookieJars). */
+export interface CookieBridge {
+  cookieHeader(url: string, storeId: string): string;
+  setFromResponse(url: string, setCookieHeaders: string[], storeId: string): unknown;
+}
+
+export interface RequestLifecycleOptions {
+  registry: ListenerRegistry;
+  journal: Journal;
+  /** When given, requests carry the store's cookies and responses' Set-Cookie go into it. */
+  cookies?: CookieBridge;
+  now?: () => number;
+  /** How long a blocking listener may take before the request goes on without it. */
+  listenerTimeoutMs?: number;
+  /** Credentials answered per hop before wrtui stops retrying (bad credentials must not loop forever). */
+  maxAuthAttempts?: number;
+  dryRun?: boolean;
+}
+
+export interface RequestInit {
+  url: string;
+  method: string;
+  requestHeaders: HttpHeaders;
+  /** The whole request body, when there is one. */
+  body?: Uint8Array;
+  /** onBeforeRequest's requestBody, computed by the caller (see parseRequestBody). */
+  requestBody?: WebRequestBody;
+  type?: ResourceType;
+  tabId?: number;
+  windowId?: number;
+  frameId?: number;
+  parentFrameId?: number;
+  /** The cookie store this request uses: "0" (default) or "1" (incognito). */
+  storeId?: string;
+}
+
+export type BeforeRequestDecision =
+  | { action: 'cancel'; error: NetError }
+  | { action: 'continue' }
+  | InternalRedirect;
+
+export type SendDecision = { action: 'cancel'; error: NetError } | { action: 'send'; requestHeaders: HttpHeaders };
+
+export type HeadersDecision =
+  | { action: 'cancel'; error: NetError }
+  | { action: 'retry-auth' }
+  | InternalRedirect
+  | { action: 'redirect'; redirectUrl: string; statusCode: number; statusLine: string; responseHeaders: HttpHeaders; internal: false }
+  | { action: 'respond'; statusCode: number; statusLine: string; responseHeaders: HttpHeaders; headersModified: boolean };
+
+/** A redirect a listener asked for: the proxy answers it itself. */
+export interface InternalRedirect {
+  action: 'redirect';
+  redirectUrl: string;
+  statusCode: number;
+  statusLine: string;
+  responseHeaders: HttpHeaders;
+  internal: true;
+}
+
+const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_AUTH_ATTEMPTS = 3;
+const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
+
+export class RequestLifecycle {
+  readonly registry: ListenerRegistry;
+  readonly journal: Journal;
+  readonly cookies: CookieBridge | undefined;
+  readonly now: () => number;
+  listenerTimeoutMs: number;
+  maxAuthAttempts: number;
+  /** Engine-wide dry-run: every verdict is computed and journaled, none applied. */
+  dryRun: boolean;
+  #nextRequestId = 1;
+
+  constructor(options: RequestLifecycleOptions) {
+    this.registry = options.registry;
+    this.journal = options.journal;
+    this.cookies = options.cookies;
+    this.now = options.now ?? (() => performance.timeOrigin + performance.now());
+    this.listenerTimeoutMs = options.listenerTimeoutMs ?? DEFAULT_LISTENER_TIMEOUT_MS;
+    this.maxAuthAttempts = options.maxAuthAttempts ?? DEFAULT_MAX_AUTH_ATTEMPTS;
+    this.dryRun = options.dryRun ?? false;
+  }
+
+  /** A new request: a fresh requestId. Throws a TypeError for URLs webRequest never sees. */
+  start(init: RequestInit): RequestFlight {
+    return new RequestFlight(this, String(this.#nextRequestId++), init);
+  }
+
+  /** Fires a blocking event: listeners asked, verdicts merged, the entry journaled. */
+  async fire(
+    event: WebRequestEventName,
+    details: WebRequestDetails,
+    request: FilterableRequest,
+    merge: { shownRequestHeaders?: HttpHeaders; responseHeadersOwner?: string } = {},
+  ): Promise<{ verdict: MergedVerdict; responseHeadersOwner?: string }> {
+    const listeners = this.registry.listenersFor(event, request);
+    if (listeners.length === 0) {
+      this.journal.append({ kind: 'webRequest', event, details, outcomes: [] });
+      return { verdict: {} };
+    }
+    const { answers, failures } = await dispatch(event, listeners, details, this.#dispatchOptions(event));
+    const merged = mergeVerdicts(answers, { event, dryRun: this.dryRun, ...merge });
+    const outcomes: ListenerOutcome[] = [...merged.outcomes, ...failures];
+    this.journal.append({ kind: 'webRequest', event, details, outcomes });
+    return merged;
+  }
+
+  /** Fires an event nobody can block, synchronously, so its entry keeps its place in the journal. */
+  notify(event: WebRequestEventName, details: WebRequestDetails, request: FilterableRequest): void {
+    const listeners = this.registry.listenersFor(event, request);
+    let failures: ListenerOutcome[] = [];
+    if (listeners.length > 0) failures = (dispatch(event, listeners, details, this.#dispatchOptions(event)) as DispatchResult).failures;
+    this.journal.append({ kind: 'webRequest', event, details, outcomes: failures });
+  }
+
+  #dispatchOptions(event: WebRequestEventName) {
+    return {
+      timeoutMs: this.listenerTimeoutMs,
+      onLateFailure: (outcome: ListenerOutcome) =>
+        this.journal.append({ kind: 'log', level: 'warn', source: outcome.owner, message: `${event}: ${outcome.reason}` }),
+    };
+  }
+}
+
+export class RequestFlight {
+  readonly requestId: string;
+  readonly lifecycle: RequestLifecycle;
+  readonly type: ResourceType;
+  readonly tabId: number;
+  readonly windowId: number;
+  readonly frameId: number;
+  readonly parentFrameId: number;
+  readonly storeId: string;
+  url: string;
+  method: string;
+  /** The client's headers for the current hop, before cookies and listeners. */
+  requestHeaders: HttpHeaders;
+  body: Uint8Array | undefined;
+  requestBody: WebRequestBody | undefined;
+  /** Hops so far (1 = the original request). */
+  hop = 1;
+  /** Set once onCompleted or onErrorOccurred fired: nothing more fires. */
+  finished = false;
+  #filterable: FilterableRequest;
+  #authAttempts = 0;
+  #authorization: { header: string; value: string } | undefined;
+  #responseHeadersOwner: string | undefined;
+  #response: { statusCode: number; statusLine: string; responseHeaders: HttpHeaders; ip?: string; fromCache: boolean } | undefined;
+
+  constructor(lifecycle: RequestLifecycle, requestId: string, init: RequestInit) {
+    this.lifecycle = lifecycle;
+    this.requestId = requestId;
+    this.type = init.type ?? 'other';
+    this.tabId = init.tabId ?? -1;
+    this.windowId = init.windowId ?? -1;
+    this.frameId = init.frameId ?? (this.type === 'main_frame' ? 0 : this.tabId === -1 ? -1 : 0);
+    this.parentFrameId = init.parentFrameId ?? -1;
+    this.storeId = init.storeId ?? '0';
+    this.url = init.url;
+    this.method = init.method.toUpperCase();
+    this.requestHeaders = init.requestHeaders;
+    this.body = init.body;
+    this.requestBody = init.requestBody;
+    this.#filterable = this.#filterableFor(init.url);
+  }
+
+  /** onBeforeRequest. A cancel ends the request (onErrorOccurred); a redirect starts the next hop. */
+  async beforeRequest(): Promise<BeforeRequestDecision> {
+    this.#assertActive('beforeRequest');
+    const details = { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) };
+    const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable);
+    if (verdict.cancelledBy !== undefined) return this.#cancel();
+    if (verdict.redirectUrl !== undefined) return this.#internalRedirect(verdict.redirectUrl, 307, 'Internal Redirect', false);
+    return { action: 'continue' };
+  }
+
+  /**
+   * onBeforeSendHeaders then onSendHeaders. The store's cookies (and, on an auth retry, the
+   * Authorization header) are added first, so listeners see what will really be sent.
+   */
+  async prepareToSend(): Promise<SendDecision> {
+    this.#assertActive('prepareToSend');
+    let headers = this.requestHeaders;
+    const cookies = this.lifecycle.cookies;
+    if (cookies) {
+      const merged = mergeCookieHeader(cookies.cookieHeader(this.url, this.storeId), getHeader(headers, 'cookie'));
+      if (merged !== getHeader(headers, 'cookie')) headers = withHeader(headers, 'Cookie', merged);
+    }
+    if (this.#authorization) headers = withHeader(headers, this.#authorization.header, this.#authorization.value);
+
+    const { verdict } = await this.lifecycle.fire(
+      'onBeforeSendHeaders',
+      { ...this.#common(), requestHeaders: headers },
+      this.#filterable,
+      { shownRequestHeaders: headers },
+    );
+    if (verdict.cancelledBy !== undefined) return this.#cancel();
+    const sent = verdict.requestHeaders ?? headers;
+    // §3: "modifications made by onBeforeSendHeaders listeners are visible by the time onSendHeaders fires".
+    this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: sent }, this.#filterable);
+    return { action: 'send', requestHeaders: sent };
+  }
+
+  /**
+   * onHeadersReceived, then whichever follows: onAuthRequired on a challenge, onBeforeRedirect on a
+   * server or listener redirect. Set-Cookie headers of the (possibly replaced) response are stored.
+   */
+  async headersReceived(head: ResponseHead): Promise<HeadersDecision> {
+    this.#assertActive('headersReceived');
+    const statusLine = statusLineOf(head);
+    const { statusCode } = head;
+    this.#response = { statusCode, statusLine, responseHeaders: head.headers, fromCache: head.fromCache ?? false, ...(head.ip !== undefined && { ip: head.ip }) };
+
+    const merged = await this.lifecycle.fire(
+      'onHeadersReceived',
+      { ...this.#common(), statusLine, statusCode, responseHeaders: head.headers },
+      this.#filterable,
+      this.#responseHeadersOwner !== undefined ? { responseHeadersOwner: this.#responseHeadersOwner } : {},
+    );
+    const { verdict } = merged;
+    this.#responseHeadersOwner ??= merged.responseHeadersOwner;
+    if (verdict.cancelledBy !== undefined) return this.#cancel();
+    if (verdict.redirectUrl !== undefined) {
+      // Chrome turns the response into a "302 Found" to the new URL: the next hop is a GET (§2.8).
+      return this.#internalRedirect(verdict.redirectUrl, 302, 'Found', true);
+    }
+    const responseHeaders = verdict.responseHeaders ?? head.headers;
+    this.#response.responseHeaders = responseHeaders;
+    this.#storeCookies(responseHeaders);
+
+    const challenge = this.#challengeOf(statusCode, responseHeaders);
+    if (challenge && this.lifecycle.registry.count('onAuthRequired') > 0) {
+      const retry = await this.#authRequired(challenge, statusLine, statusCode, responseHeaders);
+      if (retry) return retry;
+    }
+
+    const location = getHeader(responseHeaders, 'location');
+    if (statusCode >= 300 && statusCode < 400 && statusCode !== 304 && location !== undefined) {
+      let redirectUrl: string | undefined;
+      try {
+        redirectUrl = new URL(location, this.url).href;
+      } catch {
+        // An unparseable Location is no redirect; the client gets the response as it is.
+      }
+      if (redirectUrl !== undefined) {
+        this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, head.fromCache ?? false, head.ip);
+        this.#nextHop(redirectUrl, redirectMethod(this.method, statusCode));
+        return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: false };
+      }
+    }
+    return { action: 'respond', statusCode, statusLine, responseHeaders, headersModified: verdict.responseHeaders !== undefined };
+  }
+
+  /** onResponseStarted: the first byte of the body arrived (or the head, for an empty body). */
+  responseStarted(): void {
+    this.#assertActive('responseStarted');
+    const response = this.#requireResponse('responseStarted');
+    this.lifecycle.notify('onResponseStarted', { ...this.#common(), ...response }, this.#filterable);
+  }
+
+  /** onCompleted: the whole response arrived. */
+  completed(): void {
+    if (this.finished) return;
+    const response = this.#requireResponse('completed');
+    this.finished = true;
+    this.lifecycle.notify('onCompleted', { ...this.#common(), ...response }, this.#filterable);
+  }
+
+  /** onErrorOccurred, once; later calls (a late abort after a cancel, say) are ignored. */
+  fail(error: NetError): void {
+    if (this.finished) return;
+    this.finished = true;
+    const response = this.#response;
+    this.lifecycle.notify(
+      'onErrorOccurred',
+      { ...this.#common(), fromCache: response?.fromCache ?? false, error, ...(response?.ip !== undefined && { ip: response.ip }) },
+      this.#filterable,
+    );
+  }
+
+  #common(): CommonDetails {
+    return {
+      requestId: this.requestId,
+      url: this.url,
+      method: this.method,
+      frameId: this.frameId,
+      parentFrameId: this.parentFrameId,
+      tabId: this.tabId,
+      type: this.type,
+      timeStamp: this.lifecycle.now(),
+    };
+  }
+
+  #cancel(): { action: 'cancel'; error: NetError } {
+    this.fail(ERR_BLOCKED_BY_CLIENT);
+    return { action: 'cancel', error: ERR_BLOCKED_BY_CLIENT };
+  }
+
+  #internalRedirect(redirectUrl: string, statusCode: number, reason: string, toGet: boolean): InternalRedirect {
+    const statusLine = `HTTP/1.1 ${statusCode} ${reason}`;
+    const responseHeaders: HttpHeaders = [
+      { name: 'Location', value: redirectUrl },
+      { name: 'Non-Authoritative-Reason', value: 'WebRequest API' },
+    ];
+    this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, false, undefined);
+    this.#nextHop(redirectUrl, toGet ? 'GET' : this.method);
+    return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: true };
+  }
+
+  #beforeRedirect(
+    redirectUrl: string,
+    statusCode: number,
+    statusLine: string,
+    responseHeaders: HttpHeaders,
+    fromCache: boolean,
+    ip: string | undefined,
+  ): void {
+    this.lifecycle.notify(
+      'onBeforeRedirect',
+      { ...this.#common(), statusCode, statusLine, redirectUrl, responseHeaders, fromCache, ...(ip !== undefined && { ip }) },
+      this.#filterable,
+    );
+  }
+
+  /** The same request goes on at a new URL. webRequest never sees data: and about: URLs, so there the request ends. */
+  #nextHop(url: string, method: string): void {
+    this.hop++;
+    this.#authAttempts = 0;
+    this.#authorization = undefined;
+    this.#response = undefined;
+    if (method !== this.method) {
+      // A method change drops the body and the headers that described it (fetch's redirect rules).
+      this.body = undefined;
+      this.requestBody = undefined;
+      this.requestHeaders = this.requestHeaders.filter(
+        (header) => !/^(content-(type|length|encoding|language|location)|transfer-encoding)$/i.test(header.name),
+      );
+    }
+    const origin = new URL(this.url).origin;
+    this.url = url;
+    this.method = method;
+    if (new URL(url).origin !== origin) {
+      // Credentials meant for one origin are not sent to another.
+      this.requestHeaders = this.requestHeaders.filter((header) => !/^(authorization|cookie)$/i.test(header.name));
+    }
+    if (!WEB_SCHEMES.has(new URL(url).protocol)) this.finished = true;
+    else this.#filterable = this.#filterableFor(url);
+  }
+
+  #challengeOf(statusCode: number, headers: HttpHeaders): (AuthChallenge & { isProxy: boolean }) | undefined {
+    const isProxy = statusCode === 407;
+    if (statusCode !== 401 && !isProxy) return undefined;
+    const value = getHeaderValues(headers, isProxy ? 'proxy-authenticate' : 'www-authenticate')[0];
+    const challenge = value === undefined ? undefined : parseChallenge(value);
+    return challenge && { ...challenge, isProxy };
+  }
+
+  async #authRequired(
+    challenge: AuthChallenge & { isProxy: boolean },
+    statusLine: string,
+    statusCode: number,
+    responseHeaders: HttpHeaders,
+  ): Promise<HeadersDecision | undefined> {
+    const journal = this.lifecycle.journal;
+    if (this.#authAttempts >= this.lifecycle.maxAuthAttempts) {
+      journal.append({
+        kind: 'log',
+        level: 'warn',
+        source: 'webRequest',
+        message: `request ${this.requestId}: credentials were rejected ${this.#authAttempts} times; passing the ${statusCode} to the client`,
+      });
+      return undefined;
+    }
+    const url = new URL(this.url);
+    const { verdict } = await this.lifecycle.fire(
+      'onAuthRequired',
+      {
+        ...this.#common(),
+        scheme: challenge.scheme.toLowerCase(),
+        ...(challenge.params.realm !== undefined && { realm: challenge.params.realm }),
+        challenger: { host: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80) },
+        isProxy: challenge.isProxy,
+        responseHeaders,
+        statusLine,
+        statusCode,
+      },
+      this.#filterable,
+    );
+    // Chrome's cancel here is CancelAuth: the 401 itself is shown, so the request completes with it.
+    if (verdict.cancelledBy !== undefined || !verdict.authCredentials) return undefined;
+    const value = authorizationFor(challenge, verdict.authCredentials, { method: this.method, url: this.url });
+    if (value === undefined) {
+      journal.append({ kind: 'log', level: 'warn', source: 'webRequest', message: `request ${this.requestId}: cannot answer a "${challenge.scheme}" challenge; passing it to the client` });
+      return undefined;
+    }
+    this.#authAttempts++;
+    this.#authorization = { header: challenge.isProxy ? 'Proxy-Authorization' : 'Authorization', value };
+    this.#response = undefined;
+    return { action: 'retry-auth' };
+  }
+
+  #storeCookies(responseHeaders: HttpHeaders): void {
+    const cookies = this.lifecycle.cookies;
+    if (!cookies) return;
+    const setCookies = getHeaderValues(responseHeaders, 'set-cookie');
+    if (setCookies.length > 0) cookies.setFromResponse(this.url, setCookies, this.storeId);
+  }
+
+  #filterableFor(url: string): FilterableRequest {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new TypeError(`Invalid request URL ${JSON.stringify(url)}`);
+    }
+    if (!WEB_SCHEMES.has(parsed.protocol)) throw new TypeError(`webRequest does not see ${parsed.protocol} URLs: ${url}`);
+    return { url: parsed, type: this.type, tabId: this.tabId, windowId: this.windowId };
+  }
+
+  #requireResponse(phase: string) {
+    if (!this.#response) throw new Error(`request ${this.requestId}: ${phase} before headersReceived`);
+    return this.#response;
+  }
+
+  #assertActive(phase: string): void {
+    if (this.finished) throw new Error(`request ${this.requestId} already finished; ${phase} is too late`);
+  }
+}
+
+/** fetch's rule: 303 makes everything but HEAD a GET; 301 and 302 make a POST a GET; 307 and 308 keep the method. */
+export function redirectMethod(method: string, statusCode: number): string {
+  if (statusCode === 303 && method !== 'HEAD') return 'GET';
+  if ((statusCode === 301 || statusCode === 302) && method === 'POST') return 'GET';
+  return method;
+}

@@ -1,0 +1,185 @@
+// Merges the BlockingResponses of several owners into what the request does, and says for each
+// answer whether it was applied, ignored (and why) or only computed (dry-run). Precedence follows
+// Chrome: the owner with the higher precedence (by default the one installed last) wins conflicts.
+//   1. cancel wins over everything.
+//   2. redirectUrl: redirects to data: and about:blank first (Chrome treats them like a cancel),
+//      then by precedence; other owners' different redirects are ignored.
+//   3. requestHeaders: each owner's change is a delta against the headers it was shown; a delta
+//      that touches a header a higher-precedence delta already set differently or removed is
+//      ignored whole.
+//   4. responseHeaders: one owner per request may change them (§2.8); the first to do so keeps that right.
+//   5. authCredentials: the highest precedence wins.
+import { describeVerdict } from './blocking-response.js';
+import type { ListenerOutcome } from '../journal.js';
+import { headerText } from '../headers.js';
+import type { AuthCredentials, BlockingResponse, HttpHeaders, WebRequestEventName } from '../types.js';
+import type { ListenerAnswer } from './dispatch.js';
+
+export interface MergedVerdict {
+  cancelledBy?: string;
+  redirectUrl?: string;
+  requestHeaders?: HttpHeaders;
+  responseHeaders?: HttpHeaders;
+  authCredentials?: AuthCredentials;
+}
+
+export interface MergeContext {
+  event: WebRequestEventName;
+  /** The engine-wide dry-run switch. */
+  dryRun: boolean;
+  /** The headers the listeners were shown (onBeforeSendHeaders), to compute deltas against. */
+  shownRequestHeaders?: HttpHeaders;
+  /** The owner that already changed this request's responseHeaders, if any. */
+  responseHeadersOwner?: string;
+}
+
+export interface MergeResult {
+  verdict: MergedVerdict;
+  outcomes: ListenerOutcome[];
+  /** Set when this merge gave an owner the request's responseHeaders right. */
+  responseHeadersOwner?: string;
+}
+
+export function mergeVerdicts(answers: readonly ListenerAnswer[], context: MergeContext): MergeResult {
+  const outcomes: ListenerOutcome[] = [];
+  const live: { owner: string; response: BlockingResponse; durationMs: number; outcome: ListenerOutcome }[] = [];
+
+  // Highest precedence first; one owner's listeners in registration order.
+  const ordered = [...answers].sort(
+    (a, b) => b.listener.owner.precedence - a.listener.owner.precedence || a.listener.id - b.listener.id,
+  );
+  for (const { listener, checked, durationMs } of ordered) {
+    if (checked.kind === 'invalid') continue; // reported by dispatch
+    const unused = checked.unusedKeys.length > 0 ? `${checked.unusedKeys.join(', ')} not used in ${context.event}` : undefined;
+    const base = { owner: listener.owner.id, event: context.event, durationMs };
+    if (checked.kind === 'empty') {
+      if (unused) outcomes.push({ ...base, status: 'ignored', reason: unused });
+      continue;
+    }
+    const response = checked.response;
+    if (context.dryRun || listener.owner.dryRun) {
+      outcomes.push({ ...base, status: 'dry-run', response, reason: `would ${describeVerdict(response)}${unused ? `; ${unused}` : ''}` });
+      continue;
+    }
+    const outcome: ListenerOutcome = { ...base, status: 'applied', response, ...(unused && { reason: unused }) };
+    outcomes.push(outcome);
+    live.push({ owner: listener.owner.id, response, durationMs, outcome });
+  }
+
+  const verdict: MergedVerdict = {};
+  const ignore = (outcome: ListenerOutcome, reason: string) => {
+    outcome.status = 'ignored';
+    outcome.reason = reason;
+  };
+
+  // 1. cancel
+  const canceller = live.find((answer) => answer.response.cancel);
+  if (canceller) {
+    verdict.cancelledBy = canceller.owner;
+    for (const answer of live) if (!answer.response.cancel) ignore(answer.outcome, `request cancelled by ${canceller.owner}`);
+    return { verdict, outcomes };
+  }
+
+  // 2. redirectUrl
+  const redirects = live.filter((answer) => answer.response.redirectUrl !== undefined);
+  const cancelLike = (url: string) => url.startsWith('data:') || url === 'about:blank';
+  const redirector = redirects.find((answer) => cancelLike(answer.response.redirectUrl!)) ?? redirects[0];
+  if (redirector) {
+    verdict.redirectUrl = redirector.response.redirectUrl!;
+    for (const answer of live) {
+      if (answer === redirector) continue;
+      if (answer.response.redirectUrl === verdict.redirectUrl) continue; // the same redirect agrees
+      if (answer.response.redirectUrl !== undefined) ignore(answer.outcome, `conflicts with ${redirector.owner}'s redirect to ${verdict.redirectUrl}`);
+      else ignore(answer.outcome, `request redirected by ${redirector.owner}`);
+    }
+    return { verdict, outcomes };
+  }
+
+  // 3. requestHeaders
+  const headerAnswers = live.filter((answer) => answer.response.requestHeaders);
+  if (headerAnswers.length > 0) {
+    const shown = context.shownRequestHeaders ?? [];
+    const accepted: { owner: string; delta: HeaderDelta; headers: HttpHeaders }[] = [];
+    for (const answer of headerAnswers) {
+      const delta = headerDelta(shown, answer.response.requestHeaders!);
+      const clash = accepted.map((other) => conflictBetween(delta, other.delta) && { other, header: conflictBetween(delta, other.delta)! }).find(Boolean);
+      if (clash) ignore(answer.outcome, `conflicts with ${clash.other.owner} on request header "${clash.header}"`);
+      else accepted.push({ owner: answer.owner, delta, headers: answer.response.requestHeaders! });
+    }
+    // One owner: exactly its headers, order and case kept. Several: their deltas on top of what they were shown.
+    verdict.requestHeaders = accepted.length === 1 ? accepted[0]!.headers : applyDeltas(shown, accepted.map((a) => a.delta));
+  }
+
+  // 4. responseHeaders
+  let responseHeadersOwner: string | undefined;
+  for (const answer of live.filter((a) => a.response.responseHeaders)) {
+    const holder = context.responseHeadersOwner ?? responseHeadersOwner;
+    if (holder === undefined || holder === answer.owner) {
+      if (verdict.responseHeaders) {
+        ignore(answer.outcome, `another listener of ${answer.owner} already set responseHeaders for this event`);
+        continue;
+      }
+      verdict.responseHeaders = answer.response.responseHeaders!;
+      if (context.responseHeadersOwner === undefined) responseHeadersOwner = answer.owner;
+    } else {
+      ignore(answer.outcome, `only one rule may modify responseHeaders per request (§2.8); ${holder} already does`);
+    }
+  }
+
+  // 5. authCredentials
+  const authAnswers = live.filter((answer) => answer.response.authCredentials);
+  if (authAnswers.length > 0) {
+    verdict.authCredentials = authAnswers[0]!.response.authCredentials!;
+    for (const answer of authAnswers.slice(1)) ignore(answer.outcome, `${authAnswers[0]!.owner}'s credentials were used`);
+  }
+
+  return { verdict, outcomes, ...(responseHeadersOwner !== undefined && { responseHeadersOwner }) };
+}
+
+/** A change to request headers: names (lower case) set to a list of values, names removed. */
+interface HeaderDelta {
+  set: Map<string, { name: string; values: string[] }>;
+  removed: Set<string>;
+}
+
+function groupHeaders(headers: HttpHeaders): Map<string, { name: string; values: string[] }> {
+  const groups = new Map<string, { name: string; values: string[] }>();
+  for (const header of headers) {
+    const key = header.name.toLowerCase();
+    const group = groups.get(key);
+    if (group) group.values.push(headerText(header));
+    else groups.set(key, { name: header.name, values: [headerText(header)] });
+  }
+  return groups;
+}
+
+function headerDelta(before: HttpHeaders, after: HttpHeaders): HeaderDelta {
+  const old = groupHeaders(before);
+  const now = groupHeaders(after);
+  const delta: HeaderDelta = { set: new Map(), removed: new Set() };
+  for (const [key, group] of now) {
+    const previous = old.get(key);
+    if (!previous || previous.values.join('\n') !== group.values.join('\n')) delta.set.set(key, group);
+  }
+  for (const key of old.keys()) if (!now.has(key)) delta.removed.add(key);
+  return delta;
+}
+
+/** The header two deltas disagree on, if any. */
+function conflictBetween(mine: HeaderDelta, theirs: HeaderDelta): string | undefined {
+  for (const [key, group] of mine.set) {
+    const other = theirs.set.get(key);
+    if (theirs.removed.has(key) || (other && other.values.join('\n') !== group.values.join('\n'))) return group.name;
+  }
+  for (const key of mine.removed) if (theirs.set.has(key)) return theirs.set.get(key)!.name;
+  return undefined;
+}
+
+function applyDeltas(base: HttpHeaders, deltas: HeaderDelta[]): HttpHeaders {
+  let headers = base.map((header) => ({ ...header }));
+  for (const delta of deltas) {
+    headers = headers.filter((header) => !delta.removed.has(header.name.toLowerCase()) && !delta.set.has(header.name.toLowerCase()));
+    for (const { name, values } of delta.set.values()) for (const value of values) headers.push({ name, value });
+  }
+  return headers;
+}

@@ -1,0 +1,93 @@
+// Drives one request through the lifecycle over a Transport, following redirects and auth retries
+// itself. Replay and the tests use it; the live proxy calls the phases from mockttp's hooks instead,
+// because there the client follows redirects.
+import type { NetError } from '../types.js';
+import type { RequestInit, RequestLifecycle } from './lifecycle.js';
+import { TransportError, type Transport, type TransportResponse } from './transport.js';
+
+export interface RunRequestOptions {
+  /** Redirects followed before net::ERR_TOO_MANY_REDIRECTS (Chrome's limit is 20). */
+  maxRedirects?: number;
+  signal?: AbortSignal;
+}
+
+export type RequestResult =
+  | { kind: 'response'; requestId: string; url: string; statusCode: number; statusLine: string; headers: import('../types.js').HttpHeaders; body: Uint8Array }
+  | { kind: 'error'; requestId: string; url: string; error: NetError }
+  /** A listener redirected to a data: or about: URL: webRequest sees nothing more of it. */
+  | { kind: 'non-web-redirect'; requestId: string; url: string };
+
+export async function runRequest(
+  lifecycle: RequestLifecycle,
+  init: RequestInit,
+  transport: Transport,
+  options: RunRequestOptions = {},
+): Promise<RequestResult> {
+  const maxRedirects = options.maxRedirects ?? 20;
+  const flight = lifecycle.start(init);
+  const error = (netError: NetError): RequestResult => ({ kind: 'error', requestId: flight.requestId, url: flight.url, error: netError });
+
+  for (let redirects = 0; ; redirects++) {
+    if (redirects > maxRedirects) {
+      flight.fail('net::ERR_TOO_MANY_REDIRECTS');
+      return error('net::ERR_TOO_MANY_REDIRECTS');
+    }
+    const before = await flight.beforeRequest();
+    if (before.action === 'cancel') return error(before.error);
+    if (before.action === 'redirect') {
+      if (flight.finished) return { kind: 'non-web-redirect', requestId: flight.requestId, url: before.redirectUrl };
+      continue;
+    }
+
+    // One hop; loops only for auth retries.
+    for (;;) {
+      const send = await flight.prepareToSend();
+      if (send.action === 'cancel') return error(send.error);
+      let response: TransportResponse;
+      try {
+        response = await transport.send(
+          { url: flight.url, method: flight.method, headers: send.requestHeaders, ...(flight.body && { body: flight.body }) },
+          options.signal,
+        );
+      } catch (failure) {
+        const netError = failure instanceof TransportError ? failure.netError : 'net::ERR_FAILED';
+        flight.fail(netError);
+        return error(netError);
+      }
+      const decision = await flight.headersReceived(response);
+      if (decision.action === 'cancel') return error(decision.error);
+      if (decision.action === 'retry-auth') continue;
+      if (decision.action === 'redirect') {
+        if (flight.finished) return { kind: 'non-web-redirect', requestId: flight.requestId, url: decision.redirectUrl };
+        break;
+      }
+      flight.responseStarted();
+      let body: Uint8Array;
+      try {
+        body = await readBody(response.body);
+      } catch (failure) {
+        const netError = failure instanceof TransportError ? failure.netError : 'net::ERR_CONNECTION_RESET';
+        flight.fail(netError);
+        return error(netError);
+      }
+      flight.completed();
+      return {
+        kind: 'response',
+        requestId: flight.requestId,
+        url: flight.url,
+        statusCode: decision.statusCode,
+        statusLine: decision.statusLine,
+        headers: decision.responseHeaders,
+        body,
+      };
+    }
+  }
+}
+
+async function readBody(body: TransportResponse['body']): Promise<Uint8Array> {
+  if (!body) return new Uint8Array();
+  if (body instanceof Uint8Array) return body;
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}

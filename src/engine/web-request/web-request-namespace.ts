@@ -1,0 +1,84 @@
+// `chrome.webRequest` / `browser.webRequest` as one owner (rule) sees it: the 9 events, whose
+// listeners are that owner's alone, handlerBehaviorChanged under that owner's quota, and the constant.
+import type { Journal } from '../journal.js';
+import type { Owner } from '../owner.js';
+import {
+  MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES,
+  WEB_REQUEST_EVENTS,
+  type RequestFilter,
+  type WebRequestEventMap,
+  type WebRequestEventName,
+  type WebRequestListener,
+} from '../types.js';
+import type { HandlerBehaviorChangedQuota } from './handler-behavior-changed.js';
+import type { ListenerRegistry } from './listener-registry.js';
+
+export interface WebRequestEvent<E extends WebRequestEventName> {
+  addListener(
+    callback: WebRequestListener<E>,
+    filter: RequestFilter,
+    extraInfoSpec?: WebRequestEventMap[E]['option'][],
+  ): void;
+  removeListener(callback: WebRequestListener<E>): void;
+  hasListener(callback: WebRequestListener<E>): boolean;
+  hasListeners(): boolean;
+}
+
+export type WebRequestNamespace = { [E in WebRequestEventName]: WebRequestEvent<E> } & {
+  /** Callback style (chrome.*) also returns a Promise when no callback is given, as in MV3. */
+  handlerBehaviorChanged(callback?: () => void): Promise<void>;
+  readonly MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES: number;
+};
+
+export interface WebRequestHost {
+  registry: ListenerRegistry;
+  quota: HandlerBehaviorChangedQuota;
+  journal: Journal;
+  /** Clears every cache the engine keeps (the HTTP cache, when there is one). */
+  flushCaches(): void;
+}
+
+export function createWebRequestNamespace(host: WebRequestHost, owner: Owner): WebRequestNamespace {
+  const events = Object.fromEntries(
+    WEB_REQUEST_EVENTS.map((event) => [
+      event,
+      {
+        addListener: (callback: unknown, filter: unknown, extraInfoSpec?: unknown) =>
+          host.registry.add(owner, event, callback, filter, extraInfoSpec),
+        removeListener: (callback: unknown) => host.registry.remove(owner, event, callback),
+        hasListener: (callback: unknown) => host.registry.has(owner, event, callback),
+        hasListeners: () => host.registry.has(owner, event),
+      },
+    ]),
+  );
+  return {
+    ...events,
+    MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES,
+    handlerBehaviorChanged(callback?: () => void): Promise<void> {
+      handlerBehaviorChanged(host, owner);
+      // Asynchronous like the browser's, whether or not the call was within quota.
+      return new Promise<void>((resolve) =>
+        setImmediate(() => {
+          callback?.();
+          resolve();
+        }),
+      );
+    },
+  } as WebRequestNamespace;
+}
+
+/** One call of handlerBehaviorChanged by `owner`: flushes when within quota; journaled either way. */
+export function handlerBehaviorChanged(host: WebRequestHost, owner: Owner): boolean {
+  const { accepted, state } = host.quota.take(owner.id);
+  if (accepted) host.flushCaches();
+  host.journal.append({ kind: 'handlerBehaviorChanged', owner: owner.id, accepted, ...state });
+  if (!accepted) {
+    host.journal.append({
+      kind: 'log',
+      level: 'warn',
+      source: owner.id,
+      message: `handlerBehaviorChanged refused: ${state.used}/${state.limit} calls in the last 10 minutes; caches not flushed`,
+    });
+  }
+  return accepted;
+}
