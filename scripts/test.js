@@ -4,6 +4,10 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 
+// The end-to-end tests run the built bin/wrtui.js: build first, so they never test a stale dist/.
+const built = spawnSync(process.execPath, ['scripts/build.js'], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+
 const report = '.test-results.json';
 rmSync(report, { force: true });
 const result = spawnSync(

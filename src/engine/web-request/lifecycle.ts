@@ -34,7 +34,7 @@ import { statusLineOf, type ResponseHead } from './transport.js';
 /** How the lifecycle reaches a cookie store (satisfied by CookieJars). */
 export interface CookieBridge {
   cookieHeader(url: string, storeId: string): string;
-  setFromResponse(url: string, setCookieHeaders: string[], storeId: string): unknown;
+  setFromResponse(url: string, setCookieHeaders: string[], storeId: string): { rejected?: readonly { header: string; reason: string }[] } | void;
 }
 
 export interface RequestLifecycleOptions {
@@ -438,7 +438,13 @@ export class RequestFlight {
     const cookies = this.lifecycle.cookies;
     if (!cookies) return;
     const setCookies = getHeaderValues(responseHeaders, 'set-cookie');
-    if (setCookies.length > 0) cookies.setFromResponse(this.url, setCookies, this.storeId);
+    if (setCookies.length === 0) return;
+    const result = cookies.setFromResponse(this.url, setCookies, this.storeId);
+    for (const { header, reason } of result?.rejected ?? []) {
+      // The cookie's name only: its value may be a secret.
+      const name = header.split('=')[0]!.trim();
+      this.lifecycle.journal.append({ kind: 'log', level: 'info', source: 'cookies', message: `request ${this.requestId}: Set-Cookie "${name}" ignored: ${reason}` });
+    }
   }
 
   #filterableFor(url: string): FilterableRequest {

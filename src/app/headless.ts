@@ -1,0 +1,48 @@
+// `wrtui headless`: the proxy and the rules with no UI. With --json every journal entry is one
+// NDJSON line on stdout, the first being {"kind":"listening",…}; otherwise one line per request.
+import type { JournalEntry } from '../engine/journal.js';
+import { startCaptureSession, type SessionOptions } from './capture-session.js';
+import { toJsonLine } from './json-line.js';
+import { createRequestLog } from './request-log.js';
+
+export interface HeadlessOptions extends SessionOptions {
+  json: boolean;
+}
+
+export async function runHeadless(options: HeadlessOptions): Promise<void> {
+  const write = (line: string) => process.stdout.write(`${line}\n`);
+  const print = options.json ? (entry: JournalEntry) => write(toJsonLine(entry)) : createRequestLog(write);
+
+  // Entries from start-up (rules loading, CA warnings) wait for the "listening" line, which comes first.
+  const early: JournalEntry[] = [];
+  let listening = false;
+  const session = await startCaptureSession(options);
+  session.engine.journal.subscribe((entry) => {
+    if (listening) print(entry);
+    else if (entry.kind === 'listening') {
+      listening = true;
+      print(entry);
+      for (const queued of early.splice(0)) print(queued);
+    } else early.push(entry);
+  });
+  session.engine.journal.append({
+    kind: 'listening',
+    url: session.proxy.url,
+    ...(session.incognitoProxy && { incognitoUrl: session.incognitoProxy.url }),
+    ca: session.ca.certPath,
+    stateDir: options.stateDir,
+    dryRun: options.dryRun,
+  });
+
+  await new Promise<void>((resolve) => {
+    const stop = async (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      session.engine.journal.append({ kind: 'log', level: 'info', source: 'wrtui', message: `stopping on ${signal}` });
+      await session.close();
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

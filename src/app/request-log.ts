@@ -1,0 +1,54 @@
+// The plain `wrtui headless` output: one line per finished request, plus rules' and wrtui's
+// warnings. A subscriber of the journal like any other.
+import type { JournalEntry, ListenerOutcome } from '../engine/journal.js';
+import type { OnCompletedDetails, OnErrorOccurredDetails } from '../engine/types.js';
+
+interface Pending {
+  startedAt: number;
+  marks: Set<string>;
+}
+
+export function createRequestLog(write: (line: string) => void): (entry: JournalEntry) => void {
+  const pending = new Map<string, Pending>();
+  return (entry) => {
+    switch (entry.kind) {
+      case 'listening':
+        write(`wrtui listening on ${entry.url}${entry.incognitoUrl ? ` (incognito store on ${entry.incognitoUrl})` : ''}`);
+        return;
+      case 'rule':
+        write(`rule ${entry.rule} ${entry.action}${entry.message ? `: ${entry.message}` : ''}${entry.location ? ` (${entry.location})` : ''}`);
+        return;
+      case 'log':
+        if (entry.level === 'warn' || entry.level === 'error') write(`${entry.level} [${entry.source}] ${entry.message}`);
+        return;
+      case 'handlerBehaviorChanged':
+        if (!entry.accepted) write(`handlerBehaviorChanged refused for ${entry.owner}: ${entry.used}/${entry.limit} in 10 minutes`);
+        return;
+      case 'webRequest': {
+        const { requestId } = entry.details;
+        let request = pending.get(requestId);
+        if (!request) pending.set(requestId, (request = { startedAt: entry.details.timeStamp, marks: new Set() }));
+        for (const outcome of entry.outcomes) request.marks.add(markOf(outcome));
+        if (entry.event !== 'onCompleted' && entry.event !== 'onErrorOccurred') return;
+        pending.delete(requestId);
+        const details = entry.details as OnCompletedDetails | OnErrorOccurredDetails;
+        const result = 'error' in details ? details.error : String(details.statusCode);
+        const ms = Math.round(details.timeStamp - request.startedAt);
+        const marks = request.marks.size > 0 ? `  [${[...request.marks].join('; ')}]` : '';
+        write(`${clock(entry.time)} ${details.method.padEnd(6)} ${result.padEnd(3)} ${details.type.padEnd(14)} ${details.url}  ${ms} ms${marks}`);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+}
+
+function markOf(outcome: ListenerOutcome): string {
+  const what = outcome.reason ?? outcome.status;
+  return `${outcome.owner} ${outcome.status}${outcome.status === 'applied' ? ` ${outcome.event}` : `: ${what}`}`;
+}
+
+function clock(time: number): string {
+  return new Date(time).toISOString().slice(11, 23);
+}

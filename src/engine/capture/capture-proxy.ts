@@ -1,0 +1,413 @@
+// The live proxy: mockttp in front (HTTP, CONNECT + TLS interception with wrtui's CA, HTTP/2,
+// WebSocket), the request lifecycle behind it. mockttp blocks in two hooks only:
+//   beforeRequest   (whole request body in) → onBeforeRequest, onBeforeSendHeaders, onSendHeaders
+//   beforeResponse  (whole response in)     → onHeadersReceived, onAuthRequired
+// beforeResponse buffers the entire upstream body, so it is installed only on a second rule, chosen
+// per request when a blocking onHeadersReceived / onAuthRequired listener would see the request.
+// Everything else streams; its onHeadersReceived and onResponseStarted come from mockttp's trailing
+// 'passthrough-response-head' notice, onCompleted from 'response', onErrorOccurred from 'abort'.
+import * as mockttp from 'mockttp';
+import type { Server, Socket } from "node:net";
+import { getHeader, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
+import type { Journal } from '../journal.js';
+import type { HttpHeaders, NetError } from '../types.js';
+import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
+import { parseRequestBody } from '../web-request/request-body.js';
+import type { FilterableRequest } from '../web-request/request-filter.js';
+import type { ResponseHead } from '../web-request/transport.js';
+import { FollowUps } from './follow-ups.js';
+import { installLoopGuard } from './loop-guard.js';
+import { netErrorFromTags, netErrorOf } from './net-error.js';
+import { frameInfoFor, inferResourceType, TAB_ID_HEADER, tabIdFrom } from './resource-type.js';
+import { UpstreamAddressTracker } from './upstream-address.js';
+import { UpstreamTransport } from './upstream-transport.js';
+
+export interface CaptureProxyOptions {
+  lifecycle: RequestLifecycle;
+  /** PEM certificate and key of the CA that signs intercepted hosts' certificates. */
+  ca: { cert: string; key: string };
+  /** 0 picks a free port. */
+  port?: number;
+  /**
+   * Who may use the proxy. mockttp listens on every interface, so wrtui refuses clients itself:
+   * loopback addresses always; with a wildcard host (0.0.0.0, ::) anyone; with another address,
+   * clients that reached the proxy through that address.
+   */
+  host?: string;
+  /** The cookie store this port's traffic uses: "0" (default) or "1" (incognito). */
+  storeId?: string;
+  /** Bytes of a request body kept for requestBody and the journal; larger bodies still stream. */
+  maxBodySize?: number;
+  http2?: boolean;
+  /** Hosts whose upstream certificates are not verified. */
+  insecureUpstreamHosts?: string[];
+  /** How long a redirect waits for the client's follow-up before the request ends as aborted. */
+  followUpTimeoutMs?: number;
+}
+
+/** One proxied request as the proxy tracks it, keyed by mockttp's request id. */
+interface Tracked {
+  flight: RequestFlight;
+  /** Phases run one after another per request, whatever order mockttp's notices arrive in. */
+  queue: Promise<void>;
+  /** The response went back through beforeResponse (buffered), or was answered by wrtui itself. */
+  handled: 'streaming' | 'buffered' | 'local';
+  /** The response this mockttp request carried was a redirect: its end is not the flight's end. */
+  redirected: boolean;
+  /** The request body as received, for auth retries. */
+  body: Uint8Array | undefined;
+}
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+const PROXY_ONLY_HEADERS = new Set(['proxy-connection', 'proxy-authorization', TAB_ID_HEADER]);
+const DEFAULT_MAX_BODY = 1024 * 1024;
+
+export class CaptureProxy {
+  readonly lifecycle: RequestLifecycle;
+  readonly journal: Journal;
+  readonly storeId: string;
+  readonly #options: CaptureProxyOptions;
+  readonly #server: mockttp.Mockttp;
+  readonly #tracked = new Map<string, Tracked>();
+  readonly #followUps: FollowUps;
+  readonly #addresses = new UpstreamAddressTracker();
+  readonly #upstream: UpstreamTransport;
+  readonly #maxBodySize: number;
+
+  constructor(options: CaptureProxyOptions) {
+    this.#options = options;
+    this.lifecycle = options.lifecycle;
+    this.journal = options.lifecycle.journal;
+    this.storeId = options.storeId ?? '0';
+    this.#maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY;
+    this.#upstream = new UpstreamTransport({ insecureHosts: options.insecureUpstreamHosts ?? [] });
+    this.#followUps = new FollowUps({
+      ...(options.followUpTimeoutMs !== undefined && { ttlMs: options.followUpTimeoutMs }),
+      onUnclaimed: (flight) => {
+        this.journal.append({
+          kind: 'log',
+          level: 'info',
+          source: 'capture',
+          message: `request ${flight.requestId}: the client did not follow the redirect to ${flight.url}`,
+        });
+        flight.fail('net::ERR_ABORTED');
+      },
+    });
+    const guard = installLoopGuard();
+    if (!guard.installed) this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: guard.warning });
+    this.#server = mockttp.getLocal({
+      https: { cert: options.ca.cert, key: options.ca.key },
+      http2: options.http2 === false ? false : true,
+      recordTraffic: false,
+      maxBodySize: this.#maxBodySize,
+      cors: false,
+      suggestChanges: false,
+    });
+  }
+
+  /** The proxy URL clients use, e.g. http://127.0.0.1:8080. */
+  get url(): string {
+    return `http://${this.#displayHost()}:${this.#server.port}`;
+  }
+
+  get port(): number {
+    return this.#server.port;
+  }
+
+  async start(): Promise<void> {
+    const passThrough = {
+      ignoreHostHttpsErrors: this.#options.insecureUpstreamHosts ?? [],
+      simulateConnectionErrors: true,
+    };
+    await this.#server
+      .forAnyRequest()
+      .matching((request) => this.#needsResponseHook(request))
+      .always()
+      .thenPassThrough({
+        ...passThrough,
+        beforeRequest: (request) => this.#beforeRequest(request, 'buffered'),
+        beforeResponse: (response, request) => this.#beforeResponse(response, request),
+      });
+    await this.#server
+      .forAnyRequest()
+      .always()
+      .thenPassThrough({ ...passThrough, beforeRequest: (request) => this.#beforeRequest(request, 'streaming') });
+    await this.#server.forAnyWebSocket().always().thenPassThrough({ ignoreHostHttpsErrors: passThrough.ignoreHostHttpsErrors });
+
+    await this.#server.on('rule-event', (event) => this.#onRuleEvent(event));
+    // A 'response' listener also drains mockttp's tracking copy of each response body.
+    await this.#server.on('response', (response) => this.#onResponse(response.id));
+    await this.#server.on('abort', (request) => this.#onAbort(request.id, request.error, request.tags));
+
+    await this.#server.start(this.#options.port ?? 8080);
+    this.#refuseForeignClients();
+  }
+
+  async stop(): Promise<void> {
+    this.#followUps.drain();
+    for (const tracked of this.#tracked.values()) tracked.flight.fail('net::ERR_ABORTED');
+    this.#tracked.clear();
+    await this.#server.stop();
+    this.#addresses.dispose();
+  }
+
+  // ── request side ──────────────────────────────────────────────────────────
+
+  async #beforeRequest(request: mockttp.CompletedRequest, handled: 'buffered' | 'streaming'): Promise<mockttp.requestSteps.CallbackRequestResult | void> {
+    // Entered synchronously, before any await, so the upstream request mockttp makes next is ours.
+    this.#addresses.run(request.id, () => undefined);
+    const clientHeaders = headersFromPairs(request.rawHeaders);
+    const headers = clientHeaders.filter((header) => !header.name.startsWith(':') && !PROXY_ONLY_HEADERS.has(header.name.toLowerCase()));
+    const body = request.body.buffer.length > 0 ? new Uint8Array(request.body.buffer) : undefined;
+    const declaredLength = Number(getHeader(headers, 'content-length') ?? 0);
+    const requestBody = parseRequestBody({
+      method: request.method,
+      contentType: getHeader(headers, 'content-type'),
+      bytes: body,
+      truncated: declaredLength > (body?.length ?? 0),
+    });
+
+    let flight = this.#followUps.claim(request.url, request.method);
+    if (flight) {
+      // The client followed a redirect: the same request's next hop, with the client's headers.
+      flight.requestHeaders = headers;
+      flight.body = body;
+      flight.requestBody = requestBody;
+    } else {
+      const type = inferResourceType({ method: request.method, url: request.url, headers: request.headers });
+      const tabId = tabIdFrom(request.headers);
+      try {
+        flight = this.lifecycle.start({
+          url: request.url,
+          method: request.method,
+          requestHeaders: headers,
+          ...(body && { body }),
+          ...(requestBody && { requestBody }),
+          type,
+          tabId,
+          ...frameInfoFor(type, tabId),
+          storeId: this.storeId,
+        });
+      } catch (error) {
+        // A URL webRequest does not see (or cannot parse): pass it on untouched.
+        this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `not a web request: ${(error as Error).message}` });
+        return;
+      }
+    }
+    const tracked: Tracked = { flight, queue: Promise.resolve(), handled, redirected: false, body };
+    this.#tracked.set(request.id, tracked);
+
+    const before = await flight.beforeRequest();
+    if (before.action === 'cancel') return this.#endLocally(request.id, { response: 'reset' });
+    if (before.action === 'redirect') {
+      tracked.handled = 'local';
+      if (flight.finished) return this.#endLocally(request.id, { response: await dataResponse(before.redirectUrl) });
+      this.#followUps.expect(flight);
+      return this.#endLocally(request.id, { response: redirectResponse(before.statusCode, 'Internal Redirect', before.responseHeaders) });
+    }
+    const send = await flight.prepareToSend();
+    if (send.action === 'cancel') return this.#endLocally(request.id, { response: 'reset' });
+    if (send.requestHeaders === headers && headers.length === clientHeaders.length) return;
+    return { headers: toMockttpHeaders(send.requestHeaders, request) };
+  }
+
+  /** wrtui answered this mockttp request itself: it is not tracked any more. */
+  #endLocally<T>(requestId: string, result: T): T {
+    this.#tracked.delete(requestId);
+    return result;
+  }
+
+  #needsResponseHook(request: mockttp.CompletedRequest): boolean {
+    const registry = this.lifecycle.registry;
+    if (registry.count('onHeadersReceived') + registry.count('onAuthRequired') === 0) return false;
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return false;
+    }
+    const type = inferResourceType({ method: request.method, url: request.url, headers: request.headers });
+    const filterable: FilterableRequest = { url, type, tabId: tabIdFrom(request.headers), windowId: -1 };
+    return registry.hasBlockingListener('onHeadersReceived', filterable) || registry.hasBlockingListener('onAuthRequired', filterable);
+  }
+
+  // ── response side ─────────────────────────────────────────────────────────
+
+  /** Blocking path: the whole response is here; listeners may cancel, redirect, rewrite or answer auth. */
+  async #beforeResponse(
+    response: mockttp.requestSteps.PassThroughResponse,
+    request: mockttp.CompletedRequest,
+  ): Promise<mockttp.requestSteps.CallbackResponseResult | void> {
+    const tracked = this.#tracked.get(request.id);
+    if (!tracked || tracked.flight.finished) return;
+    const { flight } = tracked;
+    let head: ResponseHead = {
+      statusCode: response.statusCode,
+      statusMessage: response.statusMessage ?? '',
+      httpVersion: request.httpVersion === '2.0' || request.httpVersion === '2' ? '2' : '1.1',
+      headers: headersFromPairs(response.rawHeaders),
+      ...this.#ipOf(request.id),
+    };
+    let body: Uint8Array | undefined;
+    let replaced = false;
+    for (;;) {
+      const decision: HeadersDecision = await flight.headersReceived(head);
+      if (decision.action === 'cancel') return this.#endLocally(request.id, 'reset');
+      if (decision.action === 'retry-auth') {
+        // mockttp cannot retry: wrtui sends the authenticated request itself and answers with that.
+        const send = await flight.prepareToSend();
+        if (send.action === 'cancel') return this.#endLocally(request.id, 'reset');
+        try {
+          const retried = await this.#upstream.send({
+            url: flight.url,
+            method: flight.method,
+            headers: send.requestHeaders,
+            ...(tracked.body && { body: tracked.body }),
+          });
+          head = retried;
+          body = retried.body instanceof Uint8Array ? retried.body : undefined;
+          replaced = true;
+          continue;
+        } catch (error) {
+          flight.fail(netErrorOf(error));
+          return this.#endLocally(request.id, 'reset');
+        }
+      }
+      if (decision.action === 'redirect') {
+        tracked.redirected = true;
+        if (flight.finished) return this.#endLocally(request.id, await dataResponse(decision.redirectUrl));
+        this.#followUps.expect(flight);
+        if (decision.internal) return redirectResponse(decision.statusCode, 'Found', decision.responseHeaders);
+        if (!replaced) return;
+        return { statusCode: head.statusCode, statusMessage: head.statusMessage ?? '', headers: toMockttpHeaders(decision.responseHeaders), body: body ?? new Uint8Array() };
+      }
+      flight.responseStarted();
+      if (!replaced && !decision.headersModified) return;
+      return {
+        statusCode: decision.statusCode,
+        ...(head.statusMessage !== undefined && { statusMessage: head.statusMessage }),
+        headers: toMockttpHeaders(decision.responseHeaders),
+        ...(replaced && { rawBody: body ?? new Uint8Array() }),
+      };
+    }
+  }
+
+  #onRuleEvent(event: { requestId: string; eventType: string; eventData: unknown }): void {
+    if (event.eventType !== 'passthrough-response-head') return;
+    const tracked = this.#tracked.get(event.requestId);
+    if (!tracked || tracked.handled !== 'streaming') return;
+    const data = event.eventData as { statusCode: number; statusMessage?: string; httpVersion?: string; rawHeaders: [string, string][] };
+    this.#enqueue(tracked, async () => {
+      if (tracked.flight.finished) return;
+      // Nobody can block here (no blocking listener matched): the client may already have these headers.
+      const decision = await tracked.flight.headersReceived({
+        statusCode: data.statusCode,
+        statusMessage: data.statusMessage ?? '',
+        httpVersion: data.httpVersion ?? '1.1',
+        headers: headersFromPairs(data.rawHeaders),
+        ...this.#ipOf(event.requestId),
+      });
+      if (decision.action === 'redirect') {
+        tracked.redirected = true;
+        if (!tracked.flight.finished) this.#followUps.expect(tracked.flight);
+      } else if (decision.action === 'respond') {
+        tracked.flight.responseStarted();
+      }
+    });
+  }
+
+  #onResponse(requestId: string): void {
+    const tracked = this.#tracked.get(requestId);
+    if (!tracked) return;
+    this.#enqueue(tracked, () => {
+      this.#tracked.delete(requestId);
+      this.#addresses.forget(requestId);
+      if (!tracked.redirected) tracked.flight.completed();
+    });
+  }
+
+  #onAbort(requestId: string, error: { code?: string; message?: string } | undefined, tags: string[]): void {
+    const tracked = this.#tracked.get(requestId);
+    if (!tracked) return; // already answered or finished: a late notice (FACTS.md)
+    this.#enqueue(tracked, () => {
+      this.#tracked.delete(requestId);
+      this.#addresses.forget(requestId);
+      const netError: NetError = (error?.code ? netErrorOf(error) : undefined) ?? netErrorFromTags(tags) ?? 'net::ERR_ABORTED';
+      tracked.flight.fail(tags.some((tag) => tag.startsWith('client-')) ? 'net::ERR_ABORTED' : netError);
+    });
+  }
+
+  #enqueue(tracked: Tracked, step: () => void | Promise<void>): void {
+    tracked.queue = tracked.queue.then(step).catch((error) => {
+      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${tracked.flight.requestId}: ${(error as Error).stack ?? error}` });
+    });
+  }
+
+  #ipOf(requestId: string): { ip?: string } {
+    const ip = this.#addresses.addressOf(requestId);
+    return ip === undefined ? {} : { ip: ip.replace(/^::ffff:/, '') };
+  }
+
+  // ── who may connect ───────────────────────────────────────────────────────
+
+  #refuseForeignClients(): void {
+    const host = this.#options.host ?? '127.0.0.1';
+    const anyone = host === '0.0.0.0' || host === '::';
+    if (anyone) return;
+    // mockttp 4 has no host option; its net.Server is a private field.
+    const server = (this.#server as unknown as { server?: Server }).server;
+    if (!server) throw new Error('wrtui cannot reach mockttp\'s listening server to restrict clients; refusing to run as an open proxy');
+    server.prependListener('connection', (socket: Socket) => {
+      const remote = socket.remoteAddress;
+      if (remote === undefined || LOOPBACK.test(remote)) return;
+      if (socket.localAddress !== undefined && socket.localAddress.replace(/^::ffff:/, '') === host) return;
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `refused a client from ${remote}: wrtui serves only ${host} and loopback (see --host)` });
+      socket.destroy();
+    });
+  }
+
+  #displayHost(): string {
+    const host = this.#options.host ?? '127.0.0.1';
+    return host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  }
+}
+
+function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHeaders {
+  return headersFromRaw(pairs.flat());
+}
+
+/** mockttp's header object: names as given (first spelling wins), repeated names as arrays. */
+function toMockttpHeaders(headers: HttpHeaders, request?: mockttp.CompletedRequest): mockttp.Headers {
+  const out: Record<string, string | string[]> = {};
+  const spelling = new Map<string, string>();
+  for (const header of headers) {
+    const lower = header.name.toLowerCase();
+    const name = spelling.get(lower) ?? header.name;
+    spelling.set(lower, name);
+    const value = headerLatin1(header);
+    const existing = out[name];
+    out[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  // HTTP/2 clients: mockttp regenerates the pseudo-headers from the URL, but keeps :authority.
+  const authority = request?.headers[':authority'];
+  if (typeof authority === 'string' && out.host === undefined && out.Host === undefined) out[':authority'] = authority;
+  return out;
+}
+
+function redirectResponse(statusCode: number, statusMessage: string, headers: HttpHeaders): mockttp.requestSteps.CallbackResponseMessageResult {
+  return { statusCode, statusMessage, headers: toMockttpHeaders(withHeader(headers, 'Content-Length', '0')), body: '' };
+}
+
+/** A listener redirected to data: (or about:blank): the proxy serves the content itself. */
+async function dataResponse(url: string): Promise<mockttp.requestSteps.CallbackResponseMessageResult> {
+  if (url === 'about:blank') return { statusCode: 200, statusMessage: 'OK', headers: { 'Content-Type': 'text/html' }, body: '' };
+  const response = await fetch(url);
+  const body = new Uint8Array(await response.arrayBuffer());
+  return {
+    statusCode: 200,
+    statusMessage: 'OK',
+    headers: { 'Content-Type': response.headers.get('content-type') ?? 'text/plain;charset=US-ASCII', 'Content-Length': String(body.length) },
+    rawBody: body,
+  };
+}
+

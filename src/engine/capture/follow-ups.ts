@@ -1,0 +1,80 @@
+// Through a proxy the client follows redirects itself: its next request is a new mockttp request
+// but, for webRequest, the next hop of the same request (same requestId). FollowUps remembers each
+// redirect until the client's follow-up claims it, or ends the request when none comes.
+import type { RequestFlight } from '../web-request/lifecycle.js';
+
+interface Expected {
+  flight: RequestFlight;
+  timer: NodeJS.Timeout;
+}
+
+export class FollowUps {
+  readonly #byUrl = new Map<string, Expected[]>();
+  readonly #ttlMs: number;
+  readonly #onUnclaimed: (flight: RequestFlight) => void;
+
+  /** `onUnclaimed` is called for a redirect nobody followed within `ttlMs`. */
+  constructor(options: { ttlMs?: number; onUnclaimed: (flight: RequestFlight) => void }) {
+    this.#ttlMs = options.ttlMs ?? 10_000;
+    this.#onUnclaimed = options.onUnclaimed;
+  }
+
+  /** The flight's next hop is expected at its (already updated) url. */
+  expect(flight: RequestFlight): void {
+    const key = normalize(flight.url);
+    const list = this.#byUrl.get(key) ?? [];
+    const timer = setTimeout(() => {
+      this.#remove(key, flight);
+      this.#onUnclaimed(flight);
+    }, this.#ttlMs);
+    timer.unref();
+    list.push({ flight, timer });
+    this.#byUrl.set(key, list);
+  }
+
+  /** The oldest flight expecting this url and method, if any; it is no longer expected. */
+  claim(url: string, method: string): RequestFlight | undefined {
+    const key = normalize(url);
+    const list = this.#byUrl.get(key);
+    const expected = list?.find((entry) => entry.flight.method === method.toUpperCase());
+    if (!expected) return undefined;
+    clearTimeout(expected.timer);
+    this.#remove(key, expected.flight);
+    return expected.flight;
+  }
+
+  /** Ends every pending redirect now (the proxy is stopping). */
+  drain(): void {
+    for (const list of this.#byUrl.values()) {
+      for (const { flight, timer } of list) {
+        clearTimeout(timer);
+        this.#onUnclaimed(flight);
+      }
+    }
+    this.#byUrl.clear();
+  }
+
+  get size(): number {
+    let size = 0;
+    for (const list of this.#byUrl.values()) size += list.length;
+    return size;
+  }
+
+  #remove(key: string, flight: RequestFlight): void {
+    const list = this.#byUrl.get(key);
+    if (!list) return;
+    const kept = list.filter((entry) => entry.flight !== flight);
+    if (kept.length > 0) this.#byUrl.set(key, kept);
+    else this.#byUrl.delete(key);
+  }
+}
+
+function normalize(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
