@@ -56,6 +56,8 @@ interface Tracked {
   redirected: boolean;
   /** The request body as received, for auth retries. */
   body: Uint8Array | undefined;
+  /** The client connection, address:port: its follow-up of a redirect most likely comes on it. */
+  client: string;
 }
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
@@ -119,9 +121,7 @@ export class CaptureProxy {
       ignoreHostHttpsErrors: this.#options.insecureUpstreamHosts ?? [],
       simulateConnectionErrors: true,
     };
-    await this.#server
-      .forAnyRequest()
-      .matching((request) => this.#needsResponseHook(request))
+    await withoutWaitingForBody(this.#server.forAnyRequest(), (request) => this.#needsResponseHook(request))
       .always()
       .thenPassThrough({
         ...passThrough,
@@ -167,7 +167,8 @@ export class CaptureProxy {
       truncated: declaredLength > (body?.length ?? 0),
     });
 
-    let flight = this.#followUps.claim(request.url, request.method);
+    const client = `${request.remoteIpAddress}:${request.remotePort}`;
+    let flight = this.#followUps.claim(request.url, request.method, client);
     if (flight) {
       // The client followed a redirect: the same request's next hop, with the client's headers.
       flight.requestHeaders = headers;
@@ -194,7 +195,7 @@ export class CaptureProxy {
         return;
       }
     }
-    const tracked: Tracked = { flight, queue: Promise.resolve(), handled, redirected: false, body };
+    const tracked: Tracked = { flight, queue: Promise.resolve(), handled, redirected: false, body, client };
     this.#tracked.set(request.id, tracked);
 
     const before = await flight.beforeRequest();
@@ -202,12 +203,16 @@ export class CaptureProxy {
     if (before.action === 'redirect') {
       tracked.handled = 'local';
       if (flight.finished) return this.#endLocally(request.id, { response: await dataResponse(before.redirectUrl) });
-      this.#followUps.expect(flight);
+      this.#followUps.expect(flight, client);
       return this.#endLocally(request.id, { response: redirectResponse(before.statusCode, 'Internal Redirect', before.responseHeaders) });
     }
-    const send = await flight.prepareToSend();
+    const stripped = headers.length !== clientHeaders.filter((header) => !header.name.startsWith(':')).length;
+    const truncated = declaredLength > (body?.length ?? 0);
+    const send = await flight.prepareToSend({
+      frame: (sent, changed) => (changed || stripped ? framedForMockttp(sent, request, body, truncated) : sent),
+    });
     if (send.action === 'cancel') return this.#endLocally(request.id, { response: 'reset' });
-    if (send.requestHeaders === headers && headers.length === clientHeaders.length) return;
+    if (send.requestHeaders === headers && !stripped) return;
     return { headers: toMockttpHeaders(send.requestHeaders, request) };
   }
 
@@ -217,7 +222,7 @@ export class CaptureProxy {
     return result;
   }
 
-  #needsResponseHook(request: mockttp.CompletedRequest): boolean {
+  #needsResponseHook(request: Pick<mockttp.CompletedRequest, 'url' | 'method' | 'headers'>): boolean {
     const registry = this.lifecycle.registry;
     if (registry.count('onHeadersReceived') + registry.count('onAuthRequired') === 0) return false;
     let url: URL;
@@ -276,7 +281,7 @@ export class CaptureProxy {
       if (decision.action === 'redirect') {
         tracked.redirected = true;
         if (flight.finished) return this.#endLocally(request.id, await dataResponse(decision.redirectUrl));
-        this.#followUps.expect(flight);
+        this.#followUps.expect(flight, tracked.client);
         if (decision.internal) return redirectResponse(decision.statusCode, 'Found', decision.responseHeaders);
         if (!replaced) return;
         return { statusCode: head.statusCode, statusMessage: head.statusMessage ?? '', headers: toMockttpHeaders(decision.responseHeaders), body: body ?? new Uint8Array() };
@@ -309,7 +314,7 @@ export class CaptureProxy {
       });
       if (decision.action === 'redirect') {
         tracked.redirected = true;
-        if (!tracked.flight.finished) this.#followUps.expect(tracked.flight);
+        if (!tracked.flight.finished) this.#followUps.expect(tracked.flight, tracked.client);
       } else if (decision.action === 'respond') {
         tracked.flight.responseStarted();
       }
@@ -372,9 +377,38 @@ export class CaptureProxy {
   }
 }
 
+/**
+ * Adds a matcher that decides from the URL and headers alone. mockttp's own `.matching()` waits for
+ * the whole request body first, and for a body over maxBodySize that loses the body: the upload
+ * then never reaches the origin. Matchers are a protected field of mockttp 4.6's rule builder.
+ */
+function withoutWaitingForBody<B extends object>(builder: B, matches: (request: Pick<mockttp.CompletedRequest, 'url' | 'method' | 'headers'>) => boolean): B {
+  const matchers = (builder as unknown as { matchers?: unknown[] }).matchers;
+  if (!Array.isArray(matchers)) throw new Error('mockttp\'s rule builder has changed: wrtui cannot add its matcher (see capture-proxy.ts)');
+  matchers.push({ matches, explain: () => 'a blocking onHeadersReceived or onAuthRequired listener would see it', dispose: () => {} });
+  return builder;
+}
+
+/**
+ * When wrtui hands mockttp new request headers, mockttp (HTTP/1 clients) sets Content-Length to
+ * the length of the body it buffered: mirror that here so onSendHeaders shows it. A body larger
+ * than --max-body-size was not buffered (mockttp would announce 0 bytes and break the request),
+ * so it goes out with chunked framing instead, which mockttp leaves alone.
+ */
+function framedForMockttp(headers: HttpHeaders, request: mockttp.CompletedRequest, body: Uint8Array | undefined, truncated: boolean): HttpHeaders {
+  if (!request.httpVersion.startsWith('1')) return headers;
+  if (truncated) return withHeader(withHeader(headers, 'content-length', undefined), 'transfer-encoding', 'chunked');
+  if (getHeader(headers, 'transfer-encoding')?.includes('chunked')) return headers;
+  const length = String(body?.length ?? 0);
+  return getHeader(headers, 'content-length') === length ? headers : withHeader(headers, 'content-length', length);
+}
+
 function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHeaders {
   return headersFromRaw(pairs.flat());
 }
+
+// mockttp reads these from header objects by their lower-case names only.
+const FRAMING_HEADERS = new Set(['host', 'content-length', 'transfer-encoding']);
 
 /** mockttp's header object: names as given (first spelling wins), repeated names as arrays. */
 function toMockttpHeaders(headers: HttpHeaders, request?: mockttp.CompletedRequest): mockttp.Headers {
@@ -382,7 +416,7 @@ function toMockttpHeaders(headers: HttpHeaders, request?: mockttp.CompletedReque
   const spelling = new Map<string, string>();
   for (const header of headers) {
     const lower = header.name.toLowerCase();
-    const name = spelling.get(lower) ?? header.name;
+    const name = spelling.get(lower) ?? (FRAMING_HEADERS.has(lower) ? lower : header.name);
     spelling.set(lower, name);
     const value = headerLatin1(header);
     const existing = out[name];
@@ -390,12 +424,12 @@ function toMockttpHeaders(headers: HttpHeaders, request?: mockttp.CompletedReque
   }
   // HTTP/2 clients: mockttp regenerates the pseudo-headers from the URL, but keeps :authority.
   const authority = request?.headers[':authority'];
-  if (typeof authority === 'string' && out.host === undefined && out.Host === undefined) out[':authority'] = authority;
+  if (typeof authority === 'string' && out.host === undefined) out[':authority'] = authority;
   return out;
 }
 
 function redirectResponse(statusCode: number, statusMessage: string, headers: HttpHeaders): mockttp.requestSteps.CallbackResponseMessageResult {
-  return { statusCode, statusMessage, headers: toMockttpHeaders(withHeader(headers, 'Content-Length', '0')), body: '' };
+  return { statusCode, statusMessage, headers: toMockttpHeaders(withHeader(headers, 'content-length', '0')), body: '' };
 }
 
 /** A listener redirected to data: (or about:blank): the proxy serves the content itself. */

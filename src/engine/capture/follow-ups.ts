@@ -5,6 +5,8 @@ import type { RequestFlight } from '../web-request/lifecycle.js';
 
 interface Expected {
   flight: RequestFlight;
+  /** The client connection (address:port) that received the redirect. */
+  client: string | undefined;
   timer: NodeJS.Timeout;
 }
 
@@ -19,8 +21,8 @@ export class FollowUps {
     this.#onUnclaimed = options.onUnclaimed;
   }
 
-  /** The flight's next hop is expected at its (already updated) url. */
-  expect(flight: RequestFlight): void {
+  /** The flight's next hop is expected at its (already updated) url, from `client` most likely. */
+  expect(flight: RequestFlight, client?: string): void {
     const key = normalize(flight.url);
     const list = this.#byUrl.get(key) ?? [];
     const timer = setTimeout(() => {
@@ -28,15 +30,19 @@ export class FollowUps {
       this.#onUnclaimed(flight);
     }, this.#ttlMs);
     timer.unref();
-    list.push({ flight, timer });
+    list.push({ flight, client, timer });
     this.#byUrl.set(key, list);
   }
 
-  /** The oldest flight expecting this url and method, if any; it is no longer expected. */
-  claim(url: string, method: string): RequestFlight | undefined {
+  /**
+   * The flight expecting this url and method, if any; it is no longer expected. Clients follow a
+   * redirect on the same connection when they can, so that one is preferred; otherwise the most
+   * recent redirect (an older one is more likely a client that never followed).
+   */
+  claim(url: string, method: string, client?: string): RequestFlight | undefined {
     const key = normalize(url);
-    const list = this.#byUrl.get(key);
-    const expected = list?.find((entry) => entry.flight.method === method.toUpperCase());
+    const candidates = (this.#byUrl.get(key) ?? []).filter((entry) => entry.flight.method === method.toUpperCase());
+    const expected = candidates.find((entry) => client !== undefined && entry.client === client) ?? candidates.at(-1);
     if (!expected) return undefined;
     clearTimeout(expected.timer);
     this.#remove(key, expected.flight);

@@ -72,6 +72,12 @@ export type BeforeRequestDecision =
   | { action: 'continue' }
   | InternalRedirect;
 
+/**
+ * Lets a transport adjust framing headers after the listeners are done and before onSendHeaders,
+ * so that onSendHeaders reports what really goes out. `changed`: the headers differ from the client's.
+ */
+export type FrameHeaders = (headers: HttpHeaders, changed: boolean) => HttpHeaders;
+
 export type SendDecision = { action: 'cancel'; error: NetError } | { action: 'send'; requestHeaders: HttpHeaders };
 
 export type HeadersDecision =
@@ -213,7 +219,7 @@ export class RequestFlight {
    * onBeforeSendHeaders then onSendHeaders. The store's cookies (and, on an auth retry, the
    * Authorization header) are added first, so listeners see what will really be sent.
    */
-  async prepareToSend(): Promise<SendDecision> {
+  async prepareToSend(transport: { frame?: FrameHeaders } = {}): Promise<SendDecision> {
     this.#assertActive('prepareToSend');
     let headers = this.requestHeaders;
     const cookies = this.lifecycle.cookies;
@@ -230,7 +236,9 @@ export class RequestFlight {
       { shownRequestHeaders: headers },
     );
     if (verdict.cancelledBy !== undefined) return this.#cancel();
-    const sent = verdict.requestHeaders ?? headers;
+    let sent = verdict.requestHeaders ?? headers;
+    // The transport's own framing (a proxy that must send Content-Length) is part of what is sent.
+    if (transport.frame) sent = transport.frame(sent, sent !== this.requestHeaders);
     // §3: "modifications made by onBeforeSendHeaders listeners are visible by the time onSendHeaders fires".
     this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: sent }, this.#filterable);
     return { action: 'send', requestHeaders: sent };
