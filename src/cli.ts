@@ -26,6 +26,7 @@ const cli = meow(
     --insecure-upstream <h>  do not verify the TLS certificate of host h (repeatable)
     --max-body-size <bytes>  request body bytes kept for requestBody and the journal [1048576]
     --listener-timeout <ms>  a blocking listener's time to answer                   [5000]
+    --cache                  an in-memory HTTP cache (fromCache; flushed by handlerBehaviorChanged)
 
   Examples
     $ wrtui headless --json | jq 'select(.kind == "webRequest") | .event'
@@ -46,6 +47,7 @@ const cli = meow(
       insecureUpstream: { type: 'string', isMultiple: true, default: [] },
       maxBodySize: { type: 'number', default: 1024 * 1024 },
       listenerTimeout: { type: 'number', default: 5000 },
+      cache: { type: 'boolean', default: false },
     },
   },
 );
@@ -73,6 +75,7 @@ const sessionOptions = {
   insecureUpstream: flags.insecureUpstream,
   maxBodySize: flags.maxBodySize,
   listenerTimeoutMs: flags.listenerTimeout,
+  cache: flags.cache,
 };
 
 try {

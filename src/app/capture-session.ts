@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import { CaptureProxy } from '../engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority, type CertificateAuthority } from '../engine/capture/certificate-authority.js';
+import { HttpCache } from '../engine/capture/http-cache.js';
 import { Engine } from '../engine/engine.js';
 import { captureConsole } from './console-capture.js';
 
@@ -17,6 +18,8 @@ export interface SessionOptions {
   insecureUpstream: string[];
   maxBodySize: number;
   listenerTimeoutMs: number;
+  /** An in-memory HTTP cache per store, flushed by handlerBehaviorChanged. */
+  cache: boolean;
 }
 
 export interface CaptureSession {
@@ -35,6 +38,12 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
   const ca = await loadOrCreateCertificateAuthority(stateDir);
   for (const warning of ca.warnings) engine.journal.append({ kind: 'log', level: 'warn', source: 'ca', message: warning });
 
+  const cacheFor = () => {
+    if (!options.cache) return undefined;
+    const cache = new HttpCache();
+    engine.onFlush(() => cache.clear());
+    return cache;
+  };
   const proxyFor = (port: number, storeId: string) =>
     new CaptureProxy({
       lifecycle: engine.lifecycle,
@@ -44,6 +53,7 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
       storeId,
       maxBodySize: options.maxBodySize,
       insecureUpstreamHosts: options.insecureUpstream,
+      ...(options.cache && { cache: cacheFor() }),
     });
   const proxy = proxyFor(options.port, '0');
   const incognitoProxy = options.incognitoPort > 0 ? proxyFor(options.incognitoPort, '1') : undefined;

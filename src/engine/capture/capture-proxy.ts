@@ -16,6 +16,7 @@ import { parseRequestBody } from '../web-request/request-body.js';
 import type { FilterableRequest } from '../web-request/request-filter.js';
 import type { ResponseHead } from '../web-request/transport.js';
 import { FollowUps } from './follow-ups.js';
+import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
 import { installLoopGuard } from './loop-guard.js';
 import { netErrorFromTags, netErrorOf } from './net-error.js';
 import { frameInfoFor, inferResourceType, TAB_ID_HEADER, tabIdFrom } from './resource-type.js';
@@ -43,6 +44,8 @@ export interface CaptureProxyOptions {
   insecureUpstreamHosts?: string[];
   /** How long a redirect waits for the client's follow-up before the request ends as aborted. */
   followUpTimeoutMs?: number;
+  /** An HTTP cache (--cache): fresh hits are served by wrtui with fromCache: true. */
+  cache?: HttpCache;
 }
 
 /** One proxied request as the proxy tracks it, keyed by mockttp's request id. */
@@ -58,6 +61,8 @@ interface Tracked {
   body: Uint8Array | undefined;
   /** The client connection, address:port: its follow-up of a redirect most likely comes on it. */
   client: string;
+  /** The request as sent upstream, for storing its response in the cache. */
+  cacheRequest?: CacheRequest;
 }
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
@@ -75,6 +80,7 @@ export class CaptureProxy {
   readonly #addresses = new UpstreamAddressTracker();
   readonly #upstream: UpstreamTransport;
   readonly #maxBodySize: number;
+  readonly #cache: HttpCache | undefined;
 
   constructor(options: CaptureProxyOptions) {
     this.#options = options;
@@ -82,6 +88,7 @@ export class CaptureProxy {
     this.journal = options.lifecycle.journal;
     this.storeId = options.storeId ?? '0';
     this.#maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY;
+    this.#cache = options.cache;
     this.#upstream = new UpstreamTransport({ insecureHosts: options.insecureUpstreamHosts ?? [] });
     this.#followUps = new FollowUps({
       ...(options.followUpTimeoutMs !== undefined && { ttlMs: options.followUpTimeoutMs }),
@@ -136,7 +143,7 @@ export class CaptureProxy {
 
     await this.#server.on('rule-event', (event) => this.#onRuleEvent(event));
     // A 'response' listener also drains mockttp's tracking copy of each response body.
-    await this.#server.on('response', (response) => this.#onResponse(response.id));
+    await this.#server.on('response', (response) => this.#onResponse(response));
     await this.#server.on('abort', (request) => this.#onAbort(request.id, request.error, request.tags));
 
     await this.#server.start(this.#options.port ?? 8080);
@@ -212,8 +219,94 @@ export class CaptureProxy {
       frame: (sent, changed) => (changed || stripped ? framedForMockttp(sent, request, body, truncated) : sent),
     });
     if (send.action === 'cancel') return this.#endLocally(request.id, { response: 'reset' });
+    if (this.#cache) {
+      tracked.cacheRequest = { url: flight.url, method: flight.method, headers: headerMap(send.requestHeaders) };
+      const answer = await this.#answerFromCache(request.id, tracked, tracked.cacheRequest, send.requestHeaders);
+      if (answer) return { response: answer };
+    }
     if (send.requestHeaders === headers && !stripped) return;
     return { headers: toMockttpHeaders(send.requestHeaders, request) };
+  }
+
+  /**
+   * A fresh cached response is served by wrtui itself; a stale one is revalidated upstream by
+   * wrtui (a 304 serves the stored body). Either way the events fire as for a network response,
+   * with fromCache: true when the body came from the cache. Undefined: go upstream as usual.
+   */
+  async #answerFromCache(
+    requestId: string,
+    tracked: Tracked,
+    cacheRequest: CacheRequest,
+    sentHeaders: HttpHeaders,
+  ): Promise<mockttp.requestSteps.CallbackResponseMessageResult | 'reset' | undefined> {
+    const cache = this.#cache!;
+    const lookup = cache.lookup(cacheRequest);
+    if (lookup.kind === 'miss') return undefined;
+    let response: CacheResponse;
+    let fromCache = true;
+    let ip: string | undefined;
+    if (lookup.kind === 'fresh') response = lookup.response;
+    else {
+      const revalidation = Object.entries(lookup.revalidationHeaders).flatMap(([name, value]) =>
+        (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: v })),
+      );
+      let upstream;
+      try {
+        upstream = await this.#upstream.send({
+          url: tracked.flight.url,
+          method: tracked.flight.method,
+          headers: [...sentHeaders.filter((h) => !/^if-(none-match|modified-since)$/i.test(h.name)), ...revalidation.filter((h) => /^if-/i.test(h.name))],
+        });
+      } catch (error) {
+        tracked.flight.fail(netErrorOf(error));
+        this.#tracked.delete(requestId);
+        return 'reset';
+      }
+      ip = upstream.ip;
+      const body = upstream.body instanceof Uint8Array ? upstream.body : new Uint8Array();
+      const rawHeaders = pairsOf(upstream.headers);
+      const outcome = cache.revalidated(lookup, cacheRequest, {
+        statusCode: upstream.statusCode,
+        statusMessage: upstream.statusMessage ?? '',
+        headers: headerMap(upstream.headers),
+        rawHeaders,
+        body,
+      });
+      if (outcome.kind === 'not-modified') response = outcome.response;
+      else {
+        fromCache = false;
+        response = { statusCode: upstream.statusCode, statusMessage: upstream.statusMessage ?? '', headers: headerMap(upstream.headers), rawHeaders, body };
+      }
+    }
+    const { flight } = tracked;
+    tracked.handled = 'local';
+    const decision = await flight.headersReceived({
+      statusCode: response.statusCode,
+      statusMessage: response.statusMessage,
+      headers: headersFromPairs(response.rawHeaders),
+      fromCache,
+      ...(ip !== undefined && { ip: ip.replace(/^::ffff:/, '') }),
+    });
+    this.#tracked.delete(requestId);
+    if (decision.action === 'cancel') return 'reset';
+    if (decision.action === 'retry-auth') {
+      // Credentials for a cached 401 need the network: let the request go upstream after all.
+      return undefined;
+    }
+    const answer = {
+      statusCode: decision.action === 'redirect' && decision.internal ? decision.statusCode : response.statusCode,
+      statusMessage: decision.action === 'redirect' && decision.internal ? 'Found' : response.statusMessage,
+      headers: toMockttpHeaders(withHeader(decision.responseHeaders, 'content-length', String(response.body.length))),
+      rawBody: decision.action === 'redirect' && decision.internal ? new Uint8Array() : response.body,
+    };
+    if (decision.action === 'redirect') {
+      if (flight.finished) return dataResponse(decision.redirectUrl);
+      this.#followUps.expect(flight, tracked.client);
+      return answer;
+    }
+    flight.responseStarted();
+    flight.completed();
+    return answer;
   }
 
   /** wrtui answered this mockttp request itself: it is not tracked any more. */
@@ -321,13 +414,30 @@ export class CaptureProxy {
     });
   }
 
-  #onResponse(requestId: string): void {
+  #onResponse(response: mockttp.CompletedResponse): void {
+    const requestId = response.id;
     const tracked = this.#tracked.get(requestId);
     if (!tracked) return;
+    if (this.#cache && tracked.cacheRequest) this.#storeInCache(tracked.cacheRequest, response);
     this.#enqueue(tracked, () => {
       this.#tracked.delete(requestId);
       this.#addresses.forget(requestId);
       if (!tracked.redirected) tracked.flight.completed();
+    });
+  }
+
+  /** Every completed upstream response goes to the cache: stored if it may be, and unsafe methods invalidate. */
+  #storeInCache(request: CacheRequest, response: mockttp.CompletedResponse): void {
+    const buffer = response.body.buffer;
+    const declared = response.headers['content-length'];
+    // mockttp drops bodies over maxBodySize (an empty buffer): such a body was not kept whole.
+    const whole = buffer.length > 0 || declared === '0' || response.statusCode === 204 || response.statusCode === 304 || request.method === 'HEAD';
+    this.#cache!.store(request, {
+      statusCode: response.statusCode,
+      statusMessage: response.statusMessage,
+      headers: response.headers,
+      rawHeaders: response.rawHeaders,
+      ...(whole && { body: new Uint8Array(buffer) }),
     });
   }
 
@@ -401,6 +511,22 @@ function framedForMockttp(headers: HttpHeaders, request: mockttp.CompletedReques
   if (getHeader(headers, 'transfer-encoding')?.includes('chunked')) return headers;
   const length = String(body?.length ?? 0);
   return getHeader(headers, 'content-length') === length ? headers : withHeader(headers, 'content-length', length);
+}
+
+/** Lower-case name → value(s), the shape http-cache-semantics reads. */
+function headerMap(headers: HttpHeaders): Record<string, string | string[]> {
+  const map: Record<string, string | string[]> = {};
+  for (const header of headers) {
+    const name = header.name.toLowerCase();
+    const value = headerLatin1(header);
+    const existing = map[name];
+    map[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return map;
+}
+
+function pairsOf(headers: HttpHeaders): [string, string][] {
+  return headers.map((header) => [header.name, headerLatin1(header)]);
 }
 
 function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHeaders {
