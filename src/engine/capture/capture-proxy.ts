@@ -53,8 +53,8 @@ interface Tracked {
   flight: RequestFlight;
   /** Phases run one after another per request, whatever order mockttp's notices arrive in. */
   queue: Promise<void>;
-  /** The response went back through beforeResponse (buffered), or was answered by wrtui itself. */
-  handled: 'streaming' | 'buffered' | 'local';
+  /** The response went back through beforeResponse (buffered), was answered by wrtui itself, or is a WebSocket handshake. */
+  handled: 'streaming' | 'buffered' | 'local' | 'websocket';
   /** The response this mockttp request carried was a redirect: its end is not the flight's end. */
   redirected: boolean;
   /** The request body as received, for auth retries. */
@@ -128,7 +128,7 @@ export class CaptureProxy {
       ignoreHostHttpsErrors: this.#options.insecureUpstreamHosts ?? [],
       simulateConnectionErrors: true,
     };
-    await withoutWaitingForBody(this.#server.forAnyRequest(), (request) => this.#needsResponseHook(request))
+    await withoutWaitingForBody(this.#server.forAnyRequest(), (request: mockttp.CompletedRequest) => this.#needsResponseHook(request))
       .always()
       .thenPassThrough({
         ...passThrough,
@@ -139,7 +139,11 @@ export class CaptureProxy {
       .forAnyRequest()
       .always()
       .thenPassThrough({ ...passThrough, beforeRequest: (request) => this.#beforeRequest(request, 'streaming') });
+    // WebSocket passthrough has no request hook: the request-side events run in a matcher that
+    // routes a cancelled handshake to a rule that resets the connection.
+    await withoutWaitingForBody(this.#server.forAnyWebSocket(), (request: mockttp.CompletedRequest) => this.#webSocketRefused(request)).always().thenResetConnection();
     await this.#server.forAnyWebSocket().always().thenPassThrough({ ignoreHostHttpsErrors: passThrough.ignoreHostHttpsErrors });
+    await this.#server.on('websocket-accepted', (response) => this.#onWebSocketAccepted(response));
 
     await this.#server.on('rule-event', (event) => this.#onRuleEvent(event));
     // A 'response' listener also drains mockttp's tracking copy of each response body.
@@ -309,6 +313,62 @@ export class CaptureProxy {
     return answer;
   }
 
+  /**
+   * onBeforeRequest, onBeforeSendHeaders and onSendHeaders for a WebSocket handshake. True: a
+   * listener cancelled it. mockttp cannot change a handshake's headers or target per request, so
+   * such changes are reported, not applied; a redirect ends the handshake.
+   */
+  async #webSocketRefused(request: Pick<mockttp.CompletedRequest, 'id' | 'url' | 'method' | 'headers' | 'rawHeaders' | 'remoteIpAddress' | 'remotePort'>): Promise<boolean> {
+    const headers = headersFromPairs(request.rawHeaders).filter((header) => !header.name.startsWith(':') && !PROXY_ONLY_HEADERS.has(header.name.toLowerCase()));
+    const tabId = tabIdFrom(request.headers);
+    let flight: RequestFlight;
+    try {
+      flight = this.lifecycle.start({ url: request.url, method: request.method, requestHeaders: headers, type: 'websocket', tabId, ...frameInfoFor('websocket', tabId), storeId: this.storeId });
+    } catch {
+      return false;
+    }
+    const tracked: Tracked = { flight, queue: Promise.resolve(), handled: 'websocket', redirected: false, body: undefined, client: `${request.remoteIpAddress}:${request.remotePort}` };
+    this.#tracked.set(request.id, tracked);
+    const before = await flight.beforeRequest();
+    if (before.action === 'cancel') return this.#endLocally(request.id, true);
+    if (before.action === 'redirect') {
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: a WebSocket handshake cannot be redirected through the proxy; closing it instead of following ${before.redirectUrl}` });
+      flight.fail('net::ERR_ABORTED');
+      return this.#endLocally(request.id, true);
+    }
+    const send = await flight.prepareToSend();
+    if (send.action === 'cancel') return this.#endLocally(request.id, true);
+    if (send.requestHeaders !== headers) {
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: request header changes to a WebSocket handshake are not applied (mockttp has no per-request hook for upgrades)` });
+    }
+    return false;
+  }
+
+  #onWebSocketAccepted(response: { id: string; statusCode: number; statusMessage: string; rawHeaders: [string, string][] }): void {
+    const tracked = this.#tracked.get(response.id);
+    if (!tracked) return;
+    this.#enqueue(tracked, async () => {
+      this.#tracked.delete(response.id);
+      await this.#webSocketAnswered(tracked, response);
+      this.#addresses.forget(response.id);
+    });
+  }
+
+  /** The handshake's answer (101, or a refusal the origin sent): the rest of the events at once. */
+  async #webSocketAnswered(tracked: Tracked, response: { id: string; statusCode: number; statusMessage?: string; rawHeaders: [string, string][] }): Promise<void> {
+    const { flight } = tracked;
+    if (flight.finished) return;
+    const decision = await flight.headersReceived({
+      statusCode: response.statusCode,
+      statusMessage: response.statusMessage ?? '',
+      headers: headersFromPairs(response.rawHeaders),
+      ...this.#ipOf(response.id),
+    });
+    if (decision.action !== 'respond') return; // a cancel already ended it; nothing else can apply to an open socket
+    flight.responseStarted();
+    flight.completed();
+  }
+
   /** wrtui answered this mockttp request itself: it is not tracked any more. */
   #endLocally<T>(requestId: string, result: T): T {
     this.#tracked.delete(requestId);
@@ -419,6 +479,14 @@ export class CaptureProxy {
     const tracked = this.#tracked.get(requestId);
     if (!tracked) return;
     if (this.#cache && tracked.cacheRequest) this.#storeInCache(tracked.cacheRequest, response);
+    if (tracked.handled === 'websocket') {
+      // The origin refused the upgrade with an ordinary response.
+      this.#enqueue(tracked, async () => {
+        this.#tracked.delete(requestId);
+        await this.#webSocketAnswered(tracked, response);
+      });
+      return;
+    }
     this.#enqueue(tracked, () => {
       this.#tracked.delete(requestId);
       this.#addresses.forget(requestId);
@@ -492,7 +560,7 @@ export class CaptureProxy {
  * the whole request body first, and for a body over maxBodySize that loses the body: the upload
  * then never reaches the origin. Matchers are a protected field of mockttp 4.6's rule builder.
  */
-function withoutWaitingForBody<B extends object>(builder: B, matches: (request: Pick<mockttp.CompletedRequest, 'url' | 'method' | 'headers'>) => boolean): B {
+function withoutWaitingForBody<B extends object, R extends Partial<mockttp.CompletedRequest>>(builder: B, matches: (request: R) => boolean | Promise<boolean>): B {
   const matchers = (builder as unknown as { matchers?: unknown[] }).matchers;
   if (!Array.isArray(matchers)) throw new Error('mockttp\'s rule builder has changed: wrtui cannot add its matcher (see capture-proxy.ts)');
   matchers.push({ matches, explain: () => 'a blocking onHeadersReceived or onAuthRequired listener would see it', dispose: () => {} });

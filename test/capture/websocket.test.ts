@@ -1,0 +1,77 @@
+// WebSocket handshakes through the proxy: Chrome reports them as type "websocket" with the full
+// event sequence, onCompleted when the 101 arrives; a listener may cancel one.
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { OnCompletedDetails, OnErrorOccurredDetails } from '../../src/engine/types.js';
+import { finished, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+
+let origin: http.Server;
+let originPort: number;
+let h: ProxyHarness;
+
+beforeAll(async () => {
+  origin = http.createServer((_req, res) => res.end('not a socket'));
+  const sockets = new WebSocketServer({ noServer: true });
+  origin.on('upgrade', (req, socket, head) => {
+    if (req.url === '/deny') return void socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+    sockets.handleUpgrade(req, socket, head, (ws) => ws.on('message', (message) => ws.send(`echo ${String(message)}`)));
+  });
+  await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+  originPort = (origin.address() as AddressInfo).port;
+  h = await startProxyHarness();
+});
+afterAll(async () => {
+  await h.close();
+  origin.closeAllConnections();
+  origin.close();
+});
+
+/** A ws client whose TCP connection goes to the proxy (a plain ws:// request in proxy form). */
+function open(path: string): Promise<{ echoed?: string; error?: string }> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${originPort}${path}`, { createConnection: () => net.connect(h.proxy.port, '127.0.0.1') });
+    ws.on('open', () => ws.send('hi'));
+    ws.on('message', (message) => {
+      resolve({ echoed: String(message) });
+      ws.close();
+    });
+    ws.on('error', (error) => resolve({ error: error.message }));
+  });
+}
+
+const idOf = (path: string) =>
+  h.webRequestEntries((e) => e.event === 'onBeforeRequest' && e.details.url === `ws://127.0.0.1:${originPort}${path}`)[0]!.details.requestId;
+
+describe('WebSocket handshakes', () => {
+  it('type websocket, the full event sequence, onCompleted with the 101', async () => {
+    expect(await open('/chat')).toEqual({ echoed: 'echo hi' });
+    const id = idOf('/chat');
+    await finished(h, id);
+    expect(h.events(id)).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onResponseStarted', 'onCompleted']);
+    const completed = h.webRequestEntries((e) => e.details.requestId === id && e.event === 'onCompleted')[0]!.details as OnCompletedDetails;
+    expect(completed).toMatchObject({ type: 'websocket', statusCode: 101, url: `ws://127.0.0.1:${originPort}/chat` });
+  });
+
+  it('a listener cancelling the handshake: the client fails to connect, onErrorOccurred net::ERR_BLOCKED_BY_CLIENT', async () => {
+    h.api('no-sockets').chrome.webRequest!.onBeforeRequest.addListener(
+      (d) => (d.url.endsWith('/blocked') ? { cancel: true } : undefined),
+      { urls: ['ws://*/*'], types: ['websocket'] },
+      ['blocking'],
+    );
+    expect((await open('/blocked')).error).toBeDefined();
+    const id = idOf('/blocked');
+    await finished(h, id);
+    expect(h.events(id)).toEqual(['onBeforeRequest', 'onErrorOccurred']);
+    expect((h.webRequestEntries((e) => e.details.requestId === id).at(-1)!.details as OnErrorOccurredDetails).error).toBe('net::ERR_BLOCKED_BY_CLIENT');
+  });
+
+  it('an origin refusing the upgrade: the request completes with its status', async () => {
+    expect((await open('/deny')).error).toMatch(/403/);
+    const id = idOf('/deny');
+    await finished(h, id);
+    expect(h.events(id).slice(-3)).toEqual(['onHeadersReceived', 'onResponseStarted', 'onCompleted']);
+  });
+});
