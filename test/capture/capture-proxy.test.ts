@@ -95,6 +95,15 @@ describe('the event stream of a plain request', () => {
       expect(secure.events(id)).toEqual(ONE_HOP);
       const curl = await secure.curl([url]);
       expect(curl.stdout).toBe('secure hello');
+      // HTTP/2 between the client and wrtui (ALPN inside the CONNECT tunnel), the same events.
+      const h2url = `https://localhost:${port}/h2`;
+      const h2 = await secure.curl(['--http2', '-w', ' %{http_version}', h2url]);
+      expect(h2.stdout).toBe('secure hello 2');
+      const h2id = requestIdOf(secure, h2url);
+      await finished(secure, h2id);
+      expect(secure.events(h2id)).toEqual(ONE_HOP);
+      const sent = secure.webRequestEntries((e) => e.details.requestId === h2id && e.event === 'onSendHeaders')[0]!.details as OnSendHeadersDetails;
+      expect(sent.requestHeaders!.some((x) => x.name.startsWith(':'))).toBe(false);
     } finally {
       await secure.close();
       server.close();
