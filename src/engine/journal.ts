@@ -73,6 +73,21 @@ export interface LogEntry {
   message: string;
 }
 
+/**
+ * A request's or response's body, for the recorder: only when recording (the proxy's
+ * `recordBodies`), and only up to the size wrtui keeps.
+ */
+export interface BodyEntry {
+  kind: 'body';
+  requestId: string;
+  direction: 'request' | 'response';
+  url: string;
+  /** The bytes as they crossed the wire (still content-encoded). Empty when over the cap. */
+  bytes: Uint8Array;
+  /** False when the body was larger than the cap and is not here. */
+  complete: boolean;
+}
+
 export interface ListeningEntry {
   kind: 'listening';
   url: string;
@@ -85,6 +100,7 @@ export type JournalEntryBody =
   | HandlerBehaviorChangedEntry
   | RuleEntry
   | LogEntry
+  | BodyEntry
   | ListeningEntry;
 
 /** Every entry carries its position in the stream and when it was appended (epoch ms). */

@@ -46,6 +46,8 @@ export interface CaptureProxyOptions {
   followUpTimeoutMs?: number;
   /** An HTTP cache (--cache): fresh hits are served by wrtui with fromCache: true. */
   cache?: HttpCache;
+  /** Journal request and response bodies (up to maxBodySize) as `body` entries, for the recorder. */
+  recordBodies?: boolean;
 }
 
 /** One proxied request as the proxy tracks it, keyed by mockttp's request id. */
@@ -208,6 +210,9 @@ export class CaptureProxy {
     }
     const tracked: Tracked = { flight, queue: Promise.resolve(), handled, redirected: false, body, client };
     this.#tracked.set(request.id, tracked);
+    if (this.#options.recordBodies && (body || declaredLength > 0)) {
+      this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'request', url: flight.url, bytes: body ?? new Uint8Array(), complete: declaredLength <= (body?.length ?? 0) });
+    }
 
     const before = await flight.beforeRequest();
     if (before.action === 'cancel') return this.#endLocally(request.id, { response: 'reset' });
@@ -479,6 +484,10 @@ export class CaptureProxy {
     const tracked = this.#tracked.get(requestId);
     if (!tracked) return;
     if (this.#cache && tracked.cacheRequest) this.#storeInCache(tracked.cacheRequest, response);
+    if (this.#options.recordBodies) {
+      const bytes = new Uint8Array(response.body.buffer);
+      this.journal.append({ kind: 'body', requestId: tracked.flight.requestId, direction: 'response', url: tracked.flight.url, bytes, complete: isWholeBody(response, tracked.flight.method) });
+    }
     if (tracked.handled === 'websocket') {
       // The origin refused the upgrade with an ordinary response.
       this.#enqueue(tracked, async () => {
@@ -497,9 +506,7 @@ export class CaptureProxy {
   /** Every completed upstream response goes to the cache: stored if it may be, and unsafe methods invalidate. */
   #storeInCache(request: CacheRequest, response: mockttp.CompletedResponse): void {
     const buffer = response.body.buffer;
-    const declared = response.headers['content-length'];
-    // mockttp drops bodies over maxBodySize (an empty buffer): such a body was not kept whole.
-    const whole = buffer.length > 0 || declared === '0' || response.statusCode === 204 || response.statusCode === 304 || request.method === 'HEAD';
+    const whole = isWholeBody(response, request.method);
     this.#cache!.store(request, {
       statusCode: response.statusCode,
       statusMessage: response.statusMessage,
@@ -579,6 +586,12 @@ function framedForMockttp(headers: HttpHeaders, request: mockttp.CompletedReques
   if (getHeader(headers, 'transfer-encoding')?.includes('chunked')) return headers;
   const length = String(body?.length ?? 0);
   return getHeader(headers, 'content-length') === length ? headers : withHeader(headers, 'content-length', length);
+}
+
+/** mockttp drops response bodies over maxBodySize (an empty buffer): was this one kept whole? */
+function isWholeBody(response: mockttp.CompletedResponse, method: string): boolean {
+  if (response.body.buffer.length > 0) return true;
+  return response.headers['content-length'] === '0' || response.statusCode === 204 || response.statusCode === 304 || method === 'HEAD';
 }
 
 /** Lower-case name → value(s), the shape http-cache-semantics reads. */
