@@ -224,8 +224,10 @@ export class RequestFlight {
     let headers = this.requestHeaders;
     const cookies = this.lifecycle.cookies;
     if (cookies) {
-      const merged = mergeCookieHeader(cookies.cookieHeader(this.url, this.storeId), getHeader(headers, 'cookie'));
-      if (merged !== getHeader(headers, 'cookie')) headers = withHeader(headers, 'Cookie', merged);
+      // A client may split its cookies over several Cookie fields (HTTP/2 does): all of them count.
+      const fromClient = getHeaderValues(headers, 'cookie').join('; ') || undefined;
+      const merged = mergeCookieHeader(cookies.cookieHeader(this.url, this.storeId), fromClient);
+      if (merged !== fromClient) headers = withHeader(headers, 'Cookie', merged);
     }
     if (this.#authorization) headers = withHeader(headers, this.#authorization.header, this.#authorization.value);
 
@@ -449,8 +451,10 @@ export class RequestFlight {
     if (setCookies.length === 0) return;
     const result = cookies.setFromResponse(this.url, setCookies, this.storeId);
     for (const { header, reason } of result?.rejected ?? []) {
-      // The cookie's name only: its value may be a secret.
-      const name = header.split('=')[0]!.trim();
+      // The cookie's name only: its value may be a secret (and a nameless cookie is all value).
+      const pair = header.split(';', 1)[0]!;
+      const equals = pair.indexOf('=');
+      const name = equals === -1 ? '(nameless)' : pair.slice(0, equals).trim();
       this.lifecycle.journal.append({ kind: 'log', level: 'info', source: 'cookies', message: `request ${this.requestId}: Set-Cookie "${name}" ignored: ${reason}` });
     }
   }
