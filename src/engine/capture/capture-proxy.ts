@@ -151,6 +151,10 @@ export class CaptureProxy {
     // A 'response' listener also drains mockttp's tracking copy of each response body.
     await this.#server.on('response', (response) => this.#onResponse(response));
     await this.#server.on('abort', (request) => this.#onAbort(request.id, request.error, request.tags));
+    // Malformed requests never become requests; a debug line says why the client was answered 400.
+    await this.#server.on('client-error', (failure) =>
+      this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `malformed request from a client: ${failure.errorCode ?? 'error'} (answered ${failure.request?.method ?? ''} ${failure.request?.url ?? ''})`.trim() }),
+    );
 
     await this.#server.start(this.#options.port ?? 8080);
     this.#refuseForeignClients();
@@ -324,6 +328,8 @@ export class CaptureProxy {
    * such changes are reported, not applied; a redirect ends the handshake.
    */
   async #webSocketRefused(request: Pick<mockttp.CompletedRequest, 'id' | 'url' | 'method' | 'headers' | 'rawHeaders' | 'remoteIpAddress' | 'remotePort'>): Promise<boolean> {
+    // As in #beforeRequest: entered synchronously, so the upstream handshake is tied to this request.
+    this.#addresses.run(request.id, () => undefined);
     const headers = headersFromPairs(request.rawHeaders).filter((header) => !header.name.startsWith(':') && !PROXY_ONLY_HEADERS.has(header.name.toLowerCase()));
     const tabId = tabIdFrom(request.headers);
     let flight: RequestFlight;
@@ -522,8 +528,11 @@ export class CaptureProxy {
     this.#enqueue(tracked, () => {
       this.#tracked.delete(requestId);
       this.#addresses.forget(requestId);
-      const netError: NetError = (error?.code ? netErrorOf(error) : undefined) ?? netErrorFromTags(tags) ?? 'net::ERR_ABORTED';
-      tracked.flight.fail(tags.some((tag) => tag.startsWith('client-')) ? 'net::ERR_ABORTED' : netError);
+      // No error: the client went away (mockttp attaches one to every upstream failure). Its tags
+      // may still say passthrough-error:ECONNRESET: that is mockttp aborting the upstream request.
+      if (error === undefined || tags.some((tag) => tag.startsWith('client-'))) return tracked.flight.fail('net::ERR_ABORTED');
+      const netError: NetError = (error.code ? netErrorOf(error) : undefined) ?? netErrorFromTags(tags) ?? 'net::ERR_ABORTED';
+      tracked.flight.fail(netError);
     });
   }
 

@@ -226,7 +226,8 @@ function nameOne(error: unknown): NetError | undefined {
   const { code, syscall, message, name, socket } = error as {
     code?: unknown; syscall?: unknown; message?: unknown; name?: unknown; socket?: { bytesRead?: unknown };
   };
-  const text = typeof message === 'string' ? message : '';
+  // mockttp's 'abort' notice wraps the upstream error's message: "Upstream connection error: <message>".
+  const text = typeof message === 'string' ? message.replace(/^Upstream connection error: /, '') : '';
 
   if (typeof code === 'string' && code !== '') {
     // Node's http client: the server closed without sending a byte of response.
