@@ -6,7 +6,10 @@ import { CaptureProxy } from '../engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority, type CertificateAuthority } from '../engine/capture/certificate-authority.js';
 import { HttpCache } from '../engine/capture/http-cache.js';
 import { Engine } from '../engine/engine.js';
+import { RuleHost } from '../engine/rules/rule-host.js';
+import type { SessionRecorder } from '../engine/session/session-recorder.js';
 import { captureConsole } from './console-capture.js';
+import { startRecording } from './record-session.js';
 
 export interface SessionOptions {
   port: number;
@@ -20,6 +23,14 @@ export interface SessionOptions {
   listenerTimeoutMs: number;
   /** An in-memory HTTP cache per store, flushed by handlerBehaviorChanged. */
   cache: boolean;
+  /** The rules folder (--rules); loaded before the proxies serve anything. */
+  rulesDir: string;
+  /** Reload rules on save (--no-watch turns it off). */
+  watchRules: boolean;
+  /** --record: the session file to write (src/engine/session/README.md). */
+  record?: string;
+  /** --redact / --no-redact; undefined: <state-dir>/settings.json decides (default off). */
+  redact?: boolean;
 }
 
 export interface CaptureSession {
@@ -27,14 +38,24 @@ export interface CaptureSession {
   ca: CertificateAuthority;
   proxy: CaptureProxy;
   incognitoProxy: CaptureProxy | undefined;
-  /** Stops the proxies and writes the cookie store. */
+  rules: RuleHost;
+  /** Writing the session file, with --record. */
+  recorder: SessionRecorder | undefined;
+  /** Stops the proxies, writes the cookie store and finishes the session file. */
   close(): Promise<void>;
 }
 
 export async function startCaptureSession(options: SessionOptions): Promise<CaptureSession> {
   const stateDir = resolve(options.stateDir);
   const engine = await Engine.open({ stateDir, dryRun: options.dryRun, listenerTimeoutMs: options.listenerTimeoutMs });
+  // First subscriber, so the session file has everything from start-up on.
+  const recorder = await startRecording(engine, options, stateDir).catch(async (error: unknown) => {
+    await engine.close();
+    throw error;
+  });
   const restoreConsole = captureConsole(engine.journal);
+  // Rules first, so the first request already meets them.
+  const rules = await RuleHost.start(engine, { dir: resolve(options.rulesDir), watch: options.watchRules });
   const ca = await loadOrCreateCertificateAuthority(stateDir);
   for (const warning of ca.warnings) engine.journal.append({ kind: 'log', level: 'warn', source: 'ca', message: warning });
 
@@ -54,6 +75,7 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
       maxBodySize: options.maxBodySize,
       insecureUpstreamHosts: options.insecureUpstream,
       ...(options.cache && { cache: cacheFor() }),
+      recordBodies: !!options.record,
     });
   const proxy = proxyFor(options.port, '0');
   const incognitoProxy = options.incognitoPort > 0 ? proxyFor(options.incognitoPort, '1') : undefined;
@@ -63,7 +85,9 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
   } catch (error) {
     restoreConsole();
     await proxy.stop().catch(() => {});
+    await rules.close();
     await engine.close();
+    await recorder?.close();
     throw error;
   }
 
@@ -73,11 +97,16 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
     ca,
     proxy,
     incognitoProxy,
+    rules,
+    recorder,
     async close() {
       if (closed) return;
       closed = true;
       await Promise.allSettled([proxy.stop(), incognitoProxy?.stop()]);
+      await rules.close();
       await engine.close();
+      // Last: the requests the proxies' stop aborted are in the session file too.
+      await recorder?.close();
       restoreConsole();
     },
   };

@@ -1,5 +1,6 @@
 // One ordered stream of everything that happened. Capture, replay, the UI, the recorder and the
 // headless NDJSON output all subscribe here; the engine never knows who listens.
+import type { ReplayDiffEntry } from './session/replay-entries.js';
 import type {
   BlockingResponse,
   CookieChangeInfo,
@@ -101,6 +102,7 @@ export type JournalEntryBody =
   | RuleEntry
   | LogEntry
   | BodyEntry
+  | ReplayDiffEntry
   | ListeningEntry;
 
 /** Every entry carries its position in the stream and when it was appended (epoch ms). */

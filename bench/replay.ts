@@ -1,0 +1,369 @@
+// Recorded sessions' costs, in one run. Run: node --import tsx bench/replay.ts (about a minute).
+//
+// 1. Replay throughput: a 10,000-request session is generated (an Engine with 10 rules, requests
+//    driven in-process through the lifecycle 8 at a time, recorded by SessionRecorder with bodies),
+//    then read back and replayed offline through the same 10 rules, 3 times. Every replayed request
+//    must come out identical to its recording. Requests/s counts replayed requests over the whole
+//    replay (engine, rule loading, the comparison included; reading the file is shown apart).
+// 2. Recording's cost on live throughput: two proxies (CaptureProxy, no rules), one recording with
+//    --record's settings (recordBodies, SessionRecorder), one not, each alone in its own process;
+//    an origin and keep-alive clients (node:http, absolute-form requests, concurrency 16) in another;
+//    all on 127.0.0.1. Interleaved rounds, the order alternating, so machine noise hits both alike;
+//    beside req/s, each proxy's own CPU time per request (process.cpuUsage over the window), which is
+//    what limits a proxy on its core and is far steadier than req/s.
+// Bounded: a watchdog kills everything after 4 minutes.
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CaptureProxy } from '../src/engine/capture/capture-proxy.js';
+import { loadOrCreateCertificateAuthority } from '../src/engine/capture/certificate-authority.js';
+import { Engine } from '../src/engine/engine.js';
+import { RuleHost } from '../src/engine/rules/rule-host.js';
+import { openRecording } from '../src/engine/session/open-recording.js';
+import { SessionRecorder } from '../src/engine/session/session-recorder.js';
+import { replaySession } from '../src/engine/session/session-replay.js';
+import type { HttpHeaders } from '../src/engine/types.js';
+import { runRequest } from '../src/engine/web-request/run-request.js';
+import type { OutgoingRequest, Transport, TransportResponse } from '../src/engine/web-request/transport.js';
+
+const SESSION_REQUESTS = 10_000;
+const GENERATION_CONCURRENCY = 8;
+const REPLAYS = 3;
+const ROUNDS = 5;
+const WARMUP_MS = 400;
+const WINDOW_MS = 2_000;
+const LOAD_CONCURRENCY = 16;
+const WATCHDOG_MS = 4 * 60_000;
+
+type ToProxy = { type: 'usage' } | { type: 'stop' };
+type FromProxy = { type: 'ready'; port: number } | { type: 'usage'; cpuMicros: number } | { type: 'stopped'; fileBytes: number; entries: number };
+type ToLoad = { type: 'run'; port: number; warmupMs: number; windowMs: number; concurrency: number } | { type: 'stop' };
+type FromLoad = { type: 'origin'; port: number } | { type: 'ran'; requests: number; errors: number; mark: 'window-start' | 'done' } | { type: 'window-start' };
+
+// ── 1. replay throughput ────────────────────────────────────────────────────
+
+/** Ten rules of the kinds people write: cancel, redirect, header edits, response edits, observers, dry-run, async. */
+const RULES: Record<string, string> = {
+  'block-trackers.ts': rule('block-trackers', `chrome.webRequest.onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['*://tracker.test/*'], types: ['image', 'script'] }, ['blocking']);`),
+  'moved-paths.ts': rule('moved-paths', `chrome.webRequest.onBeforeRequest.addListener((d: any) => ({ redirectUrl: d.url.replace('/old/', '/new/') }), { urls: ['*://*/old/*'] }, ['blocking']);`),
+  'gpc.ts': rule('gpc', `chrome.webRequest.onBeforeSendHeaders.addListener((d: any) => ({ requestHeaders: [...d.requestHeaders, { name: 'Sec-GPC', value: '1' }] }), { urls: ['<all_urls>'] }, ['blocking', 'requestHeaders']);`),
+  'no-client-data.ts': rule('no-client-data', `chrome.webRequest.onBeforeSendHeaders.addListener((d: any) => ({ requestHeaders: d.requestHeaders.filter((h: any) => h.name.toLowerCase() !== 'x-client-data') }), { urls: ['<all_urls>'], types: ['main_frame', 'xmlhttprequest'] }, ['blocking', 'requestHeaders']);`),
+  'csp-report-only.ts': rule('csp-report-only', `chrome.webRequest.onHeadersReceived.addListener((d: any) => ({ responseHeaders: [...d.responseHeaders, { name: 'Content-Security-Policy-Report-Only', value: "default-src 'self'" }] }), { urls: ['<all_urls>'], types: ['main_frame'] }, ['blocking', 'responseHeaders']);`),
+  'log-cookies.ts': rule('log-cookies', `chrome.cookies.onChanged.addListener((info: any) => console.log(info.cause + ' ' + info.cookie.name));`),
+  'count-completed.ts': rule('count-completed', `let n = 0; chrome.webRequest.onCompleted.addListener(() => { n++; }, { urls: ['<all_urls>'] }, ['responseHeaders']);`),
+  'watch-sent.ts': rule('watch-sent', `chrome.webRequest.onSendHeaders.addListener((d: any) => void d.requestHeaders.length, { urls: ['<all_urls>'] }, ['requestHeaders']);`),
+  'would-block-api.ts': rule('would-block-api', `chrome.webRequest.onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['*://*/api/*'], types: ['xmlhttprequest'] }, ['blocking']);`, { dryRun: true }),
+  'async-check.ts': rule('async-check', `chrome.webRequest.onBeforeRequest.addListener(async () => { await null; return {}; }, { urls: ['*://*/static/*'] }, ['blocking']);`),
+};
+
+function rule(name: string, body: string, manifest: Record<string, unknown> = {}): string {
+  return `export const manifest = ${JSON.stringify({ name, permissions: ['webRequest', 'webRequestBlocking', 'cookies'], host_permissions: ['<all_urls>'], ...manifest })};
+export default function background({ chrome }: any) { ${body} }
+`;
+}
+
+/** The origin the generated session talks to: pages, assets, an API, redirects, cookies, errors. */
+class GeneratedOrigin implements Transport {
+  async send(request: OutgoingRequest): Promise<TransportResponse> {
+    const url = new URL(request.url);
+    const ok = (type: string, body: string | Buffer, extra: HttpHeaders = []): TransportResponse => ({
+      statusCode: 200,
+      statusMessage: 'OK',
+      headers: [{ name: 'Content-Type', value: type }, { name: 'Content-Length', value: String(Buffer.byteLength(body)) }, ...extra],
+      body: typeof body === 'string' ? Buffer.from(body) : body,
+      ip: '127.0.0.1',
+    });
+    if (url.pathname.startsWith('/r/')) return { statusCode: 302, statusMessage: 'Found', headers: [{ name: 'Location', value: url.pathname.replace('/r/', '/page/') }], ip: '127.0.0.1' };
+    if (url.pathname.startsWith('/page/')) return ok('text/html', `<!doctype html><title>${url.pathname}</title>${'<p>lorem ipsum</p>'.repeat(20)}`, [{ name: 'Set-Cookie', value: `visit=${url.pathname.length}; Path=/` }]);
+    if (url.pathname.startsWith('/static/')) return ok('image/png', Buffer.alloc(800, 7));
+    if (url.pathname.startsWith('/api/')) return ok('application/json', JSON.stringify({ path: url.pathname, items: [1, 2, 3] }));
+    if (url.pathname.startsWith('/new/')) return ok('text/css', 'body { margin: 0 }');
+    return { statusCode: 404, statusMessage: 'Not Found', headers: [{ name: 'Content-Type', value: 'text/plain' }], body: Buffer.from('not found'), ip: '127.0.0.1' };
+  }
+}
+
+/** The nth request of the generated session: a browser-like mix. */
+function generatedRequest(n: number) {
+  const host = n % 50 === 7 ? 'tracker.test' : `site${n % 20}.test`;
+  const headers: HttpHeaders = [
+    { name: 'Host', value: host },
+    { name: 'User-Agent', value: 'bench/1.0' },
+    { name: 'Accept', value: '*/*' },
+    { name: 'X-Client-Data', value: 'CIa2yQE=' },
+  ];
+  const kind = n % 10;
+  if (kind === 0) return { url: `http://${host}/page/${n}`, method: 'GET', type: 'main_frame' as const, headers };
+  if (kind === 1) return { url: `http://${host}/r/${n}`, method: 'GET', type: 'main_frame' as const, headers };
+  if (kind === 2) return { url: `http://${host}/old/${n}.css`, method: 'GET', type: 'stylesheet' as const, headers };
+  if (kind === 3) {
+    const body = Buffer.from(`q=${n}&page=2`);
+    return { url: `http://${host}/api/search`, method: 'POST', type: 'xmlhttprequest' as const, headers: [...headers, { name: 'Content-Type', value: 'application/x-www-form-urlencoded' }], body };
+  }
+  if (kind === 4) return { url: `http://${host}/missing/${n}`, method: 'GET', type: 'other' as const, headers };
+  if (kind <= 6) return { url: `http://${host}/api/items/${n}`, method: 'GET', type: 'xmlhttprequest' as const, headers };
+  return { url: `http://${host}/static/${n}.png`, method: 'GET', type: n % 50 === 7 ? ('script' as const) : ('image' as const), headers };
+}
+
+async function generateSession(file: string, rulesDir: string): Promise<void> {
+  const engine = await Engine.open({});
+  const host = await RuleHost.start(engine, { dir: rulesDir, watch: false, typeCheck: false });
+  const recorder = await SessionRecorder.start(engine, { file, redact: false, maxBodySize: 1024 * 1024 });
+  const origin = new GeneratedOrigin();
+  let next = 0;
+  const worker = async () => {
+    while (next < SESSION_REQUESTS) {
+      const spec = generatedRequest(next++);
+      const result = await runRequest(
+        engine.lifecycle,
+        { url: spec.url, method: spec.method, requestHeaders: spec.headers, type: spec.type, ...('body' in spec && { body: spec.body }) },
+        origin,
+      );
+      // As the proxy journals bodies when recording.
+      if (result.kind === 'response') engine.journal.append({ kind: 'body', requestId: result.requestId, direction: 'response', url: result.url, bytes: result.body, complete: true });
+    }
+  };
+  await Promise.all(Array.from({ length: GENERATION_CONCURRENCY }, worker));
+  await recorder.close();
+  await host.close();
+  await engine.close();
+}
+
+async function replayThroughput(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'wrtui-bench-replay-'));
+  try {
+    const rulesDir = join(dir, 'rules');
+    await mkdir(rulesDir);
+    for (const [name, source] of Object.entries(RULES)) await writeFile(join(rulesDir, name), source);
+    const file = join(dir, 'session.ndjson');
+    const generated = performance.now();
+    await generateSession(file, rulesDir);
+    const generationMs = performance.now() - generated;
+    const bytes = (await stat(file)).size;
+    const rows: string[][] = [];
+    for (let i = 1; i <= REPLAYS; i++) {
+      const read = performance.now();
+      const session = await openRecording(file);
+      const readMs = performance.now() - read;
+      const replayed = performance.now();
+      const result = await replaySession(session, { rulesDir });
+      const replayMs = performance.now() - replayed;
+      const events = result.journal.filter((entry) => entry.kind === 'webRequest').length;
+      if (result.summary.identical !== SESSION_REQUESTS) throw new Error(`replay ${i}: ${result.summary.differing} requests differ from the recording`);
+      rows.push([`replay ${i}`, fmt(session.requests.length), fmt(events), fmt(readMs), fmt(replayMs), fmt((session.requests.length / replayMs) * 1000), `${result.summary.identical}/${result.summary.requests}`]);
+    }
+    const rates = rows.map((row) => Number(row[5]!.replace(/,/g, '')));
+    return [
+      `1. Replay throughput: ${fmt(SESSION_REQUESTS)} requests through ${Object.keys(RULES).length} rules, offline`,
+      `   session file ${(bytes / 1024 / 1024).toFixed(1)} MB (${fmt(bytes / SESSION_REQUESTS)} bytes/request), generated in ${fmt(generationMs)} ms`,
+      table(['run', 'requests', 'events', 'read ms', 'replay ms', 'requests/s', 'identical'], rows),
+      `   median: ${fmt(median(rates))} requests/s`,
+    ].join('\n');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ── 2. recording's cost on live throughput ──────────────────────────────────
+
+async function proxyChild(record: boolean, dir: string): Promise<void> {
+  const send = (message: FromProxy) => process.send!(message);
+  const engine = await Engine.open({});
+  const ca = await loadOrCreateCertificateAuthority(dir);
+  const file = join(dir, `live-${process.pid}.ndjson`);
+  const recorder = record ? await SessionRecorder.start(engine, { file, redact: false, maxBodySize: 1024 * 1024 }) : undefined;
+  let entries = 0;
+  engine.journal.subscribe(() => void entries++);
+  const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca, port: 0, recordBodies: record });
+  await proxy.start();
+  process.on('message', async (message: ToProxy) => {
+    if (message.type === 'usage') {
+      const { user, system } = process.cpuUsage();
+      send({ type: 'usage', cpuMicros: user + system });
+    } else {
+      await proxy.stop();
+      await recorder?.close();
+      await engine.close();
+      send({ type: 'stopped', fileBytes: record ? (await stat(file)).size : 0, entries });
+      process.exit(0);
+    }
+  });
+  send({ type: 'ready', port: proxy.port });
+}
+
+async function loadChild(): Promise<void> {
+  const send = (message: FromLoad) => process.send!(message);
+  const body = 'x'.repeat(512);
+  const origin = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(body.length), 'Set-Cookie': 'b=1; Path=/' });
+    res.end(body);
+  });
+  origin.keepAliveTimeout = 120_000;
+  await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+  const originPort = (origin.address() as AddressInfo).port;
+  process.on('message', async (message: ToLoad) => {
+    if (message.type === 'stop') {
+      origin.close();
+      process.exit(0);
+    }
+    if (message.type !== 'run') return;
+    let counting = false;
+    let stop = false;
+    let requests = 0;
+    let errors = 0;
+    const worker = async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      while (!stop) {
+        try {
+          await new Promise<void>((resolve, reject) => {
+            // Absolute-form target to a plain-HTTP proxy; Host names the origin, as a browser's does.
+            const request = http.request({ host: '127.0.0.1', port: message.port, path: `http://127.0.0.1:${originPort}/small`, headers: { host: `127.0.0.1:${originPort}` }, agent }, (response) => {
+              response.resume();
+              response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(String(response.statusCode)))));
+            });
+            request.on('error', reject);
+            request.end();
+          });
+          if (counting) requests++;
+        } catch {
+          if (counting) errors++;
+        }
+      }
+      agent.destroy();
+    };
+    const workers = Array.from({ length: message.concurrency }, worker);
+    await sleep(message.warmupMs);
+    counting = true;
+    send({ type: 'window-start' });
+    await sleep(message.windowMs);
+    counting = false;
+    stop = true;
+    await Promise.all(workers);
+    send({ type: 'ran', requests, errors, mark: 'done' });
+  });
+  send({ type: 'origin', port: originPort });
+}
+
+const children = new Set<ChildProcess>();
+function child(args: string[]): ChildProcess {
+  const proc = fork(fileURLToPath(import.meta.url), args, { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  children.add(proc);
+  proc.once('exit', () => children.delete(proc));
+  return proc;
+}
+function next<T extends { type: string }>(proc: ChildProcess, type: T['type']): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: T) => {
+      if (message.type !== type) return;
+      proc.off('message', onMessage);
+      proc.off('exit', onExit);
+      resolve(message);
+    };
+    const onExit = (code: number | null) => reject(new Error(`child exited (${code}) while waiting for "${type}"`));
+    proc.on('message', onMessage);
+    proc.once('exit', onExit);
+  });
+}
+
+async function recordingCost(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'wrtui-bench-record-'));
+  try {
+    const load = child(['load']);
+    await next<FromLoad & { type: 'origin' }>(load, 'origin');
+    const variants = (['plain', 'record'] as const).map((kind) => ({ kind, proc: child(['proxy', kind, dir]), port: 0, rates: [] as number[], cpu: [] as number[], errors: 0 }));
+    for (const variant of variants) variant.port = (await next<FromProxy & { type: 'ready' }>(variant.proc, 'ready')).port;
+    const usage = async (proc: ChildProcess) => {
+      const answer = next<FromProxy & { type: 'usage' }>(proc, 'usage');
+      proc.send({ type: 'usage' } satisfies ToProxy);
+      return (await answer).cpuMicros;
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? variants : [...variants].reverse();
+      for (const variant of order) {
+        const windowStart = next<FromLoad>(load, 'window-start');
+        const ran = next<FromLoad & { type: 'ran' }>(load, 'ran');
+        load.send({ type: 'run', port: variant.port, warmupMs: WARMUP_MS, windowMs: WINDOW_MS, concurrency: LOAD_CONCURRENCY } satisfies ToLoad);
+        await windowStart;
+        const cpuBefore = await usage(variant.proc);
+        const result = await ran;
+        const cpuAfter = await usage(variant.proc);
+        variant.rates.push((result.requests / WINDOW_MS) * 1000);
+        variant.cpu.push((cpuAfter - cpuBefore) / Math.max(1, result.requests));
+        variant.errors += result.errors;
+      }
+    }
+    const stopped: Record<string, FromProxy & { type: 'stopped' }> = {};
+    for (const variant of variants) {
+      const answer = next<FromProxy & { type: 'stopped' }>(variant.proc, 'stopped');
+      variant.proc.send({ type: 'stop' } satisfies ToProxy);
+      stopped[variant.kind] = await answer;
+    }
+    load.send({ type: 'stop' } satisfies ToLoad);
+    const [plain, record] = variants;
+    const rows = variants.map((variant) => [
+      variant.kind === 'plain' ? 'proxy' : 'proxy --record',
+      fmt(median(variant.rates)),
+      variant.rates.map((rate) => fmt(rate)).join(' '),
+      fmt(median(variant.cpu)),
+      String(variant.errors),
+    ]);
+    const recorded = stopped.record!;
+    return [
+      `2. Recording's cost on live throughput: small GETs (512-byte body, a Set-Cookie), keep-alive, concurrency ${LOAD_CONCURRENCY}, 127.0.0.1,`,
+      `   ${ROUNDS} interleaved rounds of ${WINDOW_MS / 1000} s per variant (after ${WARMUP_MS} ms warm-up)`,
+      table(['variant', 'req/s (median)', 'req/s per round', 'proxy CPU µs/req', 'errors'], rows),
+      `   with --record: ${fmt((median(record!.rates) / median(plain!.rates)) * 100)} % of the throughput, ${fmt(median(record!.cpu) - median(plain!.cpu))} µs more CPU per request;`,
+      `   session file ${(recorded.fileBytes / 1024 / 1024).toFixed(1)} MB for ${fmt(recorded.entries)} journal entries (${fmt(recorded.fileBytes / Math.max(1, recorded.entries))} bytes/entry)`,
+    ].join('\n');
+  } finally {
+    for (const proc of children) proc.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ── conductor ───────────────────────────────────────────────────────────────
+
+async function conduct(): Promise<void> {
+  const watchdog = setTimeout(() => {
+    console.error(`bench/replay.ts: still running after ${WATCHDOG_MS / 1000} s, giving up`);
+    for (const proc of children) proc.kill('SIGKILL');
+    process.exit(1);
+  }, WATCHDOG_MS);
+  watchdog.unref();
+  console.log(await replayThroughput());
+  console.log();
+  console.log(await recordingCost());
+  process.exit(0);
+}
+
+// ── formatting ──────────────────────────────────────────────────────────────
+
+function fmt(n: number): string {
+  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-';
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => `   ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`;
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ── entry: the conductor, or one of its children ────────────────────────────
+
+const role = process.argv[2];
+if (role === 'proxy') await proxyChild(process.argv[3] === 'record', process.argv[4]!);
+else if (role === 'load') await loadChild();
+else await conduct();

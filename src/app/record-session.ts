@@ -1,0 +1,19 @@
+// --record for a live session (headless and the TUI): starts the session recorder on the engine,
+// redacting when --redact says so or, without the flag, when <state-dir>/settings.json does.
+import type { Engine } from '../engine/engine.js';
+import { SessionRecorder } from '../engine/session/session-recorder.js';
+import { SettingsFile } from '../engine/session/settings.js';
+
+export interface RecordOptions {
+  /** The session file; undefined: no recording. */
+  record?: string;
+  /** --redact / --no-redact; undefined: the settings decide (default off). */
+  redact?: boolean;
+  maxBodySize: number;
+}
+
+export async function startRecording(engine: Engine, options: RecordOptions, stateDir: string): Promise<SessionRecorder | undefined> {
+  if (!options.record) return undefined;
+  const redact = options.redact ?? (await SettingsFile.forStateDir(stateDir).read()).recording.redact;
+  return SessionRecorder.start(engine, { file: options.record, redact, maxBodySize: options.maxBodySize, stateDir });
+}

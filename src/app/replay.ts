@@ -1,0 +1,81 @@
+// `wrtui replay <file>`: opens a session file, headless NDJSON or HAR, and either replays it
+// through the rules and reports what differs (readable, or NDJSON with --json), or with
+// --export-har writes it as HAR 1.2 and stops. stdout carries only the report; progress (on a
+// terminal) and warnings go to stderr. The exit code: 0, or 1 with --fail-on-diff when anything
+// differs, or 2 when the file cannot be read.
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { sessionToHar } from '../engine/session/har/har-export.js';
+import { HarFormatError } from '../engine/session/har/har-validation.js';
+import { openRecording } from '../engine/session/open-recording.js';
+import { ProgressBar } from '../engine/session/progress-bar.js';
+import type { RecordedSession } from '../engine/session/recorded-session.js';
+import { formatDiff, formatSummary } from '../engine/session/replay-report.js';
+import { SessionFileError } from '../engine/session/session-reader.js';
+import { replaySession } from '../engine/session/session-replay.js';
+import { encodeLine } from '../engine/session/session-json.js';
+
+export interface ReplayCommandOptions {
+  file: string;
+  rulesDir: string;
+  json: boolean;
+  dryRun: boolean;
+  failOnDiff: boolean;
+  /** Write the file as HAR here instead of replaying it. */
+  exportHar?: string;
+  /** Undefined: the recording's own timeout. */
+  listenerTimeoutMs?: number;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_DIFFERENT = 1;
+export const EXIT_UNREADABLE = 2;
+
+export async function runReplayCommand(options: ReplayCommandOptions): Promise<number> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const warn = (line: string) => process.stderr.write(`wrtui: ${line}\n`);
+  const progress = new ProgressBar(process.stderr);
+
+  let session: RecordedSession;
+  try {
+    session = await openRecording(resolve(options.file), { onProgress: progress.update });
+  } catch (error) {
+    progress.clear();
+    if (error instanceof HarFormatError) warn(`${options.file} is not a valid HAR file: ${error.message}`);
+    else if (error instanceof SessionFileError) warn(`${error.message}`);
+    else if ((error as NodeJS.ErrnoException).code === 'ENOENT') warn(`${options.file}: no such file`);
+    else throw error;
+    return EXIT_UNREADABLE;
+  }
+  progress.clear();
+
+  if (options.exportHar) {
+    const har = sessionToHar(session, { onProgress: progress.update });
+    progress.clear();
+    // 0600: a HAR holds cookies and headers, like the session it came from.
+    await writeFile(resolve(options.exportHar), `${JSON.stringify(har, null, 2)}\n`, { mode: 0o600 });
+    if (!options.json) out(`wrote ${har.log.entries.length} HAR entries (${session.requests.length} requests) to ${options.exportHar}`);
+    return EXIT_OK;
+  }
+
+  const result = await replaySession(session, {
+    rulesDir: resolve(options.rulesDir),
+    dryRun: options.dryRun,
+    ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
+    onProgress: progress.update,
+    ...(options.json && {
+      onEntry: (entry) => {
+        if (entry.kind === 'replayDiff' || entry.kind === 'replaySummary') out(encodeLine(entry));
+      },
+    }),
+  });
+  progress.clear();
+  const { summary, diffs } = result;
+  if (!options.json) {
+    for (const warning of summary.warnings) warn(warning);
+    for (const diff of diffs) if (!diff.identical) for (const line of formatDiff(diff)) out(line);
+    for (const line of formatSummary(summary)) out(line);
+  }
+  const anythingDiffers = summary.differing > 0 || summary.cookies.added.length + summary.cookies.removed.length > 0;
+  return options.failOnDiff && anythingDiffers ? EXIT_DIFFERENT : EXIT_OK;
+}

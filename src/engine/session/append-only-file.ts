@@ -1,0 +1,102 @@
+// A file that only ever grows, line by line: the session recorder's output. Lines are buffered in
+// memory and appended every `flushIntervalMs` (or as soon as 64 KiB are waiting), each append whole
+// lines in one O_APPEND write, and fdatasync'd every `syncIntervalMs`. A crashing process loses at
+// most the lines of the last interval; whatever reached the file is complete lines (a write cut
+// short by the kernel or a full disk can leave one partial last line, which readers skip).
+//
+// The file is created, never reused ('ax': an existing file is an error, so a recording cannot
+// clobber an older one), with mode 0600 from the start: sessions hold cookies and headers.
+import { chmod, open, type FileHandle } from 'node:fs/promises';
+
+export const SESSION_FILE_MODE = 0o600;
+const FLUSH_THRESHOLD_BYTES = 64 * 1024;
+
+export interface AppendOnlyFileOptions {
+  flushIntervalMs?: number;
+  syncIntervalMs?: number;
+  /** A write failed (disk full, file system gone): the file stops growing, the session goes on. */
+  onError?: (error: Error) => void;
+}
+
+export class AppendOnlyFile {
+  readonly path: string;
+  readonly #handle: FileHandle;
+  readonly #onError: (error: Error) => void;
+  readonly #flushTimer: NodeJS.Timeout;
+  readonly #syncTimer: NodeJS.Timeout;
+  #pending: string[] = [];
+  #pendingBytes = 0;
+  #chain: Promise<void> = Promise.resolve();
+  #unsynced = false;
+  #failed: Error | undefined;
+  #closed = false;
+  /** Bytes handed to the file system so far. */
+  bytesWritten = 0;
+
+  private constructor(path: string, handle: FileHandle, options: AppendOnlyFileOptions) {
+    this.path = path;
+    this.#handle = handle;
+    this.#onError = options.onError ?? ((error) => process.emitWarning(error.message));
+    this.#flushTimer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 100).unref();
+    this.#syncTimer = setInterval(() => this.#sync(), options.syncIntervalMs ?? 1000).unref();
+  }
+
+  /** Creates `path` (mode 0600); fails if it exists. */
+  static async create(path: string, options: AppendOnlyFileOptions = {}): Promise<AppendOnlyFile> {
+    const handle = await open(path, 'ax', SESSION_FILE_MODE);
+    // The mode given to open() passes through the umask; a session file is 0600 whatever it is.
+    await chmod(path, SESSION_FILE_MODE);
+    return new AppendOnlyFile(path, handle, options);
+  }
+
+  /** Queues one line (without its newline). */
+  appendLine(line: string): void {
+    if (this.#closed || this.#failed) return;
+    this.#pending.push(line, '\n');
+    this.#pendingBytes += line.length + 1;
+    if (this.#pendingBytes >= FLUSH_THRESHOLD_BYTES) void this.flush();
+  }
+
+  /** Appends what is queued; resolves once it is in the file. */
+  flush(): Promise<void> {
+    if (this.#pending.length === 0) return this.#chain;
+    const chunk = this.#pending.join('');
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#chain = this.#chain.then(async () => {
+      if (this.#failed) return;
+      try {
+        await this.#handle.appendFile(chunk, 'utf8');
+        this.bytesWritten += Buffer.byteLength(chunk);
+        this.#unsynced = true;
+      } catch (error) {
+        this.#fail(error);
+      }
+    });
+    return this.#chain;
+  }
+
+  /** Flushes, syncs and closes. */
+  async close(): Promise<void> {
+    if (this.#closed) return this.#chain;
+    clearInterval(this.#flushTimer);
+    clearInterval(this.#syncTimer);
+    await this.flush();
+    this.#closed = true;
+    this.#sync();
+    await this.#chain;
+    await this.#handle.close();
+  }
+
+  #sync(): void {
+    if (!this.#unsynced) return;
+    this.#unsynced = false;
+    this.#chain = this.#chain.then(() => this.#handle.datasync().catch((error: unknown) => this.#fail(error)));
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failed) return;
+    this.#failed = error instanceof Error ? error : new Error(String(error));
+    this.#onError(new Error(`Cannot write the session file ${this.path}: ${this.#failed.message}`, { cause: error }));
+  }
+}

@@ -1,0 +1,43 @@
+// Opens whatever `wrtui replay <file>` is given: a wrtui session file, a `wrtui headless --json`
+// capture (NDJSON journal without a header) or a HAR 1.2 file. The first line tells: NDJSON lines
+// are whole JSON objects with `format` or `kind`; anything else is read as one JSON document, HAR.
+import { open } from 'node:fs/promises';
+import { readHarFile } from './har/har-import.js';
+import type { ProgressListener } from './progress.js';
+import type { RecordedSession } from './recorded-session.js';
+import { sessionFromJournal } from './session-from-journal.js';
+import { readSessionFile } from './session-reader.js';
+
+const SNIFF_BYTES = 64 * 1024;
+
+export type RecordingKind = 'ndjson' | 'har';
+
+export async function openRecording(file: string, options: { onProgress?: ProgressListener } = {}): Promise<RecordedSession> {
+  const kind = await sniff(file);
+  if (kind === 'har') return readHarFile(file, options);
+  return sessionFromJournal(file, await readSessionFile(file, options));
+}
+
+/** NDJSON when the first line is a JSON object with `format` (a session header) or `kind` (a journal entry). */
+export async function sniff(file: string): Promise<RecordingKind> {
+  const handle = await open(file, 'r');
+  let head: string;
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    head = buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+  const firstLine = head.trimStart().split('\n', 1)[0] ?? '';
+  // wrtui writes `format` (the header) or `kind` (an entry) first; a header with many cookies can be
+  // longer than what was read, so the start of the line decides before any parsing.
+  if (/^\{\s*"(format|kind)"\s*:/.test(firstLine)) return 'ndjson';
+  try {
+    const value = JSON.parse(firstLine) as Record<string, unknown> | null;
+    if (value && typeof value === 'object' && ('format' in value || 'kind' in value) && !('log' in value)) return 'ndjson';
+  } catch {
+    // Not one JSON value on the first line: a (pretty-printed) JSON document.
+  }
+  return 'har';
+}

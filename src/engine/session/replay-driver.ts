@@ -1,0 +1,123 @@
+// Drives one recorded request through a fresh RequestFlight as the live proxy did: the same phases
+// in the same order, with the client's headers and body for each hop (a client follows redirects
+// with its own request, which replay takes from the recording), the recorded response from
+// RecordedTransport, and the recorded framing of what went upstream. Unlike runRequest() it
+// follows a redirect only when the recorded client did (or would have had to: a redirect the
+// recording does not have is followed, as a browser would).
+import { getHeader, withHeader } from '../headers.js';
+import type { Journal } from '../journal.js';
+import type { HttpHeaders } from '../types.js';
+import type { RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
+import { TransportError } from '../web-request/transport.js';
+import type { RecordedExchange, RecordedHop, RecordedRequest } from './recorded-session.js';
+import type { RecordedTransport } from './recorded-transport.js';
+import type { ReplayScheduler } from './replay-scheduler.js';
+
+export interface ReplayDriverContext {
+  lifecycle: RequestLifecycle;
+  journal: Journal;
+  transport: RecordedTransport;
+  scheduler: ReplayScheduler;
+}
+
+/** Replays `recorded`; resolves with the requestId it got in the replay. */
+export async function replayRequest(recorded: RecordedRequest, context: ReplayDriverContext): Promise<string> {
+  const { scheduler, transport } = context;
+  let hopIndex = 0;
+  let hop: RecordedHop | undefined = recorded.hops[0]!;
+  await scheduler.at(hop.at.beforeRequest);
+  const flight = context.lifecycle.start({
+    url: hop.url,
+    method: hop.method,
+    requestHeaders: hop.clientHeaders ?? [],
+    ...(hop.body && { body: hop.body }),
+    ...(hop.requestBody && { requestBody: hop.requestBody }),
+    type: recorded.type,
+    tabId: recorded.tabId,
+    frameId: recorded.frameId,
+    parentFrameId: recorded.parentFrameId,
+    storeId: recorded.storeId,
+  });
+
+  /** After a redirect: the client's next hop, or the end when the recorded client did not follow. */
+  const followRedirect = async (): Promise<'next-hop' | 'ended'> => {
+    const redirectedAsRecorded = hop !== undefined && hop.redirectUrl === flight.url;
+    if (redirectedAsRecorded && recorded.redirectNotFollowed && hopIndex === recorded.hops.length - 1) {
+      await scheduler.at(hop!.at.end);
+      context.journal.append({ kind: 'log', level: 'info', source: 'replay', message: `request ${flight.requestId}: the client did not follow the redirect to ${flight.url}` });
+      flight.fail('net::ERR_ABORTED');
+      return 'ended';
+    }
+    const next: RecordedHop | undefined = redirectedAsRecorded ? recorded.hops[hopIndex + 1] : undefined;
+    hopIndex++;
+    hop = next && next.url === flight.url && next.method === flight.method ? next : undefined;
+    if (hop) {
+      // What the proxy does when the client's follow-up arrives: that request's headers and body.
+      if (hop.clientHeaders) flight.requestHeaders = hop.clientHeaders;
+      if (hop.body) flight.body = hop.body;
+      flight.requestBody = hop.requestBody;
+      await scheduler.at(hop.at.beforeRequest);
+    }
+    return 'next-hop';
+  };
+
+  for (;;) {
+    const before = await flight.beforeRequest();
+    if (before.action === 'cancel') return flight.requestId;
+    if (before.action === 'redirect') {
+      if (flight.finished || (await followRedirect()) === 'ended') return flight.requestId;
+      continue;
+    }
+    // One hop; a credentials retry sends again.
+    for (let attempt = 0; ; attempt++) {
+      const expected: RecordedExchange | undefined = hop?.exchanges[attempt];
+      await scheduler.at(expected?.at.beforeSendHeaders);
+      const sentAsRecorded = expected?.sentHeaders;
+      const send = await flight.prepareToSend(sentAsRecorded && attempt === 0 ? { frame: (headers) => withRecordedFraming(headers, sentAsRecorded) } : {});
+      if (send.action === 'cancel') return flight.requestId;
+      await scheduler.at(expected?.at.response);
+      let answer;
+      try {
+        answer = transport.answer(
+          { url: flight.url, method: flight.method, headers: send.requestHeaders, ...(flight.body && { body: flight.body }) },
+          flight.requestId,
+          hop,
+          expected,
+        );
+      } catch (error) {
+        flight.fail(error instanceof TransportError ? error.netError : 'net::ERR_FAILED');
+        return flight.requestId;
+      }
+      const decision = await flight.headersReceived(answer);
+      if (decision.action === 'cancel') return flight.requestId;
+      if (decision.action === 'retry-auth') continue;
+      if (decision.action === 'redirect') {
+        if (flight.finished || (await followRedirect()) === 'ended') return flight.requestId;
+        break;
+      }
+      await scheduler.at(hop?.at.responseStarted);
+      flight.responseStarted();
+      await scheduler.at(hop?.at.end);
+      finish(flight, answer.bodyError);
+      return flight.requestId;
+    }
+  }
+}
+
+function finish(flight: RequestFlight, bodyError: `net::ERR_${string}` | undefined): void {
+  if (bodyError) flight.fail(bodyError);
+  else flight.completed();
+}
+
+// The proxy adjusts Content-Length / Transfer-Encoding after the listeners (capture-proxy.ts,
+// framedForMockttp) and onSendHeaders shows it; replay gives them the values that went out live.
+const FRAMING = ['content-length', 'transfer-encoding'];
+
+function withRecordedFraming(headers: HttpHeaders, recorded: HttpHeaders): HttpHeaders {
+  let framed = headers;
+  for (const name of FRAMING) {
+    const value = getHeader(recorded, name);
+    if (getHeader(framed, name) !== value) framed = withHeader(framed, name, value);
+  }
+  return framed;
+}

@@ -1,0 +1,283 @@
+// How a replayed request differs from its recording, in the terms a rule author thinks in:
+// newly blocked, no longer blocked, redirected differently, different request headers sent,
+// different response headers, different final status, different cookies, different listener
+// outcomes. `identical` is the strict comparison of event-signature.ts (every event and outcome)
+// plus the cookie changes the request caused; the categories explain a difference. When blocking
+// changed, only that and the status are reported: the rest (headers never sent, no response)
+// follows from it.
+import type { WebRequestEntry } from '../journal.js';
+import {
+  ERR_BLOCKED_BY_CLIENT,
+  type CookieChangeInfo,
+  type HttpHeaders,
+  type OnBeforeRedirectDetails,
+  type OnCompletedDetails,
+  type OnErrorOccurredDetails,
+  type OnSendHeadersDetails,
+  type WebRequestEventName,
+} from '../types.js';
+import { canonical, eventSignature, normalizeHeaders, outcomeFact, type OutcomeFact } from './event-signature.js';
+import type { RequestTrace } from './request-trace.js';
+
+export type DiffKind =
+  | 'newly-blocked'
+  | 'no-longer-blocked'
+  | 'blocked-differently'
+  | 'redirect'
+  | 'request-headers'
+  | 'response-headers'
+  | 'status'
+  | 'cookies'
+  | 'outcomes'
+  | 'events';
+
+export const DIFF_KINDS: readonly DiffKind[] = [
+  'newly-blocked', 'no-longer-blocked', 'blocked-differently', 'redirect', 'request-headers',
+  'response-headers', 'status', 'cookies', 'outcomes', 'events',
+];
+
+/** Who cancelled a request, and at which event. */
+export interface BlockFact {
+  owner: string;
+  event: WebRequestEventName;
+}
+
+export interface HeaderDiff {
+  /** In the replay only. */
+  added: HttpHeaders;
+  /** In the recording only. */
+  removed: HttpHeaders;
+}
+
+/** A cookie change as compared (cause `expired` is left out: expiry runs on timers, not requests). */
+export interface CookieFact {
+  removed: boolean;
+  cause: string;
+  storeId: string;
+  name: string;
+  domain: string;
+  path: string;
+  value: string;
+}
+
+export interface RequestDiff {
+  /** The request's position in the recording (0-based). */
+  index: number;
+  method: string;
+  url: string;
+  type: string;
+  recordedRequestId: string;
+  replayedRequestId: string | undefined;
+  identical: boolean;
+  changes: DiffKind[];
+  blocked?: { recorded: BlockFact | null; replayed: BlockFact | null };
+  /** Final status code, or the error the request ended with. */
+  status?: { recorded: number | string | null; replayed: number | string | null };
+  redirects?: { recorded: string[]; replayed: string[] };
+  /** Per hop both have, what was sent upstream (onSendHeaders). */
+  requestHeaders?: (HeaderDiff & { hop: number; url: string })[];
+  /** The final response headers (after listeners). */
+  responseHeaders?: HeaderDiff;
+  cookies?: { added: CookieFact[]; removed: CookieFact[] };
+  outcomes?: { added: OutcomeFact[]; removed: OutcomeFact[] };
+  events?: { recorded: string[]; replayed: string[] };
+}
+
+interface RequestFacts {
+  signatures: string[];
+  eventNames: string[];
+  blockedBy: BlockFact | null;
+  status: number | string | null;
+  redirects: string[];
+  sentHeaders: { url: string; headers: HttpHeaders }[];
+  responseHeaders: HttpHeaders | undefined;
+  cookies: CookieFact[];
+  outcomes: OutcomeFact[];
+}
+
+export interface RequestIdentity {
+  index: number;
+  method: string;
+  url: string;
+  type: string;
+  recordedRequestId: string;
+}
+
+export function diffRequest(identity: RequestIdentity, recorded: RequestTrace | undefined, replayed: RequestTrace | undefined): RequestDiff {
+  const before = factsOf(recorded);
+  const after = factsOf(replayed);
+  const diff: RequestDiff = { ...identity, replayedRequestId: replayed?.requestId, identical: false, changes: [] };
+  const cookiesEqual = sameMultiset(before.cookies.map(canonical), after.cookies.map(canonical));
+  if (sameList(before.signatures, after.signatures) && cookiesEqual) {
+    diff.identical = true;
+    return diff;
+  }
+
+  const blockChange = blockingChange(before.blockedBy, after.blockedBy);
+  if (blockChange) {
+    diff.changes.push(blockChange);
+    diff.blocked = { recorded: before.blockedBy, replayed: after.blockedBy };
+    diff.status = { recorded: before.status, replayed: after.status };
+    return diff;
+  }
+  if (!sameList(before.redirects, after.redirects)) {
+    diff.changes.push('redirect');
+    diff.redirects = { recorded: before.redirects, replayed: after.redirects };
+  }
+  const requestHeaders = before.sentHeaders.slice(0, after.sentHeaders.length).flatMap((hop, i) => {
+    const headerDiff = diffHeaders(hop.headers, after.sentHeaders[i]!.headers);
+    return headerDiff ? [{ hop: i, url: after.sentHeaders[i]!.url, ...headerDiff }] : [];
+  });
+  if (requestHeaders.length > 0) {
+    diff.changes.push('request-headers');
+    diff.requestHeaders = requestHeaders;
+  }
+  const responseHeaders = diffHeaders(before.responseHeaders ?? [], after.responseHeaders ?? []);
+  if (responseHeaders) {
+    diff.changes.push('response-headers');
+    diff.responseHeaders = responseHeaders;
+  }
+  if (before.status !== after.status) {
+    diff.changes.push('status');
+    diff.status = { recorded: before.status, replayed: after.status };
+  }
+  if (!cookiesEqual) {
+    diff.changes.push('cookies');
+    diff.cookies = multisetDiff(before.cookies, after.cookies);
+  }
+  const outcomes = multisetDiff(before.outcomes, after.outcomes);
+  if (outcomes.added.length + outcomes.removed.length > 0) {
+    diff.changes.push('outcomes');
+    diff.outcomes = outcomes;
+  }
+  if (diff.changes.length === 0) {
+    // Only something the categories do not name differs (a type, a requestBody, an extra event).
+    diff.changes.push('events');
+    diff.events = { recorded: before.eventNames, replayed: after.eventNames };
+  }
+  return diff;
+}
+
+/** Cookie changes that belong to no request, compared for the whole session. */
+export function diffCookieChanges(recorded: readonly CookieChangeInfo[], replayed: readonly CookieChangeInfo[]): { added: CookieFact[]; removed: CookieFact[] } {
+  return multisetDiff(recorded.flatMap(cookieFact), replayed.flatMap(cookieFact));
+}
+
+function factsOf(trace: RequestTrace | undefined): RequestFacts {
+  const facts: RequestFacts = {
+    signatures: [],
+    eventNames: [],
+    blockedBy: null,
+    status: null,
+    redirects: [],
+    sentHeaders: [],
+    responseHeaders: undefined,
+    cookies: trace ? trace.cookieChanges.flatMap(cookieFact) : [],
+    outcomes: [],
+  };
+  if (!trace) return facts;
+  let cancel: BlockFact | null = null;
+  let hopSent: { url: string; headers: HttpHeaders } | undefined;
+  const endHop = () => {
+    if (hopSent) facts.sentHeaders.push(hopSent);
+    hopSent = undefined;
+  };
+  for (const entry of trace.entries) {
+    facts.signatures.push(eventSignature(entry));
+    facts.eventNames.push(entry.event);
+    for (const outcome of entry.outcomes) {
+      facts.outcomes.push(outcomeFact(outcome));
+      if (outcome.status === 'applied' && outcome.response?.cancel) cancel ??= { owner: outcome.owner, event: entry.event };
+    }
+    switch (entry.event) {
+      case 'onBeforeRequest':
+        endHop();
+        break;
+      case 'onSendHeaders':
+        // A credentials retry sends again: the hop's last send is what counts.
+        hopSent = { url: entry.details.url, headers: (entry.details as OnSendHeadersDetails).requestHeaders ?? [] };
+        break;
+      case 'onBeforeRedirect':
+        facts.redirects.push((entry.details as OnBeforeRedirectDetails).redirectUrl);
+        break;
+      case 'onCompleted': {
+        const details = entry.details as OnCompletedDetails;
+        facts.status = details.statusCode;
+        facts.responseHeaders = details.responseHeaders ?? [];
+        break;
+      }
+      case 'onErrorOccurred': {
+        const { error } = entry.details as OnErrorOccurredDetails;
+        facts.status = error;
+        if (error === ERR_BLOCKED_BY_CLIENT) facts.blockedBy = cancel ?? { owner: 'unknown', event: lastBlockingEvent(trace.entries) };
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  endHop();
+  return facts;
+}
+
+function lastBlockingEvent(entries: readonly WebRequestEntry[]): WebRequestEventName {
+  return entries.length > 1 ? entries[entries.length - 2]!.event : 'onBeforeRequest';
+}
+
+function blockingChange(before: BlockFact | null, after: BlockFact | null): DiffKind | undefined {
+  if (!before && after) return 'newly-blocked';
+  if (before && !after) return 'no-longer-blocked';
+  if (before && after && (before.owner !== after.owner || before.event !== after.event)) return 'blocked-differently';
+  return undefined;
+}
+
+function diffHeaders(before: HttpHeaders, after: HttpHeaders): HeaderDiff | undefined {
+  const key = (header: [string, string]) => `${header[0]}\u0000${header[1]}`;
+  const left = normalizeHeaders(before);
+  const right = normalizeHeaders(after);
+  const { added, removed } = multisetDiffBy(left, right, key);
+  if (added.length + removed.length === 0) return undefined;
+  const spell = (original: HttpHeaders) => (header: [string, string]) => ({
+    name: original.find((h) => h.name.toLowerCase() === header[0])?.name ?? header[0],
+    value: header[1],
+  });
+  return { added: added.map(spell(after)), removed: removed.map(spell(before)) };
+}
+
+function cookieFact(change: CookieChangeInfo): CookieFact[] {
+  if (change.cause === 'expired') return [];
+  const { cookie } = change;
+  return [{ removed: change.removed, cause: change.cause, storeId: cookie.storeId, name: cookie.name, domain: cookie.domain, path: cookie.path, value: cookie.value }];
+}
+
+function multisetDiff<T>(before: readonly T[], after: readonly T[]): { added: T[]; removed: T[] } {
+  return multisetDiffBy(before, after, canonical);
+}
+
+function multisetDiffBy<T>(before: readonly T[], after: readonly T[], key: (item: T) => string): { added: T[]; removed: T[] } {
+  const counts = new Map<string, number>();
+  for (const item of before) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  const added: T[] = [];
+  for (const item of after) {
+    const left = counts.get(key(item)) ?? 0;
+    if (left > 0) counts.set(key(item), left - 1);
+    else added.push(item);
+  }
+  const removed: T[] = [];
+  const extra = new Map<string, number>();
+  for (const item of after) extra.set(key(item), (extra.get(key(item)) ?? 0) + 1);
+  for (const item of before) {
+    const left = extra.get(key(item)) ?? 0;
+    if (left > 0) extra.set(key(item), left - 1);
+    else removed.push(item);
+  }
+  return { added, removed };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+function sameMultiset(a: readonly string[], b: readonly string[]): boolean {
+  return sameList([...a].sort(), [...b].sort());
+}

@@ -1,0 +1,240 @@
+// A recorded journal (a session file, or headless NDJSON) turned into replayable requests. Each
+// request's entries give its hops (onBeforeRequest starts one), each hop's exchanges with the
+// network (onBeforeSendHeaders starts one; a credentials retry starts another), the response as
+// received (onHeadersReceived's details, before listeners changed it) and how it ended. The
+// client's headers are onBeforeSendHeaders' without what the cookie store added
+// (store-cookie-timeline.ts); bodies come from the `body` entries.
+import type { JournalEntry, WebRequestEntry } from '../journal.js';
+import {
+  ERR_BLOCKED_BY_CLIENT,
+  type NetError,
+  type OnBeforeRedirectDetails,
+  type OnBeforeRequestDetails,
+  type OnErrorOccurredDetails,
+  type OnHeadersReceivedDetails,
+  type OnResponseStartedDetails,
+  type OnSendHeadersDetails,
+  type WebRequestBody,
+  type WebRequestEventName,
+} from '../types.js';
+import type { RecordedExchange, RecordedRequest, RecordedResponse, RecordedSession } from './recorded-session.js';
+import { traceJournal } from './request-trace.js';
+import type { SessionFileContents } from './session-reader.js';
+import { arrayBufferOf, bytesOf } from './session-json.js';
+import { StoreCookieTimeline } from './store-cookie-timeline.js';
+
+interface Recorded {
+  bytes: Uint8Array;
+  complete: boolean;
+}
+
+interface RequestInProgress {
+  request: RecordedRequest;
+  lastEvent: WebRequestEventName | undefined;
+  /** The body of the hop about to start. */
+  requestBody?: Recorded | undefined;
+  responseBodies: Recorded[];
+}
+
+export function sessionFromJournal(file: string, contents: SessionFileContents): RecordedSession {
+  const { header, entries } = contents;
+  const storeIds = new Map<string, string>();
+  for (const trace of traceJournal(entries).requests.values()) if (trace.storeId) storeIds.set(trace.requestId, trace.storeId);
+  const timeline = new StoreCookieTimeline(header?.cookies);
+  const building = new Map<string, RequestInProgress>();
+  const requestBodies = new Map<string, Recorded>();
+  const times: number[] = [];
+
+  entries.forEach((entry, position) => {
+    times.push(entry.time);
+    switch (entry.kind) {
+      case 'webRequest': {
+        const requestId = entry.details.requestId;
+        let state = building.get(requestId);
+        if (!state) {
+          state = { request: newRequest(entry, building.size, storeIds.get(requestId) ?? '0'), lastEvent: undefined, responseBodies: [] };
+          building.set(requestId, state);
+        }
+        if (entry.event === 'onBeforeRequest') {
+          state.requestBody = requestBodies.get(requestId);
+          requestBodies.delete(requestId);
+        }
+        follow(state, entry, position, timeline);
+        state.lastEvent = entry.event;
+        return;
+      }
+      case 'body': {
+        const body = { bytes: bytesOf(entry.bytes) ?? new Uint8Array(), complete: entry.complete };
+        // A request body comes just before its hop's onBeforeRequest: kept until that event.
+        if (entry.direction === 'request') requestBodies.set(entry.requestId, body);
+        else building.get(entry.requestId)?.responseBodies.push(body);
+        return;
+      }
+      case 'cookieChanged':
+        timeline.apply(entry.changeInfo);
+        return;
+      default:
+        return;
+    }
+  });
+
+  const requests: RecordedRequest[] = [];
+  for (const state of building.values()) {
+    attachResponseBodies(state);
+    state.request.index = requests.length;
+    requests.push(state.request);
+  }
+  const incomplete = requests.filter((request) => !request.complete).length;
+  const warnings = [...contents.warnings];
+  if (incomplete > 0) warnings.push(`${incomplete} request(s) did not finish before the recording ended; they are not replayed`);
+  return {
+    source: contents.source,
+    file,
+    header,
+    requests,
+    times,
+    startedAt: header?.startedAt ?? entries[0]?.time ?? Date.now(),
+    cookies: header?.cookies ?? {},
+    journal: entries,
+    redacted: header?.redacted ?? false,
+    listenerTimeoutMs: header?.listenerTimeoutMs,
+    warnings,
+  };
+}
+
+function newRequest(entry: WebRequestEntry & JournalEntry, index: number, storeId: string): RecordedRequest {
+  const { details } = entry;
+  return {
+    index,
+    requestId: details.requestId,
+    type: details.type,
+    tabId: details.tabId,
+    frameId: details.frameId,
+    parentFrameId: details.parentFrameId,
+    storeId,
+    hops: [],
+    redirectNotFollowed: false,
+    complete: false,
+  };
+}
+
+function follow(state: RequestInProgress, entry: WebRequestEntry & JournalEntry, position: number, timeline: StoreCookieTimeline): void {
+  const { request } = state;
+  const details = entry.details;
+  let hop = request.hops.at(-1);
+  if (entry.event === 'onBeforeRequest' || !hop) {
+    hop = {
+      url: details.url,
+      method: details.method,
+      exchanges: [],
+      at: entry.event === 'onBeforeRequest' ? { beforeRequest: position } : {},
+    };
+    const requestBody = (details as OnBeforeRequestDetails).requestBody;
+    if (requestBody) hop.requestBody = reviveRequestBody(requestBody);
+    if (state.requestBody?.complete) hop.body = state.requestBody.bytes;
+    state.requestBody = undefined;
+    request.hops.push(hop);
+    if (entry.event === 'onBeforeRequest') return;
+  }
+  let exchange = hop.exchanges.at(-1);
+  const newExchange = (): RecordedExchange => {
+    const created: RecordedExchange = { at: {} };
+    hop!.exchanges.push(created);
+    return created;
+  };
+
+  switch (entry.event) {
+    case 'onBeforeSendHeaders': {
+      exchange = newExchange();
+      exchange.at.beforeSendHeaders = position;
+      if (hop.exchanges.length === 1) {
+        hop.clientHeaders = timeline.clientHeaders((details as OnSendHeadersDetails).requestHeaders ?? [], details.url, request.storeId, entry.time);
+      }
+      return;
+    }
+    case 'onSendHeaders':
+      (exchange ?? newExchange()).sentHeaders = (details as OnSendHeadersDetails).requestHeaders ?? [];
+      return;
+    case 'onHeadersReceived': {
+      const received = details as OnHeadersReceivedDetails;
+      exchange ??= newExchange();
+      exchange.response = {
+        statusCode: received.statusCode,
+        statusLine: received.statusLine,
+        headers: received.responseHeaders ?? [],
+        fromCache: false,
+        bodyDecoded: false,
+      };
+      exchange.at.response = position;
+      return;
+    }
+    case 'onBeforeRedirect':
+      hop.redirectUrl = (details as OnBeforeRedirectDetails).redirectUrl;
+      if (state.lastEvent === 'onBeforeRequest') hop.redirectedInternally = true;
+      // A listener's redirect at onBeforeRequest has no response; a server's carries ip and fromCache.
+      if (state.lastEvent !== 'onBeforeRequest') takeNetworkFacts(exchange?.response, details as OnBeforeRedirectDetails);
+      hop.at.end = position;
+      return;
+    case 'onResponseStarted':
+      hop.at.responseStarted = position;
+      takeNetworkFacts(exchange?.response, details as OnResponseStartedDetails);
+      return;
+    case 'onCompleted':
+      hop.at.end = position;
+      request.complete = true;
+      takeNetworkFacts(exchange?.response, details as OnResponseStartedDetails);
+      return;
+    case 'onErrorOccurred': {
+      const { error } = details as OnErrorOccurredDetails;
+      request.complete = true;
+      hop.at.end = position;
+      hop.error = error;
+      if (state.lastEvent === 'onBeforeRedirect' && error === 'net::ERR_ABORTED') {
+        request.redirectNotFollowed = true;
+        return;
+      }
+      if (!exchange || error === ERR_BLOCKED_BY_CLIENT) return;
+      if (exchange.sentHeaders && !exchange.response) {
+        exchange.error = error as NetError;
+        exchange.at.response = position;
+      } else if (exchange.response && hop.at.responseStarted !== undefined) {
+        exchange.response.bodyError = error as NetError;
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function takeNetworkFacts(response: RecordedResponse | undefined, details: { ip?: string; fromCache: boolean }): void {
+  if (!response) return;
+  response.fromCache = details.fromCache;
+  if (details.ip !== undefined) response.ip = details.ip;
+}
+
+/**
+ * Each mockttp response gives one body entry: normally one per exchange with a response, in order.
+ * When they do not pair up (wrtui retried with credentials itself, so two responses came back as one),
+ * the last body is the last response's.
+ */
+function attachResponseBodies(state: RequestInProgress): void {
+  const responses = state.request.hops.flatMap((hop) => hop.exchanges).flatMap((exchange) => (exchange.response ? [exchange.response] : []));
+  const bodies = state.responseBodies;
+  const pairs: [RecordedResponse, Recorded][] =
+    responses.length === bodies.length ? responses.map((response, i) => [response, bodies[i]!]) : responses.length > 0 && bodies.length > 0 ? [[responses.at(-1)!, bodies.at(-1)!]] : [];
+  for (const [response, body] of pairs) if (body.complete) response.body = body.bytes;
+}
+
+/** requestBody.raw[].bytes is an ArrayBuffer (§2.9); the file holds it as base64. */
+function reviveRequestBody(requestBody: WebRequestBody): WebRequestBody {
+  if (!requestBody.raw) return requestBody;
+  return {
+    ...requestBody,
+    raw: requestBody.raw.map((element) => {
+      const bytes = bytesOf(element.bytes);
+      return bytes ? { ...element, bytes: arrayBufferOf(bytes) } : element;
+    }),
+  };
+}
+

@@ -1,0 +1,36 @@
+// One JSON value per line, as session files and `wrtui headless --json` write them. JSON has no
+// bytes: a Uint8Array or ArrayBuffer becomes {"base64": "…"} (the convention of src/app/json-line.ts,
+// so a headless NDJSON capture reads back like a session file), and reading turns every object
+// that is exactly {"base64": string} back into bytes.
+
+/** Serialises `value` on one line; bytes become {"base64": "…"}. */
+export function encodeLine(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item instanceof ArrayBuffer) return { base64: Buffer.from(item).toString('base64') };
+    if (ArrayBuffer.isView(item)) return { base64: Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('base64') };
+    return item;
+  });
+}
+
+/** Parses one line; {"base64": "…"} objects become Uint8Arrays. Throws SyntaxError for bad JSON. */
+export function decodeLine(line: string): unknown {
+  // A reviver visits every value: only lines that hold bytes pay for it.
+  if (!line.includes('"base64"')) return JSON.parse(line);
+  return JSON.parse(line, (_key, item: unknown) => (isBase64Holder(item) ? new Uint8Array(Buffer.from(item.base64, 'base64')) : item));
+}
+
+function isBase64Holder(item: unknown): item is { base64: string } {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
+  const keys = Object.keys(item);
+  return keys.length === 1 && keys[0] === 'base64' && typeof (item as { base64: unknown }).base64 === 'string';
+}
+
+/** Bytes read back from a line (Uint8Array), or undefined when `value` holds none. */
+export function bytesOf(value: unknown): Uint8Array | undefined {
+  return value instanceof Uint8Array ? value : undefined;
+}
+
+/** An ArrayBuffer holding exactly these bytes (requestBody.raw[].bytes is an ArrayBuffer, §2.9). */
+export function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
+  return bytes.slice().buffer as ArrayBuffer;
+}

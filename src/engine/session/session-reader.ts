@@ -1,0 +1,79 @@
+// Reads a session file back: the header line, then journal entries, streamed line by line so
+// progress can be shown on big files. A file without a header whose lines are journal entries
+// (`wrtui headless --json` output) reads too, without bodies or starting cookies.
+//
+// Crash tolerance: the recorder only appends whole lines, but a process killed mid-write can
+// leave a partial last line. A last line that is not JSON and has no newline is skipped with a
+// warning; a broken line anywhere else is an error naming the line.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { JournalEntry } from '../journal.js';
+import type { ProgressListener } from './progress.js';
+import { isSessionHeader, SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionHeader } from './session-format.js';
+import { decodeLine } from './session-json.js';
+
+export interface SessionFileContents {
+  source: 'wrtui-session' | 'wrtui-journal';
+  header: SessionHeader | undefined;
+  entries: JournalEntry[];
+  warnings: string[];
+}
+
+export class SessionFileError extends Error {
+  constructor(readonly file: string, readonly line: number, problem: string) {
+    super(`${file}:${line}: ${problem}`);
+    this.name = 'SessionFileError';
+  }
+}
+
+export async function readSessionFile(file: string, options: { onProgress?: ProgressListener } = {}): Promise<SessionFileContents> {
+  const total = (await stat(file)).size;
+  const contents: SessionFileContents = { source: 'wrtui-journal', header: undefined, entries: [], warnings: [] };
+  let lineNumber = 0;
+  let carry = '';
+  let read = 0;
+  let lastReport = 0;
+
+  const handle = (line: string, isLast: boolean) => {
+    lineNumber++;
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = decodeLine(line);
+    } catch (error) {
+      if (isLast) {
+        contents.warnings.push(`${file}:${lineNumber}: the last line is incomplete (the recording was cut off); ignored`);
+        return;
+      }
+      throw new SessionFileError(file, lineNumber, `not JSON (${(error as Error).message})`);
+    }
+    if (lineNumber === 1 && isSessionHeader(value)) {
+      if (value.version > SESSION_FORMAT_VERSION) {
+        throw new SessionFileError(file, 1, `a version ${value.version} "${SESSION_FORMAT}" file, newer than this wrtui reads (${SESSION_FORMAT_VERSION})`);
+      }
+      contents.header = value;
+      contents.source = 'wrtui-session';
+      return;
+    }
+    if (typeof value !== 'object' || value === null || typeof (value as { kind?: unknown }).kind !== 'string') {
+      throw new SessionFileError(file, lineNumber, 'not a journal entry (no "kind")');
+    }
+    contents.entries.push(value as JournalEntry);
+  };
+
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1024 * 1024 });
+  for await (const chunk of stream as AsyncIterable<string>) {
+    read += Buffer.byteLength(chunk);
+    const lines = (carry + chunk).split('\n');
+    carry = lines.pop()!;
+    for (const line of lines) handle(line, false);
+    if (options.onProgress && (read - lastReport > 4 * 1024 * 1024 || read === total)) {
+      lastReport = read;
+      options.onProgress({ phase: 'reading', done: read, total, unit: 'bytes' });
+    }
+  }
+  // Text after the last newline: a complete line if it parses, a cut-off write otherwise.
+  if (carry !== '') handle(carry, true);
+  options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
+  return contents;
+}

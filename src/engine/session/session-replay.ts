@@ -1,0 +1,188 @@
+// `wrtui replay`: a recorded session (or HAR) through today's rules, offline, compared with what
+// happened. A fresh Engine (no state dir: nothing is read from or written to disk) whose cookie
+// stores start as they were when recording started, so cookies evolve during replay as they did
+// live: recorded Set-Cookie headers go into the store through the lifecycle and later requests
+// carry them. Rules load from the folder once (RuleHost, watch off), applied or, with dryRun, not.
+// Requests run through replay-driver.ts in the recorded interleaving (replay-scheduler.ts) over
+// RecordedTransport: no network at all.
+//
+// Compared with: for a wrtui session, the recorded journal itself. A HAR has no journal (no
+// events, no outcomes), so it is first replayed with no rules, and the rules' replay is compared
+// with that: the differences are then exactly what the rules do.
+import { Cookie as ToughCookie } from 'tough-cookie';
+import { Engine } from '../engine.js';
+import type { JournalEntry } from '../journal.js';
+import { RuleHost } from '../rules/rule-host.js';
+import type { ProgressListener } from './progress.js';
+import type { RecordedRequest, RecordedSession } from './recorded-session.js';
+import { RecordedTransport } from './recorded-transport.js';
+import { redactEntry } from './redaction.js';
+import type { ReplayDiffEntry, ReplayStreamEntry, ReplaySummaryEntry } from './replay-entries.js';
+import { replayRequest } from './replay-driver.js';
+import { ReplayScheduler } from './replay-scheduler.js';
+import { DIFF_KINDS, diffCookieChanges, diffRequest, type RequestDiff } from './request-diff.js';
+import { traceJournal, type JournalTrace } from './request-trace.js';
+
+export interface ReplayOptions {
+  /** The rules folder; undefined replays with no rules. */
+  rulesDir?: string;
+  dryRun?: boolean;
+  /** Defaults to the recording's own, else the engine's default. */
+  listenerTimeoutMs?: number;
+  onProgress?: ProgressListener;
+  /** Every entry of the replay, as it happens: journal entries, then replayDiff entries and the summary. */
+  onEntry?: (entry: ReplayStreamEntry) => void;
+}
+
+export interface ReplayResult {
+  diffs: RequestDiff[];
+  summary: ReplaySummaryEntry;
+  /** The replay's journal (the rules' run), as a live session's: without the replayDiff entries. */
+  journal: JournalEntry[];
+}
+
+interface ReplayRun {
+  engine: Engine;
+  host: RuleHost | undefined;
+  journal: JournalEntry[];
+  /** Replayed requestId per recorded request. */
+  replayedIds: Map<RecordedRequest, string>;
+  failures: string[];
+  close(): Promise<void>;
+}
+
+export async function replaySession(session: RecordedSession, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const started = performance.now();
+  const replayable = session.requests.filter((request) => request.complete && request.hops.length > 0);
+  let baseline: JournalTrace;
+  let baselineIds: Map<RecordedRequest, string> | undefined;
+  if (session.journal) baseline = traceJournal(session.journal);
+  else {
+    const reference = await runReplay(session, replayable, { ...options, rulesDir: undefined, dryRun: false, onEntry: undefined }, 'replaying without rules');
+    await reference.close();
+    baseline = traceJournal(reference.journal);
+    baselineIds = reference.replayedIds;
+  }
+
+  const run = await runReplay(session, replayable, options, 'replaying');
+  try {
+    // A redacted recording is compared with a replay redacted the same way.
+    const replayed = traceJournal(session.redacted ? run.journal.map(redactEntry) : run.journal);
+    const diffs = replayable.map((request) => {
+      const recordedId = baselineIds ? baselineIds.get(request) : request.requestId;
+      const replayedId = run.replayedIds.get(request);
+      return diffRequest(
+        { index: request.index, method: request.hops[0]!.method, url: request.hops[0]!.url, type: request.type, recordedRequestId: request.requestId },
+        recordedId === undefined ? undefined : baseline.requests.get(recordedId),
+        replayedId === undefined ? undefined : replayed.requests.get(replayedId),
+      );
+    });
+    const journal = [...run.journal];
+    // Into the replay's journal, so its subscribers (onEntry, a UI) get them in the stream. The
+    // journal's entry union does not name replayDiff (journal.ts is not this module's), hence the cast.
+    for (const diff of diffs) run.engine.journal.append({ kind: 'replayDiff', ...diff } satisfies ReplayDiffEntry);
+    const durationMs = performance.now() - started;
+    const summary = summarize(session, diffs, {
+      skipped: session.requests.length - replayable.length,
+      cookies: diffCookieChanges(baseline.unattributedCookieChanges, replayed.unattributedCookieChanges),
+      rules: run.host?.rules().filter((rule) => rule.state === 'active').map((rule) => rule.name) ?? [],
+      dryRun: options.dryRun ?? false,
+      durationMs,
+      baseline: session.journal ? 'recording' : 'no-rules',
+      warnings: [...session.warnings, ...run.failures],
+    });
+    options.onEntry?.(summary);
+    return { diffs, summary, journal };
+  } finally {
+    await run.close();
+  }
+}
+
+async function runReplay(session: RecordedSession, requests: RecordedRequest[], options: ReplayOptions, phase: string): Promise<ReplayRun> {
+  const scheduler = new ReplayScheduler(session.times, session.startedAt);
+  const listenerTimeoutMs = options.listenerTimeoutMs ?? session.listenerTimeoutMs;
+  const engine = await Engine.open({ now: () => scheduler.now(), dryRun: options.dryRun ?? false, ...(listenerTimeoutMs !== undefined && { listenerTimeoutMs }) });
+  const journal: JournalEntry[] = [];
+  engine.journal.subscribe((entry) => {
+    journal.push(entry);
+    options.onEntry?.(entry as ReplayStreamEntry);
+  });
+  seedCookies(engine, session);
+  let host: RuleHost | undefined;
+  try {
+    host = options.rulesDir ? await RuleHost.start(engine, { dir: options.rulesDir, watch: false, typeCheck: false }) : undefined;
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  const transport = new RecordedTransport(session, engine.journal);
+  const replayedIds = new Map<RecordedRequest, string>();
+  const failures: string[] = [];
+  const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport, scheduler };
+  let done = 0;
+  const report = () => options.onProgress?.({ phase, done, total: requests.length, unit: 'requests' });
+  report();
+  await scheduler.run(
+    requests.map((request) => ({
+      position: firstPositionOf(request),
+      run: async () => {
+        replayedIds.set(request, await replayRequest(request, context));
+      },
+    })),
+    (error) => {
+      done++;
+      if (error) failures.push(`a request could not be replayed: ${(error as Error).stack ?? String(error)}`);
+      if (done % 64 === 0 || done === requests.length) report();
+    },
+  );
+  return {
+    engine,
+    host,
+    journal,
+    replayedIds,
+    failures,
+    async close() {
+      await host?.close();
+      await engine.close();
+    },
+  };
+}
+
+/** The cookie stores as they were when recording started (silently: nothing changed, as far as rules can tell). */
+function seedCookies(engine: Engine, session: RecordedSession): void {
+  for (const [storeId, serialized] of Object.entries(session.cookies)) {
+    if (!engine.cookies.hasStore(storeId)) continue;
+    const cookies = serialized.map((json) => ToughCookie.fromJSON(json)).filter((cookie): cookie is ToughCookie => cookie !== null);
+    engine.cookies.store(storeId).restore(cookies);
+  }
+}
+
+function firstPositionOf(request: RecordedRequest): number {
+  const first = request.hops[0]!;
+  return first.at.beforeRequest ?? first.exchanges[0]?.at.beforeSendHeaders ?? first.exchanges[0]?.at.response ?? first.at.end ?? 0;
+}
+
+function summarize(
+  session: RecordedSession,
+  diffs: RequestDiff[],
+  rest: Pick<ReplaySummaryEntry, 'skipped' | 'cookies' | 'rules' | 'dryRun' | 'durationMs' | 'baseline' | 'warnings'>,
+): ReplaySummaryEntry {
+  const changes: ReplaySummaryEntry['changes'] = {};
+  for (const kind of DIFF_KINDS) {
+    const count = diffs.filter((diff) => diff.changes.includes(kind)).length;
+    if (count > 0) changes[kind] = count;
+  }
+  const identical = diffs.filter((diff) => diff.identical).length;
+  return {
+    kind: 'replaySummary',
+    file: session.file,
+    source: session.source,
+    requests: diffs.length,
+    identical,
+    differing: diffs.length - identical,
+    changes,
+    ...rest,
+    durationMs: Math.round(rest.durationMs),
+    requestsPerSecond: rest.durationMs > 0 ? Math.round((diffs.length / rest.durationMs) * 1000) : 0,
+  };
+}

@@ -1,0 +1,67 @@
+// `<state-dir>/settings.json`: wrtui's settings that outlive one run, in lowdb over the project's
+// atomic adapter. Each part of wrtui owns one section and leaves the others as it found them, so
+// the UI can add its own section later. The recording section: whether --record redacts by
+// default (the --redact / --no-redact flags override it for one run).
+import { resolve } from 'node:path';
+import { Low } from 'lowdb';
+import { AtomicJsonFile, CorruptJsonFileError } from '../cookies/atomic-json-file.js';
+
+export const SETTINGS_FILE = 'settings.json';
+
+export interface RecordingSettings {
+  /** Redact credentials in recorded sessions unless --no-redact is given. */
+  redact: boolean;
+}
+
+export interface Settings {
+  recording: RecordingSettings;
+  /** Other parts' sections, kept as they are. */
+  [section: string]: unknown;
+}
+
+export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { redact: false };
+
+export class SettingsFile {
+  readonly file: string;
+  readonly #db: Low<Record<string, unknown>>;
+
+  private constructor(file: string) {
+    this.file = file;
+    this.#db = new Low<Record<string, unknown>>(new AtomicJsonFile<Record<string, unknown>>(file), {});
+  }
+
+  static forStateDir(stateDir: string): SettingsFile {
+    return new SettingsFile(resolve(stateDir, SETTINGS_FILE));
+  }
+
+  /** The settings, with defaults for whatever the file lacks. An unreadable file gives the defaults. */
+  async read(): Promise<Settings> {
+    const data = await this.#readRaw();
+    const recording = data.recording as Partial<RecordingSettings> | undefined;
+    return {
+      ...data,
+      recording: { redact: typeof recording?.redact === 'boolean' ? recording.redact : DEFAULT_RECORDING_SETTINGS.redact },
+    };
+  }
+
+  /** Changes the recording section, keeping every other section. */
+  async updateRecording(change: Partial<RecordingSettings>): Promise<Settings> {
+    const data = await this.#readRaw();
+    const current = (await this.read()).recording;
+    this.#db.data = { ...data, recording: { ...current, ...change } };
+    await this.#db.write();
+    return this.read();
+  }
+
+  async #readRaw(): Promise<Record<string, unknown>> {
+    try {
+      await this.#db.read();
+    } catch (error) {
+      if (!(error instanceof CorruptJsonFileError)) throw error;
+      this.#db.data = {};
+    }
+    const data = this.#db.data as unknown;
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) this.#db.data = {};
+    return this.#db.data;
+  }
+}

@@ -1,0 +1,178 @@
+// Record through a real proxy with rules, replay the file offline with the same rules: the same
+// events and outcomes, request by request (modulo requestIds and timestamps, event-signature.ts).
+// Then a rule edit shows exactly the difference it makes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getHeader } from '../../src/engine/headers.js';
+import type { JournalEntry, WebRequestEntry } from '../../src/engine/journal.js';
+import { eventSignature } from '../../src/engine/session/event-signature.js';
+import { openRecording } from '../../src/engine/session/open-recording.js';
+import type { RecordedSession } from '../../src/engine/session/recorded-session.js';
+import { replaySession, type ReplayResult } from '../../src/engine/session/session-replay.js';
+import type { OnSendHeadersDetails } from '../../src/engine/types.js';
+import { NO_IMAGES_RULE, recordSession, rule, type Recording } from './session-harness.js';
+
+let recording: Recording;
+let session: RecordedSession;
+let sameRules: ReplayResult;
+
+beforeAll(async () => {
+  recording = await recordSession({
+    async traffic(harness, origin) {
+      const curl = async (...args: string[]) => expect((await harness.curl(args)).code).toBe(0);
+      await curl(`${origin.url}/page`); // sets session=abc123
+      await curl('-L', `${origin.url}/r`); // 302 followed by the client
+      await curl(`${origin.url}/r`); // 302 the client does not follow
+      await curl('-H', 'Sec-Fetch-Dest: image', `${origin.url}/img/a.png`);
+      await curl('-d', 'x=1&y=two', `${origin.url}/form`); // formData
+      await curl(`${origin.url}/api`); // carries the cookie; response stamped; a dry-run cancel
+      await curl(`${origin.url}/auth`); // 401, credentials from a rule, 200
+      await curl(`${origin.url}/gzip`, '--compressed');
+      await harness.curl([`${origin.url}/tracker/pixel.gif`]); // cancelled by a rule: curl fails
+      await curl(`${origin.url}/missing`);
+      await harness.curl(['http://127.0.0.1:1/refused']); // a network error
+      await curl('-H', 'Sec-Fetch-Dest: image', `${origin.url}/img/b.png`);
+      // Interleaved: /plain starts while /slow-cookie is out, and must not carry its cookie.
+      const slow = harness.curl([`${origin.url}/slow-cookie?ms=300`]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await curl(`${origin.url}/api?while-slow`);
+      await slow;
+      await curl(`${origin.url}/api?after-slow`);
+    },
+  });
+  session = await openRecording(recording.file);
+  sameRules = await replaySession(session, { rulesDir: recording.rulesDir });
+}, 60_000);
+
+afterAll(() => recording?.cleanup());
+
+function byRequest(entries: readonly JournalEntry[]): Map<string, WebRequestEntry[]> {
+  const requests = new Map<string, WebRequestEntry[]>();
+  for (const entry of entries) {
+    if (entry.kind !== 'webRequest') continue;
+    const list = requests.get(entry.details.requestId) ?? [];
+    list.push(entry);
+    requests.set(entry.details.requestId, list);
+  }
+  return requests;
+}
+
+describe('record → replay with the same rules', () => {
+  it('replays every request of the recording', () => {
+    expect(session.source).toBe('wrtui-session');
+    expect(session.warnings).toEqual([]);
+    expect(session.requests).toHaveLength(15);
+    expect(sameRules.summary).toMatchObject({ requests: 15, identical: 15, differing: 0, skipped: 0, changes: {}, cookies: { added: [], removed: [] } });
+    expect(sameRules.summary.rules.sort()).toEqual(['add-header', 'block-tracker', 'login', 'stamp-response', 'would-block-api']);
+  });
+
+  it('gives identical events and outcomes, request by request', () => {
+    const live = [...byRequest(recording.live).values()];
+    const replayed = [...byRequest(sameRules.journal).values()];
+    expect(replayed).toHaveLength(live.length);
+    live.forEach((events, i) => {
+      expect(replayed[i]!.map(eventSignature)).toEqual(events.map(eventSignature));
+    });
+    // The comparison ignores requestIds and timestamps only: the events themselves are all there.
+    const names = replayed.map((events) => events.map((e) => e.event).join(' '));
+    expect(names).toContain('onBeforeRequest onErrorOccurred'); // the tracker, cancelled
+    expect(names).toContain('onBeforeRequest onBeforeSendHeaders onSendHeaders onHeadersReceived onAuthRequired onBeforeSendHeaders onSendHeaders onHeadersReceived onResponseStarted onCompleted');
+  });
+
+  it('the same cookie changes happen, caused by the same requests', () => {
+    const changes = (entries: readonly JournalEntry[]) => entries.filter((e) => e.kind === 'cookieChanged').map((e) => e.kind === 'cookieChanged' && `${e.changeInfo.cause} ${e.changeInfo.cookie.name}=${e.changeInfo.cookie.value}`);
+    expect(changes(sameRules.journal)).toEqual(changes(recording.live));
+    expect(changes(sameRules.journal)).toEqual(['explicit session=abc123', 'overwrite session=abc123', 'explicit session=abc123', 'explicit late=1']);
+  });
+
+  it('cookies evolve during replay through the lifecycle: the store, not the recording, puts them on requests', () => {
+    const api = session.requests.find((request) => request.hops[0]!.url.endsWith('/api'))!;
+    // The recorded client sent no Cookie: the store added it live, and the replay's store adds it again.
+    expect(getHeader(api.hops[0]!.clientHeaders!, 'cookie')).toBeUndefined();
+    const sent = sameRules.journal.find(
+      (e): e is WebRequestEntry & JournalEntry => e.kind === 'webRequest' && e.event === 'onSendHeaders' && e.details.url.endsWith('/api'),
+    )!;
+    expect(getHeader((sent.details as OnSendHeadersDetails).requestHeaders!, 'cookie')).toBe('session=abc123');
+  });
+
+  it('replays interleaved requests in their recorded interleaving (a Set-Cookie reaches only later requests)', () => {
+    const cookieSentTo = (query: string) => {
+      const sent = sameRules.journal.find((e) => e.kind === 'webRequest' && e.event === 'onSendHeaders' && e.details.url.endsWith(query));
+      return sent?.kind === 'webRequest' ? getHeader((sent.details as OnSendHeadersDetails).requestHeaders!, 'cookie') : 'missing';
+    };
+    expect(cookieSentTo('?while-slow')).toBe('session=abc123');
+    expect(cookieSentTo('?after-slow')).toBe('session=abc123; late=1');
+  });
+
+  it('answers from the recording only: a network error is replayed as that error, bodies as recorded', () => {
+    const refused = sameRules.journal.find((e) => e.kind === 'webRequest' && e.event === 'onErrorOccurred' && e.details.url.includes(':1/refused'));
+    expect(refused?.kind === 'webRequest' && (refused.details as { error: string }).error).toBe('net::ERR_CONNECTION_REFUSED');
+    const image = session.requests.find((request) => request.hops[0]!.url.endsWith('/img/a.png'))!;
+    expect(image.type).toBe('image');
+    expect(Buffer.from(image.hops[0]!.exchanges[0]!.response!.body!).toString('hex')).toMatch(/^89504e47/);
+    const form = session.requests.find((request) => request.hops[0]!.url.endsWith('/form'))!;
+    expect(form.hops[0]!.requestBody).toEqual({ formData: { x: ['1'], y: ['two'] } });
+    expect(Buffer.from(form.hops[0]!.body!).toString()).toBe('x=1&y=two');
+  });
+
+  it('keeps what the client did with redirects: followed once, not followed once', () => {
+    const redirects = session.requests.filter((request) => request.hops[0]!.url.endsWith('/r'));
+    expect(redirects.map((request) => [request.hops.length, request.redirectNotFollowed])).toEqual([
+      [2, false],
+      [1, true],
+    ]);
+  });
+});
+
+describe('record → replay under edited rules', () => {
+  it('a rule that newly cancels images: exactly the image requests are reported, as newly blocked', async () => {
+    const rulesDir = await recording.editedRules({ 'no-images.ts': NO_IMAGES_RULE });
+    const result = await replaySession(session, { rulesDir });
+    const differing = result.diffs.filter((diff) => !diff.identical);
+    expect(differing.map((diff) => [diff.url.replace(recording.origin.url, ''), diff.changes])).toEqual([
+      ['/img/a.png', ['newly-blocked']],
+      ['/img/b.png', ['newly-blocked']],
+    ]);
+    expect(differing[0]).toMatchObject({
+      blocked: { recorded: null, replayed: { owner: 'no-images', event: 'onBeforeRequest' } },
+      status: { recorded: 200, replayed: 'net::ERR_BLOCKED_BY_CLIENT' },
+    });
+    expect(result.summary).toMatchObject({ requests: 15, identical: 13, differing: 2, changes: { 'newly-blocked': 2 } });
+  });
+
+  it('a rule no longer cancelling: no longer blocked, and no recorded response to fall back on', async () => {
+    const rulesDir = await recording.editedRules({ 'block-tracker.ts': rule('block-tracker', '') });
+    const result = await replaySession(session, { rulesDir });
+    const differing = result.diffs.filter((diff) => !diff.identical);
+    expect(differing).toHaveLength(1);
+    expect(differing[0]).toMatchObject({
+      url: `${recording.origin.url}/tracker/pixel.gif`,
+      changes: ['no-longer-blocked'],
+      status: { recorded: 'net::ERR_BLOCKED_BY_CLIENT', replayed: 'net::ERR_CACHE_MISS' },
+    });
+    expect(result.journal.some((e) => e.kind === 'log' && e.source === 'replay' && e.message.includes('/tracker/pixel.gif is not in the recording'))).toBe(true);
+  });
+
+  it('a changed header, a changed response header and a changed redirect are reported as such', async () => {
+    const rulesDir = await recording.editedRules({
+      'add-header.ts': rule('add-header', `  chrome.webRequest.onBeforeSendHeaders.addListener((d: any) => ({ requestHeaders: [...d.requestHeaders, { name: 'X-Rule', value: 'changed' }] }), { urls: ['<all_urls>'] }, ['blocking', 'requestHeaders']);`),
+      'stamp-response.ts': rule('stamp-response', ''),
+      'moved.ts': rule('moved', `  chrome.webRequest.onBeforeRequest.addListener((d: any) => d.url.endsWith('/missing') ? { redirectUrl: d.url.replace('/missing', '/page') } : undefined, { urls: ['<all_urls>'] }, ['blocking']);`),
+    });
+    const result = await replaySession(session, { rulesDir });
+    const api = result.diffs.find((diff) => diff.url === `${recording.origin.url}/api`)!;
+    expect(api.changes).toEqual(['request-headers', 'response-headers', 'outcomes']);
+    expect(api.requestHeaders).toEqual([{ hop: 0, url: `${recording.origin.url}/api`, added: [{ name: 'X-Rule', value: 'changed' }], removed: [{ name: 'X-Rule', value: 'yes' }] }]);
+    expect(api.responseHeaders).toEqual({ added: [], removed: [{ name: 'X-Seen-By', value: 'wrtui' }] });
+    const missing = result.diffs.find((diff) => diff.url === `${recording.origin.url}/missing`)!;
+    expect(missing.changes).toContain('redirect');
+    expect(missing.redirects).toEqual({ recorded: [], replayed: [`${recording.origin.url}/page`] });
+    expect(missing.status).toEqual({ recorded: 404, replayed: 200 });
+  });
+
+  it('dry-run: every verdict computed, none applied', async () => {
+    const result = await replaySession(session, { rulesDir: recording.rulesDir, dryRun: true });
+    const tracker = result.diffs.find((diff) => diff.url.endsWith('/tracker/pixel.gif'))!;
+    expect(tracker.changes).toEqual(['no-longer-blocked']);
+    expect(result.journal.some((e) => e.kind === 'webRequest' && e.outcomes.some((o) => o.owner === 'block-tracker' && o.status === 'dry-run'))).toBe(true);
+  });
+});
