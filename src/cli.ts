@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { describeCertificateAuthority, loadOrCreateCertificateAuthority } from './engine/capture/certificate-authority.js';
 import { DEFAULT_STATE_DIR } from './engine/engine.js';
 import { runHeadless } from './app/headless.js';
+import { runReplayCommand } from './app/replay.js';
 
 const cli = meow(
   `
@@ -19,7 +20,8 @@ const cli = meow(
     --host <addr>            who may use the proxy: loopback always; 0.0.0.0 = anyone [127.0.0.1]
     --rules <dir>            rule files                                             [./rules]
     --dry-run                compute every rule's verdicts, apply none
-    --record <file>          record the session
+    --record <file>          record the session to a new file (0600; see wrtui replay)
+    --redact                 with --record: no Authorization, Cookie, Set-Cookie values in the file
     --state-dir <dir>        cookie stores, CA, settings                            [.wrtui]
     --json                   headless: NDJSON on stdout
     --no-watch               load rules once, do not reload on save
@@ -27,13 +29,23 @@ const cli = meow(
     --max-body-size <bytes>  request body bytes kept for requestBody and the journal [1048576]
     --listener-timeout <ms>  a blocking listener's time to answer                   [5000]
     --cache                  an in-memory HTTP cache (fromCache; flushed by handlerBehaviorChanged)
+    --max-requests <n>       TUI: requests kept in memory; the oldest are dropped        [5000]
+
+  Replay options (wrtui replay <session file | headless NDJSON | HAR>)
+    --rules <dir> --dry-run --listener-timeout <ms>   as above (timeout: the recording's own)
+    --json                   one NDJSON line per request with its differences, then a summary
+    --fail-on-diff           exit 1 when anything differs from the recording (rules in CI)
+    --export-har <out.har>   write the file as HAR 1.2 instead of replaying it
 
   Examples
     $ wrtui headless --json | jq 'select(.kind == "webRequest") | .event'
     $ curl -x http://127.0.0.1:8080 --cacert .wrtui/ca.pem https://example.com/
+    $ wrtui headless --record session.ndjson      then: wrtui replay session.ndjson --fail-on-diff
 `,
   {
     importMeta: import.meta,
+    // Booleans without a default stay undefined when absent (--redact: the settings decide then).
+    booleanDefault: undefined,
     flags: {
       port: { type: 'number', default: 8080 },
       incognitoPort: { type: 'number' },
@@ -48,6 +60,10 @@ const cli = meow(
       maxBodySize: { type: 'number', default: 1024 * 1024 },
       listenerTimeout: { type: 'number', default: 5000 },
       cache: { type: 'boolean', default: false },
+      maxRequests: { type: 'number', default: 5000 },
+      redact: { type: 'boolean' },
+      failOnDiff: { type: 'boolean', default: false },
+      exportHar: { type: 'string' },
     },
   },
 );
@@ -76,6 +92,10 @@ const sessionOptions = {
   maxBodySize: flags.maxBodySize,
   listenerTimeoutMs: flags.listenerTimeout,
   cache: flags.cache,
+  rulesDir: flags.rules,
+  watchRules: flags.watch,
+  ...(flags.record !== undefined && { record: flags.record }),
+  ...(flags.redact !== undefined && { redact: flags.redact }),
 };
 
 try {
@@ -83,19 +103,40 @@ try {
     case 'headless':
       await runHeadless({ ...sessionOptions, json: flags.json });
       break;
-    case 'tui':
-      // The Ink TUI is not built yet: run the proxy with the plain request log meanwhile.
-      await runHeadless({ ...sessionOptions, json: flags.json });
+    case 'tui': {
+      if (!Number.isInteger(flags.maxRequests) || flags.maxRequests < 1) fail(`--max-requests must be a whole number of at least 1, got ${flags.maxRequests}`);
+      // Loaded only here: headless, replay and ca never pay for React and Ink.
+      const { runTui, TuiUnavailableError } = await import('./ui/run-tui.js');
+      try {
+        await runTui({ ...sessionOptions, maxRequests: flags.maxRequests });
+      } catch (error) {
+        if (error instanceof TuiUnavailableError) fail(error.message);
+        throw error;
+      }
       break;
+    }
     case 'ca': {
       const ca = await loadOrCreateCertificateAuthority(resolve(flags.stateDir));
       for (const warning of ca.warnings) process.stderr.write(`wrtui: ${warning}\n`);
       process.stdout.write(describeCertificateAuthority(ca, { proxyUrl: `http://127.0.0.1:${flags.port}` }));
       break;
     }
-    case 'replay':
-      fail(`replay is not available yet (${args[0] ?? 'no file given'})`);
-      break;
+    case 'replay': {
+      const file = args[0];
+      if (!file) fail('replay needs a file: wrtui replay <session.ndjson | capture.har> [--rules dir] [--json] [--dry-run] [--fail-on-diff]');
+      // The recording's own listener timeout unless the user gives one (the flag's default would hide that).
+      const timeoutGiven = process.argv.some((arg) => /^--listener-?timeout(=|$)/i.test(arg));
+      const code = await runReplayCommand({
+        file,
+        rulesDir: flags.rules,
+        json: flags.json,
+        dryRun: flags.dryRun,
+        failOnDiff: flags.failOnDiff,
+        ...(flags.exportHar !== undefined && { exportHar: flags.exportHar }),
+        ...(timeoutGiven && { listenerTimeoutMs: flags.listenerTimeout }),
+      });
+      process.exit(code);
+    }
     default:
       fail(`unknown command "${command}"; see wrtui --help`);
   }

@@ -1,0 +1,170 @@
+// The whole screen: status bar, the current view (requests, cookies, rules, log, or the help),
+// and the footer (or a prompt / a question). App holds every view's state, so switching views
+// loses nothing, and handles the global commands; the views handle their own.
+import { Box, Text } from 'ink';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'react';
+import type { TuiBackend } from '../backend.js';
+import type { CommandName, ViewName } from '../commands/command-table.js';
+import { INITIAL_COOKIES_STATE } from '../cookies/cookies-state.js';
+import { useStoreVersion } from '../hooks/use-store-version.js';
+import { useTerminalSize, type TerminalSize } from '../hooks/use-terminal-size.js';
+import { KeyRoutesContext, useKeyRouter } from '../hooks/use-view-commands.js';
+import { INITIAL_REQUESTS_STATE } from '../list/requests-state.js';
+import { INITIAL_RULES_STATE } from '../rules/rules-state.js';
+import type { TrafficStore } from '../store/traffic-store.js';
+import { UiActionsContext, type ConfirmSpec, type NoticeLevel, type PromptSpec, type UiActions } from '../ui-actions.js';
+import { ConfirmLine } from './ConfirmLine.js';
+import { CookiesView } from './CookiesView.js';
+import { Footer } from './Footer.js';
+import { HelpScreen, helpLineCount } from './HelpScreen.js';
+import { INITIAL_LOG_STATE, LogView } from './LogView.js';
+import { PromptLine } from './PromptLine.js';
+import { RequestsView } from './RequestsView.js';
+import { RulesView } from './RulesView.js';
+import { StatusBar } from './StatusBar.js';
+
+export type MainView = 'requests' | 'cookies' | 'rules' | 'log';
+
+export interface AppProps {
+  store: TrafficStore;
+  backend: TuiBackend;
+  /** The quit command: the runner restores the terminal, stops the proxy, saves cookies. */
+  onQuit: () => void;
+  /** A fixed size instead of the terminal's (tests: ink-testing-library's stream has no rows). */
+  size?: TerminalSize;
+  now?: () => number;
+  /** How long a footer notice stays (ms). */
+  noticeMs?: number;
+  /** Called after each commit with what React took to render it (ms), for frame pacing. */
+  onCommitted?: (ms: number) => void;
+}
+
+const STATUS_LINES = 2;
+const MIN_COLUMNS = 40;
+const MIN_MAIN_ROWS = 5;
+
+export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date.now, noticeMs = 4000, onCommitted }: AppProps) {
+  const renderStartedAt = performance.now();
+  useStoreVersion(store);
+  const size = useTerminalSize(fixedSize);
+  const [view, setView] = useState<MainView>('requests');
+  const [helpOpen, setHelpOpen] = useState(false);
+  const [helpTop, setHelpTop] = useState(0);
+  const [requests, setRequests] = useState(INITIAL_REQUESTS_STATE);
+  const [cookies, setCookies] = useState(INITIAL_COOKIES_STATE);
+  const [rulesState, setRulesState] = useState(INITIAL_RULES_STATE);
+  const [logState, setLogState] = useState(INITIAL_LOG_STATE);
+  const [prompt, setPrompt] = useState<PromptSpec>();
+  const [confirm, setConfirm] = useState<ConfirmSpec>();
+  const [notice, setNotice] = useState<{ text: string; level: NoticeLevel; id: number }>();
+
+  const actions = useMemo<UiActions>(
+    () => ({
+      prompt: (spec) => setPrompt(spec),
+      confirm: (spec) => setConfirm(spec),
+      notify: (text, level = 'info') => setNotice((previous) => ({ text, level, id: (previous?.id ?? 0) + 1 })),
+    }),
+    [],
+  );
+  useEffect(() => {
+    if (!notice) return;
+    const timer = setTimeout(() => setNotice(undefined), noticeMs);
+    return () => clearTimeout(timer);
+  }, [notice, noticeMs]);
+
+  // Rule changes come from the rule host, not the journal: redraw on them too.
+  useEffect(() => backend.rules?.onChange(() => store.touch()), [backend, store]);
+  useEffect(() => {
+    if (view === 'log' && store.unseenProblems > 0) store.markProblemsSeen();
+  });
+  const rules = backend.rules?.list() ?? [];
+  const now = clock();
+
+  const modal = prompt !== undefined || confirm !== undefined;
+  const focus: ViewName = helpOpen ? 'help' : view === 'requests' ? (requests.detailOpen ? 'detail' : 'list') : view;
+  const rowsTotal = size.rows - 1; // one row short of the terminal, or Ink redraws everything each frame
+  const bottomLines = prompt ? 2 : 1;
+  const mainHeight = rowsTotal - STATUS_LINES - bottomLines;
+  const width = size.columns;
+
+  const show = (next: MainView) => {
+    setHelpOpen(false);
+    setView(next);
+  };
+  const globalCommand = (command: CommandName) => {
+    switch (command) {
+      case 'quit':
+        return onQuit();
+      case 'help':
+        setHelpTop(0);
+        return setHelpOpen((open) => !open);
+      case 'view.requests':
+        return show('requests');
+      case 'view.cookies':
+        return show('cookies');
+      case 'view.rules':
+        return show('rules');
+      case 'view.log':
+        return show('log');
+      case 'view.back':
+        return helpOpen ? setHelpOpen(false) : show('requests');
+      case 'dryRun.toggle': {
+        const on = !backend.getDryRun();
+        backend.setDryRun(on);
+        store.touch();
+        return actions.notify(on ? 'Global dry-run ON: every verdict computed and journaled, none applied' : 'Global dry-run OFF: verdicts applied (rules in dry-run stay so)', on ? 'warn' : 'info');
+      }
+      default:
+        break;
+    }
+    if (!helpOpen) return;
+    const maxTop = Math.max(0, helpLineCount(width) - (mainHeight - 1));
+    const scroll = (top: number) => setHelpTop(Math.min(Math.max(0, top), maxTop));
+    if (command === 'move.up') scroll(helpTop - 1);
+    else if (command === 'move.down') scroll(helpTop + 1);
+    else if (command === 'page.up') scroll(helpTop - (mainHeight - 2));
+    else if (command === 'page.down') scroll(helpTop + (mainHeight - 2));
+    else if (command === 'move.top') scroll(0);
+    else if (command === 'move.bottom') scroll(maxTop);
+  };
+  const routes = useKeyRouter({ focus, modalOpen: modal, global: globalCommand });
+  useLayoutEffect(() => {
+    onCommitted?.(performance.now() - renderStartedAt);
+  });
+
+  if (width < MIN_COLUMNS || mainHeight < MIN_MAIN_ROWS) {
+    return (
+      <Box height={Math.max(1, rowsTotal)}>
+        <Text wrap="truncate-end">wrtui needs at least {MIN_COLUMNS}×{STATUS_LINES + MIN_MAIN_ROWS + 2} (now {size.columns}×{size.rows}); q quits</Text>
+      </Box>
+    );
+  }
+
+  const viewActive = !modal && !helpOpen;
+  let main;
+  if (helpOpen) main = <HelpScreen top={helpTop} width={width} height={mainHeight} />;
+  else if (view === 'cookies') main = <CookiesView store={store} backend={backend} state={cookies} setState={setCookies} width={width} height={mainHeight} active={viewActive} />;
+  else if (view === 'rules') main = <RulesView backend={backend} rules={rules} state={rulesState} setState={setRulesState} width={width} height={mainHeight} now={now} active={viewActive} />;
+  else if (view === 'log') main = <LogView store={store} state={logState} setState={setLogState} width={width} height={mainHeight} active={viewActive} />;
+  else main = <RequestsView store={store} backend={backend} state={requests} setState={setRequests} width={width} height={mainHeight} active={viewActive} />;
+
+  return (
+    <KeyRoutesContext.Provider value={routes}>
+      <UiActionsContext.Provider value={actions}>
+        <Box flexDirection="column" width={width} height={rowsTotal}>
+          <StatusBar store={store} backend={backend} rules={rules} width={width} now={now} />
+          <Box flexDirection="column" height={mainHeight}>
+            {main}
+          </Box>
+          {prompt ? (
+            <PromptLine spec={prompt} width={width} onClose={() => setPrompt(undefined)} />
+          ) : confirm ? (
+            <ConfirmLine spec={confirm} width={width} onClose={() => setConfirm(undefined)} />
+          ) : (
+            <Footer view={focus} width={width} notice={notice} />
+          )}
+        </Box>
+      </UiActionsContext.Provider>
+    </KeyRoutesContext.Provider>
+  );
+}

@@ -1,0 +1,47 @@
+// The detail pane of one request: a tab bar (Timeline, Request, Response, Rules, Cookies) and a
+// scrollable window of the tab's lines, wrapped to the pane's width.
+import { Box } from 'ink';
+import { renderLine } from '../ansi.js';
+import { DETAIL_TAB_TITLES, DETAIL_TABS, detailLines, type DetailTab } from '../detail/detail-tabs.js';
+import { wrapLines, type Segment, type StyledLine } from '../detail/styled-line.js';
+import type { RequestRecord } from '../store/request-record.js';
+import { LinesView } from './LinesView.js';
+import { FixedLine } from './FixedLine.js';
+
+export interface DetailPaneProps {
+  record: RequestRecord | undefined;
+  /** detailPaneLines(record, tab, width - 1), built by the view (it bounds scrolling with them). */
+  lines: readonly StyledLine[];
+  tab: DetailTab;
+  top: number;
+  height: number;
+  width: number;
+  focused: boolean;
+}
+
+/** The tab's lines as drawn (wrapped); the view uses the count to bound scrolling. */
+export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTab, width: number): StyledLine[] {
+  if (!record) return [];
+  return wrapLines(detailLines(tab, record, width), width);
+}
+
+export function DetailPane({ record, lines, tab, top, height, width, focused }: DetailPaneProps) {
+  const bodyHeight = Math.max(0, height - 1);
+  const tabs: Segment[] = [{ text: ' ' }];
+  for (const name of DETAIL_TABS) {
+    const active = name === tab;
+    // Brackets as well as inverse video: the active tab must read without colours too.
+    tabs.push({ text: active ? `[${DETAIL_TAB_TITLES[name]}]` : ` ${DETAIL_TAB_TITLES[name]} `, inverse: active, bold: active, color: active && focused ? 'cyan' : undefined } as Segment, { text: ' ' });
+  }
+  const shownTo = Math.min(lines.length, top + bodyHeight);
+  tabs.push({ text: lines.length > bodyHeight ? ` ${top + 1}-${shownTo}/${lines.length}` : '', dim: true });
+  if (record) tabs.push({ text: `  #${record.requestId}`, dim: true });
+  return (
+    <Box flexDirection="column" height={height} width={width}>
+      <FixedLine width={width} text={renderLine(tabs, width, { dim: !focused })} />
+      <Box paddingLeft={1}>
+        <LinesView lines={lines} top={top} height={bodyHeight} width={width - 1} />
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,73 @@
+// The help screen (?): every command of the key table, grouped by where it works, and the filter
+// language. Built from the same table as the footer, so the two never disagree.
+import { Box } from 'ink';
+import { useMemo } from 'react';
+import { renderLine } from '../ansi.js';
+import { helpSections } from '../commands/command-table.js';
+import { blank, heading, line, wrapLines, type StyledLine } from '../detail/styled-line.js';
+import { LinesView } from './LinesView.js';
+import { FixedLine } from './FixedLine.js';
+
+export interface HelpScreenProps {
+  top: number;
+  width: number;
+  height: number;
+}
+
+export function helpLines(): StyledLine[] {
+  const lines: StyledLine[] = [];
+  for (const section of helpSections()) {
+    if (section.commands.length === 0) continue;
+    lines.push(heading(section.title));
+    for (const command of section.commands) lines.push(line('  ', { text: command.keyLabel.padEnd(10), bold: true, color: 'cyan' }, ` ${command.description}`));
+    lines.push(blank);
+  }
+  lines.push(heading('Filter language (/)'));
+  for (const [example, meaning] of FILTER_HELP) lines.push(line('  ', { text: example.padEnd(34), color: 'cyan' }, ` ${meaning}`));
+  lines.push(blank);
+  lines.push(heading('Rule marks in the list'));
+  for (const [mark, meaning] of MARK_HELP) lines.push(line('  ', { text: mark.padEnd(10), color: 'yellow' }, ` ${meaning}`));
+  return lines;
+}
+
+const FILTER_HELP: readonly (readonly [string, string])[] = [
+  ['api', 'bare word: the URL contains it (quote to include spaces: "a b")'],
+  ['host:example', 'host matches the regular expression (case-insensitive)'],
+  ['url:/api/   path:^/v2/', 'the whole URL / path and query match the regular expression'],
+  ['method:POST   method:GET,HEAD', 'the method (any of a comma list)'],
+  ['status:404 4xx 40x 400-499 >=500', 'the status code'],
+  ['status:error   status:pending', 'failed requests (net::ERR_*) / not finished yet'],
+  ['type:image   type:xhr,script', 'the resource type (xhr js css img doc frame ws aliases)'],
+  ['is:cancelled redirected dry-run', 'what rules did (also failed, modified, headers, auth, ignored)'],
+  ['rule:strip', 'a rule whose name matches answered the request'],
+  ['a and b   a b   a or b   not a   !a', 'combine; not binds tightest, then and, then or'],
+  ['(host:a or host:b) and not is:failed', 'parentheses group'],
+];
+
+const MARK_HELP: readonly (readonly [string, string])[] = [
+  ['cancel', 'a rule cancelled it (net::ERR_BLOCKED_BY_CLIENT)'],
+  ['redir', 'a rule redirected it'],
+  ['hdrs', 'a rule changed request or response headers'],
+  ['auth', 'a rule answered an authentication challenge'],
+  ['~cancel', 'a dry-run rule would have cancelled it (~redir, ~hdrs, ~auth likewise)'],
+  ['FAIL', 'a listener threw, timed out or returned an invalid answer'],
+  ['ignored', 'a rule answered but lost a conflict (the Rules tab says why)'],
+];
+
+export function HelpScreen({ top, width, height }: HelpScreenProps) {
+  const lines = useMemo(() => wrapLines(helpLines(), width - 2, 14), [width]);
+  const bodyHeight = Math.max(1, height - 1);
+  const start = Math.min(top, Math.max(0, lines.length - bodyHeight));
+  return (
+    <Box flexDirection="column" height={height}>
+      <FixedLine width={width} text={renderLine(line({ text: ' Keys ', bold: true, inverse: true }, { text: '  esc or ? closes · ↑/↓ PgUp/PgDn scroll', dim: true }), width)} />
+      <Box paddingLeft={2}>
+        <LinesView lines={lines} top={start} height={bodyHeight} width={width - 2} />
+      </Box>
+    </Box>
+  );
+}
+
+export function helpLineCount(width: number): number {
+  return wrapLines(helpLines(), width - 2, 14).length;
+}

@@ -1,0 +1,184 @@
+// The requests view: the live list (follow mode, filter) and, on enter, the detail pane of the
+// selected request. Its state lives in App (RequestsState) so it survives switching views.
+import { Box } from 'ink';
+import { useEffect, useMemo, type Dispatch, type SetStateAction } from 'react';
+import { renderLine } from '../ansi.js';
+import type { TuiBackend } from '../backend.js';
+import type { CommandName } from '../commands/command-table.js';
+import { nextTab } from '../detail/detail-tabs.js';
+import { line, type StyledLine } from '../detail/styled-line.js';
+import { exportRequestAsCurl } from '../export/export-request.js';
+import { compileFilter } from '../filter/compile-filter.js';
+import { useViewCommands } from '../hooks/use-view-commands.js';
+import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
+import { requestsLayout } from '../list/requests-layout.js';
+import type { RequestsState } from '../list/requests-state.js';
+import type { TrafficStore } from '../store/traffic-store.js';
+import { useUiActions } from '../ui-actions.js';
+import { DetailPane, detailPaneLines } from './DetailPane.js';
+import { FixedLine } from './FixedLine.js';
+import { RequestList } from './RequestList.js';
+
+export interface RequestsViewProps {
+  store: TrafficStore;
+  backend: TuiBackend;
+  state: RequestsState;
+  setState: Dispatch<SetStateAction<RequestsState>>;
+  width: number;
+  height: number;
+  /** Keys go to this view. */
+  active: boolean;
+}
+
+export function RequestsView({ store, backend, state, setState, width, height, active }: RequestsViewProps) {
+  const actions = useUiActions();
+  const records = store.visible();
+  const layout = requestsLayout(width, height, state.detailOpen);
+
+  const windowOf = (s: RequestsState): ListWindow => {
+    const total = records.length;
+    if (s.follow) return placeWindow(total - 1, layout.listRows - 1, layout.listRows, total);
+    return placeWindow(s.selected === undefined ? 0 : store.visibleIndexOf(s.selected), s.offset, layout.listRows, total);
+  };
+  const listWindow = windowOf(state);
+  const current = listWindow.index >= 0 ? records[listWindow.index] : undefined;
+  const detailBodyHeight = Math.max(0, layout.detailHeight - 1);
+  const detailLines = useMemo(
+    () => (state.detailOpen ? detailPaneLines(current, state.tab, layout.detailWidth - 1) : []),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth],
+  );
+  const maxDetailTop = Math.max(0, detailLines.length - detailBodyHeight);
+
+  // The store keeps the filtered list incrementally; tell it when the filter changes.
+  useEffect(() => {
+    const compiled = state.filterOn && state.filterText ? compileFilter(state.filterText) : undefined;
+    store.setFilter(compiled?.ok ? compiled.predicate : undefined);
+  }, [store, state.filterText, state.filterOn]);
+
+  const select = (s: RequestsState, next: ListWindow, extra: Partial<RequestsState> = {}): RequestsState => ({
+    ...s,
+    follow: false,
+    selected: records[next.index]?.ordinal ?? s.selected,
+    offset: next.offset,
+    ...extra,
+  });
+  const scrollDetail = (s: RequestsState, top: number): RequestsState => ({ ...s, detailTop: Math.min(Math.max(0, top), maxDetailTop) });
+
+  const handle = (command: CommandName) => {
+    const rows = layout.listRows;
+    const total = records.length;
+    const inDetail = state.detailOpen;
+    switch (command) {
+      case 'move.up':
+        return setState((s) => (inDetail ? scrollDetail(s, s.detailTop - 1) : select(s, moveWindow(windowOf(s), -1, rows, total))));
+      case 'move.down':
+        return setState((s) => (inDetail ? scrollDetail(s, s.detailTop + 1) : select(s, moveWindow(windowOf(s), 1, rows, total))));
+      case 'page.up':
+        return setState((s) => (inDetail ? scrollDetail(s, s.detailTop - detailBodyHeight) : select(s, pageWindow(windowOf(s), -1, rows, total))));
+      case 'page.down':
+        return setState((s) => (inDetail ? scrollDetail(s, s.detailTop + detailBodyHeight) : select(s, pageWindow(windowOf(s), 1, rows, total))));
+      case 'move.top':
+        return setState((s) => (inDetail ? scrollDetail(s, 0) : select(s, placeWindow(0, 0, rows, total))));
+      case 'move.bottom':
+        return setState((s) => (inDetail ? scrollDetail(s, maxDetailTop) : { ...s, follow: true, offset: rows - 1 }));
+      case 'request.next':
+      case 'request.previous':
+        return setState((s) => select(s, moveWindow(windowOf(s), command === 'request.next' ? 1 : -1, rows, total), { detailTop: 0 }));
+      case 'detail.open':
+        if (!current) return;
+        return setState((s) => select(s, windowOf(s), { detailOpen: true, detailTop: 0 }));
+      case 'detail.close':
+        return setState((s) => ({ ...s, detailOpen: false }));
+      case 'tab.next':
+      case 'tab.previous':
+        return setState((s) => ({ ...s, tab: nextTab(s.tab, command === 'tab.next' ? 1 : -1), detailTop: 0 }));
+      case 'filter.edit':
+        return actions.prompt({
+          label: '/',
+          initial: state.filterText,
+          validate: (text) => {
+            const compiled = compileFilter(text);
+            return compiled.ok ? undefined : compiled.error;
+          },
+          onSubmit: (text) => setState((s) => ({ ...s, filterText: text.trim(), filterOn: text.trim() !== '' })),
+        });
+      case 'filter.toggle':
+        if (!state.filterText) return actions.notify('No filter yet: / writes one', 'warn');
+        return setState((s) => ({ ...s, filterOn: !s.filterOn }));
+      case 'list.clear':
+        store.clear();
+        return setState((s) => ({ ...s, follow: true, selected: undefined, offset: 0, detailOpen: false }));
+      case 'request.exportCurl': {
+        if (!current) return actions.notify('No request selected', 'warn');
+        exportRequestAsCurl(current, backend).then(
+          (result) => actions.notify(`curl for #${current.requestId} saved to ${result.path}${result.copied ? ' and copied (OSC 52)' : ' (too long for the clipboard)'}`),
+          (error: unknown) => actions.notify(`export failed: ${(error as Error).message}`, 'error'),
+        );
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  useViewCommands(state.detailOpen ? 'detail' : 'list', active, handle);
+
+  const list = (
+    <RequestList
+      records={records}
+      window={listWindow}
+      rows={layout.listRows}
+      width={layout.listWidth}
+      follow={state.follow}
+      filter={{ text: state.filterText, on: state.filterOn }}
+      totalKept={store.all().length}
+      emptyHint={emptyHint(backend)}
+      focused={!state.detailOpen}
+    />
+  );
+  if (!state.detailOpen) return list;
+  const detail = (
+    <DetailPane
+      record={current}
+      lines={detailLines}
+      tab={state.tab}
+      top={Math.min(state.detailTop, maxDetailTop)}
+      height={layout.detailHeight}
+      width={layout.detailWidth}
+      focused
+    />
+  );
+  if (layout.sideBySide) {
+    return (
+      <Box flexDirection="row" height={height}>
+        {list}
+        <Box flexDirection="column" width={1}>
+          {Array.from({ length: height }, (_, index) => (
+            <FixedLine key={index} width={1} text={SEPARATOR} />
+          ))}
+        </Box>
+        {detail}
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column" height={height}>
+      {list}
+      {detail}
+    </Box>
+  );
+}
+
+const SEPARATOR = renderLine([{ text: '│', dim: true }], 1);
+
+function emptyHint(backend: TuiBackend): StyledLine[] {
+  const proxy = backend.proxyUrl;
+  const ca = backend.ca?.certPath ?? '<state-dir>/ca.pem';
+  return [
+    line({ text: '  No requests yet. Send traffic through the proxy:', dim: true }),
+    line('    ', { text: `curl -x ${proxy} http://example.com/`, color: 'cyan' }),
+    line('    ', { text: `curl -x ${proxy} --cacert ${ca} https://example.com/`, color: 'cyan' }),
+    line({ text: `  Browsers: HTTP and HTTPS proxy ${proxy.replace(/^http:\/\//, '')}; \`wrtui ca\` tells how to trust the CA.`, dim: true }),
+    ...(backend.incognitoProxyUrl ? [line({ text: `  Traffic through ${backend.incognitoProxyUrl} uses the incognito cookie store "1".`, dim: true })] : []),
+  ];
+}

@@ -1,0 +1,103 @@
+// A body as lines for the detail pane: decoded (gzip, deflate, br), then pretty JSON, text, or a
+// hex dump, always capped: a 50 MB response must not become 50 MB of React elements.
+import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
+import { line, type StyledLine } from './styled-line.js';
+
+export const MAX_PREVIEW_LINES = 500;
+const MAX_DECODED_BYTES = 256 * 1024;
+const HEX_DUMP_BYTES = 512;
+
+export interface BodyPreviewInput {
+  bytes: Uint8Array;
+  contentType?: string | undefined;
+  contentEncoding?: string | undefined;
+  /** False when the bytes are not the whole body. */
+  complete: boolean;
+}
+
+export function bodyPreviewLines(input: BodyPreviewInput): StyledLine[] {
+  const lines: StyledLine[] = [];
+  let bytes = Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength);
+  const encoding = input.contentEncoding?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity' && bytes.length > 0) {
+    const decoded = decode(bytes, encoding);
+    if (decoded.ok) bytes = decoded.bytes;
+    else lines.push(line({ text: `(${encoding} body could not be decoded${input.complete ? '' : ': the preview is cut'}; raw bytes below)`, color: 'yellow' }));
+  }
+  if (bytes.length === 0) return [...lines, line({ text: '(empty)', dim: true })];
+  const text = asText(bytes);
+  if (text === undefined) {
+    lines.push(line({ text: `binary, ${bytes.length} bytes; the first ${Math.min(bytes.length, HEX_DUMP_BYTES)}:`, dim: true }));
+    lines.push(...hexDump(bytes.subarray(0, HEX_DUMP_BYTES)));
+  } else {
+    const pretty = looksLikeJson(input.contentType, text) ? prettyJson(text) : undefined;
+    for (const textLine of (pretty ?? text).split(/\r?\n/)) lines.push(line(textLine));
+    if (pretty === undefined && looksLikeJson(input.contentType, text) && !input.complete) lines.push(line({ text: '(JSON cut short: shown as text)', dim: true }));
+  }
+  if (lines.length > MAX_PREVIEW_LINES) {
+    const more = lines.length - MAX_PREVIEW_LINES;
+    lines.length = MAX_PREVIEW_LINES;
+    lines.push(line({ text: `… ${more} more lines`, dim: true }));
+  }
+  if (!input.complete) lines.push(line({ text: '… (the body is longer than what wrtui kept)', dim: true }));
+  return lines;
+}
+
+function decode(bytes: Buffer, encoding: string): { ok: true; bytes: Buffer } | { ok: false } {
+  const options = { maxOutputLength: MAX_DECODED_BYTES, finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a cut stream */ };
+  try {
+    switch (encoding) {
+      case 'gzip':
+      case 'x-gzip':
+        return { ok: true, bytes: gunzipSync(bytes, options) };
+      case 'deflate':
+        try {
+          return { ok: true, bytes: inflateSync(bytes, options) };
+        } catch {
+          return { ok: true, bytes: inflateRawSync(bytes, options) };
+        }
+      case 'br':
+        return { ok: true, bytes: brotliDecompressSync(bytes, { maxOutputLength: MAX_DECODED_BYTES }) };
+      default:
+        return { ok: false };
+    }
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** UTF-8 text, or undefined when the bytes look binary. */
+function asText(bytes: Buffer): string | undefined {
+  const sample = bytes.subarray(0, 4096);
+  let control = 0;
+  for (const byte of sample) if (byte === 0 || (byte < 0x09) || (byte > 0x0d && byte < 0x20 && byte !== 0x1b)) control++;
+  if (control > sample.length / 100 + 1) return undefined;
+  const text = bytes.toString('utf8');
+  const replaced = (text.match(/\uFFFD/g) ?? []).length;
+  return replaced > text.length / 50 + 2 ? undefined : text;
+}
+
+function looksLikeJson(contentType: string | undefined, text: string): boolean {
+  if (contentType && /[/+]json\b/i.test(contentType)) return true;
+  const start = text.trimStart()[0];
+  return start === '{' || start === '[';
+}
+
+function prettyJson(text: string): string | undefined {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return undefined;
+  }
+}
+
+function hexDump(bytes: Buffer): StyledLine[] {
+  const lines: StyledLine[] = [];
+  for (let offset = 0; offset < bytes.length; offset += 16) {
+    const chunk = bytes.subarray(offset, offset + 16);
+    const hex = [...chunk].map((byte) => byte.toString(16).padStart(2, '0')).join(' ');
+    const ascii = [...chunk].map((byte) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : '.')).join('');
+    lines.push(line({ text: offset.toString(16).padStart(6, '0'), dim: true }, `  ${hex.padEnd(48)}  ${ascii}`));
+  }
+  return lines;
+}

@@ -1,0 +1,40 @@
+// The detail pane's tabs, in order, and the lines each shows for a request.
+import type { RequestRecord } from '../store/request-record.js';
+import { cookiesLines } from './cookies-lines.js';
+import { requestLines } from './request-lines.js';
+import { responseLines } from './response-lines.js';
+import { rulesLines } from './rules-lines.js';
+import type { StyledLine } from './styled-line.js';
+import { timelineLines } from './timeline-lines.js';
+
+export const DETAIL_TABS = ['timeline', 'request', 'response', 'rules', 'cookies'] as const;
+export type DetailTab = (typeof DETAIL_TABS)[number];
+
+export const DETAIL_TAB_TITLES: Readonly<Record<DetailTab, string>> = {
+  timeline: 'Timeline',
+  request: 'Request',
+  response: 'Response',
+  rules: 'Rules',
+  cookies: 'Cookies',
+};
+
+/** The tab's lines, unwrapped; `width` sizes what is drawn to the pane's width (the waterfall). */
+export function detailLines(tab: DetailTab, record: RequestRecord, width: number): StyledLine[] {
+  switch (tab) {
+    case 'timeline':
+      return timelineLines(record, width);
+    case 'request':
+      return requestLines(record);
+    case 'response':
+      return responseLines(record);
+    case 'rules':
+      return rulesLines(record);
+    case 'cookies':
+      return cookiesLines(record);
+  }
+}
+
+export function nextTab(tab: DetailTab, step: 1 | -1): DetailTab {
+  const index = DETAIL_TABS.indexOf(tab);
+  return DETAIL_TABS[(index + step + DETAIL_TABS.length) % DETAIL_TABS.length]!;
+}

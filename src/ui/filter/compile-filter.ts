@@ -1,0 +1,267 @@
+// Turns a filter expression into a predicate over requests. Pure: what a field means lives here,
+// the grammar in parse-filter.ts. Every value is checked now, so a bad one is reported with its
+// position while the user types, never found out while filtering.
+//
+//   word / "quoted"     the URL contains it (case-insensitive, not a regex)
+//   host:RE  url:RE     regular expressions (case-insensitive) on the host / the whole URL;
+//   path:RE             on the path and query. `url:/api/` therefore finds "/api/" in the URL.
+//   method:POST         exact, case-insensitive; `method:GET,POST` for either
+//   status:404 4xx 40x 400-499 >=400 <300 error pending   (comma-separated for any of them)
+//   type:image          a ResourceType or a short alias (xhr, js, css, img, doc, frame, ws, font)
+//   is:cancelled redirected dry-run failed modified headers auth ignored error pending done
+//   rule:NAME           a rule answered for the request (regular expression on its name)
+import { RESOURCE_TYPES, type ResourceType } from '../../engine/types.js';
+import { FILTER_FIELDS, parseFilter, type FilterError, type FilterNode } from './parse-filter.js';
+
+/** What a rule did to a request, as the list marks it and `is:` filters it. */
+export type RuleVerdict =
+  /** a rule's cancel was applied */
+  | 'cancelled'
+  /** a rule's redirectUrl was applied */
+  | 'redirected'
+  | 'request-headers'
+  | 'response-headers'
+  /** a rule answered onAuthRequired with credentials (or cancelled it) */
+  | 'auth'
+  /** a rule in dry-run would have done something */
+  | 'dry-run'
+  /** a listener threw, timed out or returned something invalid */
+  | 'failed'
+  /** a rule's answer lost a conflict or was not allowed */
+  | 'ignored';
+
+/** The facts of a request the filter looks at (RequestRecord has them all). */
+export interface FilterableRequest {
+  url: string;
+  host: string;
+  /** Path and query. */
+  path: string;
+  method: string;
+  statusCode: number | undefined;
+  /** net::ERR_* when the request failed. */
+  error: string | undefined;
+  phase: 'pending' | 'completed' | 'failed';
+  type: string;
+  verdicts: ReadonlySet<RuleVerdict>;
+  /** Rules (owners) that answered any event of the request. */
+  rules: ReadonlySet<string>;
+}
+
+export type RequestPredicate = (request: FilterableRequest) => boolean;
+
+export type CompiledFilter =
+  | { ok: true; predicate: RequestPredicate | undefined; source: string }
+  | { ok: false; error: FilterError; source: string };
+
+export const TYPE_ALIASES: Readonly<Record<string, ResourceType>> = {
+  xhr: 'xmlhttprequest',
+  fetch: 'xmlhttprequest',
+  js: 'script',
+  css: 'stylesheet',
+  img: 'image',
+  doc: 'main_frame',
+  document: 'main_frame',
+  frame: 'sub_frame',
+  iframe: 'sub_frame',
+  ws: 'websocket',
+  manifest: 'web_manifest',
+  csp: 'csp_report',
+};
+
+export const IS_VALUES = ['cancelled', 'redirected', 'dry-run', 'failed', 'modified', 'headers', 'auth', 'ignored', 'error', 'pending', 'done'] as const;
+
+/** Parses and compiles; `predicate` is undefined for an empty expression (everything passes). */
+export function compileFilter(source: string): CompiledFilter {
+  const parsed = parseFilter(source);
+  if (!parsed.ok) return { ok: false, error: parsed.error, source };
+  if (!parsed.node) return { ok: true, predicate: undefined, source };
+  try {
+    return { ok: true, predicate: compileNode(parsed.node), source };
+  } catch (error) {
+    if (error instanceof FilterValueError) return { ok: false, error: error.error, source };
+    throw error;
+  }
+}
+
+class FilterValueError extends Error {
+  constructor(readonly error: FilterError) {
+    super(error.message);
+  }
+}
+
+function compileNode(node: FilterNode): RequestPredicate {
+  switch (node.kind) {
+    case 'and': {
+      const left = compileNode(node.left);
+      const right = compileNode(node.right);
+      return (request) => left(request) && right(request);
+    }
+    case 'or': {
+      const left = compileNode(node.left);
+      const right = compileNode(node.right);
+      return (request) => left(request) || right(request);
+    }
+    case 'not': {
+      const operand = compileNode(node.operand);
+      return (request) => !operand(request);
+    }
+    case 'text': {
+      const needle = node.text.toLowerCase();
+      return (request) => request.url.toLowerCase().includes(needle);
+    }
+    case 'field':
+      return compileField(node);
+  }
+}
+
+type FieldNode = Extract<FilterNode, { kind: 'field' }>;
+
+function compileField(node: FieldNode): RequestPredicate {
+  const fail = (message: string): never => {
+    throw new FilterValueError({ message, position: node.valuePosition, length: Math.max(1, node.value.length) });
+  };
+  switch (node.field) {
+    case 'host': {
+      const pattern = regexOf(node.value, fail);
+      return (request) => pattern.test(request.host);
+    }
+    case 'url': {
+      const pattern = regexOf(node.value, fail);
+      return (request) => pattern.test(request.url);
+    }
+    case 'path': {
+      const pattern = regexOf(node.value, fail);
+      return (request) => pattern.test(request.path);
+    }
+    case 'method': {
+      const methods = new Set(node.value.split(',').filter(Boolean).map((method) => method.toUpperCase()));
+      if (methods.size === 0) fail('method: needs a method, e.g. method:POST');
+      return (request) => methods.has(request.method.toUpperCase());
+    }
+    case 'status':
+      return anyOf(node.value.split(',').map((part) => statusTest(part, fail)));
+    case 'type': {
+      const types: ReadonlySet<string> = new Set<string>(node.value.split(',').map((part) => typeOf(part, fail)));
+      return (request) => types.has(request.type);
+    }
+    case 'is':
+      return anyOf(node.value.split(',').map((part) => verdictTest(part, fail)));
+    case 'rule': {
+      const pattern = regexOf(node.value, fail);
+      return (request) => {
+        for (const rule of request.rules) if (pattern.test(rule)) return true;
+        return false;
+      };
+    }
+    default:
+      throw new FilterValueError({
+        message: `unknown field "${node.field}" (fields: ${FILTER_FIELDS.join(', ')}; quote it to search the URL)`,
+        position: node.position,
+        length: node.field.length,
+      });
+  }
+}
+
+function anyOf(tests: RequestPredicate[]): RequestPredicate {
+  if (tests.length === 1) return tests[0]!;
+  return (request) => tests.some((test) => test(request));
+}
+
+function regexOf(source: string, fail: (message: string) => never): RegExp {
+  try {
+    return new RegExp(source, 'i');
+  } catch (error) {
+    return fail(`bad regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}`);
+  }
+}
+
+function statusTest(part: string, fail: (message: string) => never): RequestPredicate {
+  const text = part.trim().toLowerCase();
+  if (text === 'error') return (request) => request.error !== undefined;
+  if (text === 'pending') return (request) => request.phase === 'pending';
+  const code = (request: FilterableRequest) => request.statusCode;
+  const wildcard = /^([1-5])([0-9x])x$/.exec(text);
+  if (wildcard) {
+    const [, hundreds, tens] = wildcard;
+    const low = Number(hundreds) * 100 + (tens === 'x' ? 0 : Number(tens) * 10);
+    const high = low + (tens === 'x' ? 99 : 9);
+    return (request) => inRange(code(request), low, high);
+  }
+  if (/^\d{3}$/.test(text)) {
+    const exact = Number(text);
+    return (request) => code(request) === exact;
+  }
+  const range = /^(\d{3})-(\d{3})$/.exec(text);
+  if (range) {
+    const low = Number(range[1]);
+    const high = Number(range[2]);
+    if (low > high) fail(`the range ${text} is empty`);
+    return (request) => inRange(code(request), low, high);
+  }
+  const comparison = /^(>=|<=|>|<)(\d{3})$/.exec(text);
+  if (comparison) {
+    const bound = Number(comparison[2]);
+    switch (comparison[1]) {
+      case '>=':
+        return (request) => inRange(code(request), bound, Infinity);
+      case '<=':
+        return (request) => inRange(code(request), -Infinity, bound);
+      case '>':
+        return (request) => inRange(code(request), bound + 1, Infinity);
+      default:
+        return (request) => inRange(code(request), -Infinity, bound - 1);
+    }
+  }
+  return fail(`status:${part} is not a status; try 404, 4xx, 40x, 400-499, >=400, error or pending`);
+}
+
+function inRange(code: number | undefined, low: number, high: number): boolean {
+  return code !== undefined && code >= low && code <= high;
+}
+
+function typeOf(part: string, fail: (message: string) => never): ResourceType {
+  const text = part.trim().toLowerCase();
+  if ((RESOURCE_TYPES as readonly string[]).includes(text)) return text as ResourceType;
+  const alias = TYPE_ALIASES[text];
+  if (alias) return alias;
+  return fail(`unknown type "${part}"; one of ${RESOURCE_TYPES.join(', ')} (or xhr, js, css, img, doc, frame, ws)`);
+}
+
+function verdictTest(part: string, fail: (message: string) => never): RequestPredicate {
+  const has = (verdict: RuleVerdict): RequestPredicate => (request) => request.verdicts.has(verdict);
+  switch (part.trim().toLowerCase()) {
+    case 'cancelled':
+    case 'canceled':
+    case 'blocked':
+      return has('cancelled');
+    case 'redirected':
+      return has('redirected');
+    case 'dry-run':
+    case 'dryrun':
+      return has('dry-run');
+    case 'failed':
+      return has('failed');
+    case 'ignored':
+      return has('ignored');
+    case 'auth':
+      return has('auth');
+    case 'headers':
+      return (request) => request.verdicts.has('request-headers') || request.verdicts.has('response-headers');
+    case 'modified':
+      return (request) =>
+        request.verdicts.has('cancelled') ||
+        request.verdicts.has('redirected') ||
+        request.verdicts.has('request-headers') ||
+        request.verdicts.has('response-headers') ||
+        request.verdicts.has('auth');
+    case 'error':
+      return (request) => request.error !== undefined;
+    case 'pending':
+      return (request) => request.phase === 'pending';
+    case 'done':
+    case 'completed':
+      return (request) => request.phase !== 'pending';
+    default:
+      return fail(`is:${part} is unknown; one of ${IS_VALUES.join(', ')}`);
+  }
+}

@@ -1,0 +1,82 @@
+// The rules view's content as lines: one row per rule file (state, dry-run, listeners, reloads,
+// the handlerBehaviorChanged quota meter, type errors) and the selected rule in full: its error
+// with file:line, its listeners per event with their filters, its type errors.
+import { relative } from 'node:path';
+import type { RuleStatus } from '../../engine/rules/rule-host.js';
+import { formatClock, formatCountdown } from '../format.js';
+import { blank, heading, line, type Segment, type StyledLine } from '../detail/styled-line.js';
+
+const STATE_STYLES: Readonly<Record<RuleStatus['state'], Segment>> = {
+  active: { text: '● active  ', color: 'green' },
+  failed: { text: '× failed  ', color: 'red', bold: true },
+  unloaded: { text: '○ unloaded', dim: true },
+};
+
+export function quotaMeter(quota: RuleStatus['quota'], now: number, cells = 10): Segment[] {
+  const filled = Math.min(cells, Math.round((quota.used / quota.limit) * cells));
+  const color = quota.used >= quota.limit ? 'red' : quota.used >= quota.limit * 0.75 ? 'yellow' : 'green';
+  return [
+    { text: '▮'.repeat(filled), color },
+    { text: '▯'.repeat(cells - filled), dim: true },
+    { text: ` ${String(quota.used).padStart(2)}/${quota.limit}`, color: quota.used >= quota.limit ? 'red' : undefined } as Segment,
+    { text: quota.nextSlotFreeAt === null ? '' : ` next ${formatCountdown(quota.nextSlotFreeAt, now)}`, dim: true },
+  ];
+}
+
+export function ruleRow(rule: RuleStatus, nameWidth: number, now: number, width: number): StyledLine {
+  const failing = rule.state === 'active' && rule.error;
+  const wide = width >= 110;
+  const listeners = rule.listeners.length;
+  return line(
+    ' ',
+    failing ? { text: '! failing ', color: 'yellow', bold: true } : STATE_STYLES[rule.state],
+    ' ',
+    { text: rule.name.length > nameWidth ? `${rule.name.slice(0, nameWidth - 1)}…` : rule.name.padEnd(nameWidth), bold: true },
+    ' ',
+    rule.dryRun ? { text: 'dry-run ', color: 'yellow' } : { text: 'live    ', color: 'green' },
+    { text: wide ? `${String(listeners).padStart(2)} listener${listeners === 1 ? ' ' : 's'}` : `${String(listeners).padStart(2)} lsn`, dim: listeners === 0 },
+    wide ? `  reloads ${String(rule.reloadCount).padEnd(3)} ` : `  r${String(rule.reloadCount).padEnd(3)}`,
+    { text: 'hbc ', dim: true },
+    ...quotaMeter(rule.quota, now, wide ? 10 : 0),
+    rule.typeErrors.length > 0 && { text: `  ${rule.typeErrors.length} type error${rule.typeErrors.length === 1 ? '' : 's'}`, color: 'yellow' },
+  );
+}
+
+export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string | undefined, now: number): StyledLine[] {
+  if (!rule) return [line({ text: 'No rule files. Put a .ts rule in the rules folder; wrtui loads it when it is saved.', dim: true })];
+  const lines: StyledLine[] = [];
+  const file = rulesDir ? relative(rulesDir, rule.file) || rule.file : rule.file;
+  lines.push(line({ text: rule.name, bold: true }, { text: `  ${file}`, dim: true }, rule.precedence !== undefined && { text: `  precedence ${rule.precedence}`, dim: true }, rule.lastLoadedAt !== undefined && { text: `  loaded ${formatClock(rule.lastLoadedAt)}`, dim: true }));
+  if (rule.error) {
+    lines.push(line({ text: rule.state === 'active' ? 'The last edit failed; the previous version keeps running:' : 'Failed to load:', color: 'red', bold: true }));
+    for (const text of rule.error.message.split('\n')) lines.push(line({ text: `  ${text}`, color: 'red' }));
+    if (rule.error.location) lines.push(line({ text: '  at ', dim: true }, { text: rule.error.location, color: 'cyan' }));
+  }
+  lines.push(line({ text: 'handlerBehaviorChanged quota  ', dim: true }, ...quotaMeter(rule.quota, now, 20)));
+  lines.push(blank);
+  lines.push(heading(`Listeners (${rule.listeners.length})`));
+  if (rule.listeners.length === 0) lines.push(line({ text: '  none registered', dim: true }));
+  for (const listener of rule.listeners) {
+    const filter = listener.filter;
+    lines.push(
+      line(
+        '  ',
+        { text: listener.event.padEnd(20), color: 'cyan' },
+        filter.urls.join(' '),
+        filter.types && { text: `  types: ${filter.types.join(', ')}`, color: 'magenta' },
+        filter.tabId !== undefined && { text: `  tab ${filter.tabId}`, dim: true },
+        filter.windowId !== undefined && { text: `  window ${filter.windowId}`, dim: true },
+        listener.extraInfoSpec.length > 0 && { text: `  [${listener.extraInfoSpec.join(', ')}]`, color: 'yellow' },
+      ),
+    );
+  }
+  if (rule.typeErrors.length > 0) {
+    lines.push(blank);
+    lines.push(heading(`Type errors (${rule.typeErrors.length}; the rule still runs)`));
+    for (const diagnostic of rule.typeErrors) {
+      const where = `${rulesDir ? relative(rulesDir, diagnostic.file) || diagnostic.file : diagnostic.file}:${diagnostic.line}:${diagnostic.column}`;
+      lines.push(line('  ', { text: where, color: 'cyan' }, { text: `  TS${diagnostic.code} `, dim: true }, diagnostic.message));
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,141 @@
+// The TuiBackend of a live capture session: the engine's journal and commands, the RuleHost's
+// controls, and cookie edits made through a cookies API of wrtui's own (an owner named "wrtui"
+// with the cookies permission on <all_urls>), so that onChanged fires exactly as it does when an
+// extension edits a cookie, and rules listening to onChanged hear of it.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { CaptureSession } from '../app/capture-session.js';
+import type { Engine } from '../engine/engine.js';
+import { toSpecCookie, type SameSiteStatus } from '../engine/cookies/index.js';
+import { createOwner } from '../engine/owner.js';
+import type { RuleHost } from '../engine/rules/rule-host.js';
+import type { Cookie } from '../engine/types.js';
+import type { CertificateAuthorityInfo, CookiesControl, RulesControl, SessionMode, TuiBackend } from './backend.js';
+
+export interface SessionBackendOptions {
+  session: CaptureSession;
+  stateDir: string;
+  mode?: SessionMode;
+  /** Where OSC 52 goes: the terminal. */
+  writeToTerminal: (data: string) => void;
+}
+
+export function createSessionBackend(options: SessionBackendOptions): TuiBackend {
+  const { session } = options;
+  return createEngineBackend({
+    engine: session.engine,
+    rules: rulesControl(session.rules),
+    proxyUrl: session.proxy.url,
+    incognitoProxyUrl: session.incognitoProxy?.url,
+    ca: { certPath: session.ca.certPath, created: session.ca.created, warnings: session.ca.warnings },
+    stateDir: options.stateDir,
+    mode: options.mode ?? 'live',
+    writeToTerminal: options.writeToTerminal,
+  });
+}
+
+export interface EngineBackendOptions {
+  engine: Engine;
+  rules: RulesControl | undefined;
+  proxyUrl: string;
+  incognitoProxyUrl: string | undefined;
+  ca: CertificateAuthorityInfo | undefined;
+  stateDir: string;
+  mode: SessionMode;
+  writeToTerminal: (data: string) => void;
+}
+
+/** A backend over any engine (a capture session's, a replay's, a test's). */
+export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
+  const { engine } = options;
+  const stateDir = resolve(options.stateDir);
+  return {
+    mode: options.mode,
+    proxyUrl: options.proxyUrl,
+    incognitoProxyUrl: options.incognitoProxyUrl,
+    ca: options.ca,
+    stateDir,
+    journal: engine.journal,
+    getDryRun: () => engine.dryRun,
+    setDryRun: (on) => {
+      engine.dryRun = on;
+      engine.journal.append({ kind: 'log', level: 'info', source: 'wrtui', message: `global dry-run ${on ? 'on: verdicts are computed, none applied' : 'off'}` });
+    },
+    rules: options.rules,
+    cookies: cookiesControl(engine),
+    async saveExport(fileName, text) {
+      const dir = join(stateDir, 'exports');
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const path = join(dir, fileName);
+      // Exports hold request headers (cookies, tokens): private like the rest of the state dir.
+      await writeFile(path, text, { mode: 0o600 });
+      return path;
+    },
+    writeToTerminal: options.writeToTerminal,
+  };
+}
+
+function rulesControl(host: RuleHost): RulesControl {
+  return {
+    list: () => host.rules(),
+    onChange: (listener) => host.onChange(listener),
+    reload: (name) => host.reload(name),
+    setDryRun: (name, on) => host.setDryRun(name, on),
+  };
+}
+
+function cookiesControl(engine: Engine): CookiesControl {
+  const owner = createOwner({ name: 'wrtui', permissions: ['cookies'], host_permissions: ['<all_urls>'] });
+  const cookies = engine.extensionApi(owner).browser.cookies!;
+  return {
+    storeIds: engine.cookies.storeIds,
+    list(storeId) {
+      // Synchronous, for rendering: the same cookies getAll({storeId}) gives, without touching
+      // their last-access time (looking at a cookie must not change which one is evicted).
+      return engine.cookies.allCookies(storeId).map((cookie) => toSpecCookie(cookie, storeId));
+    },
+    async remove(cookie) {
+      await cookies.remove({ url: cookieUrl(cookie), name: cookie.name, storeId: cookie.storeId });
+    },
+    async setValue(cookie, value) {
+      const stored = engine.cookies
+        .allCookies(cookie.storeId)
+        .find((candidate) => candidate.key === cookie.name && candidate.path === cookie.path && sameDomain(candidate.domain, cookie.domain));
+      return cookies.set({
+        url: cookieUrl(cookie),
+        name: cookie.name,
+        value,
+        path: cookie.path,
+        secure: cookie.secure,
+        httpOnly: cookie.httpOnly,
+        storeId: cookie.storeId,
+        ...(!cookie.hostOnly && { domain: cookie.domain }),
+        ...(!cookie.session && cookie.expirationDate !== undefined && { expirationDate: cookie.expirationDate }),
+        sameSite: sameSiteOf(stored?.sameSite),
+      });
+    },
+  };
+}
+
+/** The URL a cookie belongs to: its domain (without the leading dot) and path, https when Secure. */
+export function cookieUrl(cookie: Pick<Cookie, 'domain' | 'path' | 'secure'>): string {
+  return `${cookie.secure ? 'https' : 'http'}://${cookie.domain.replace(/^\./, '')}${cookie.path}`;
+}
+
+function sameDomain(toughDomain: string | null, specDomain: string): boolean {
+  const bare = specDomain.replace(/^\./, '').replace(/^\[|\]$/g, '');
+  return (toughDomain ?? '') === bare;
+}
+
+function sameSiteOf(value: string | undefined): SameSiteStatus {
+  switch (value?.toLowerCase()) {
+    case 'strict':
+      return 'strict';
+    case 'lax':
+      return 'lax';
+    case 'none':
+      return 'no_restriction';
+    default:
+      return 'unspecified';
+  }
+}

@@ -1,0 +1,328 @@
+// One request as the UI shows it: the journal's webRequest entries of one requestId folded into a
+// record (every hop of a redirect chain keeps the requestId, so one record per chain), plus the
+// bodies and cookie changes that belong to it. Folding is O(1) per entry: it runs for every
+// journal entry, thousands a second.
+import type { BodyEntry, ListenerOutcome, WebRequestEntry } from '../../engine/journal.js';
+import type {
+  BlockingResponse,
+  CookieChangeInfo,
+  HttpHeaders,
+  OnBeforeRedirectDetails,
+  OnBeforeRequestDetails,
+  OnCompletedDetails,
+  OnErrorOccurredDetails,
+  OnHeadersReceivedDetails,
+  WebRequestBody,
+  WebRequestDetails,
+  WebRequestEventName,
+} from '../../engine/types.js';
+import type { FilterableRequest, RuleVerdict } from '../filter/compile-filter.js';
+
+/** A redirect loop must not grow one record without bound (Chrome stops at 20 redirects). */
+export const MAX_EVENTS_PER_REQUEST = 200;
+/** Body bytes kept per direction for the detail pane's preview. */
+export const MAX_BODY_PREVIEW_BYTES = 64 * 1024;
+const MAX_DRY_RUN_NOTES = 8;
+const MAX_COOKIE_CHANGES_PER_REQUEST = 100;
+
+export interface TimelineEvent {
+  event: WebRequestEventName;
+  /** details.timeStamp: epoch ms, fractional. */
+  timeStamp: number;
+  details: WebRequestDetails;
+  outcomes: ListenerOutcome[];
+}
+
+export interface CapturedBody {
+  /** At most MAX_BODY_PREVIEW_BYTES, as they crossed the wire (still content-encoded). */
+  bytes: Uint8Array;
+  /** The size the journal saw (0 when the body was over the proxy's cap). */
+  size: number;
+  /** False when the proxy did not keep all of it, or the preview was cut. */
+  complete: boolean;
+}
+
+export interface AttributedCookieChange {
+  time: number;
+  changeInfo: CookieChangeInfo;
+}
+
+export interface RequestRecord extends FilterableRequest {
+  /** Arrival order, 1-based; the list is sorted by it. */
+  readonly ordinal: number;
+  readonly requestId: string;
+  /** timeStamp of the first onBeforeRequest. */
+  readonly startedAt: number;
+  /** Bumped on every change, so a memoised row knows to redraw. */
+  revision: number;
+  /** The URL of the first hop (url is the latest hop's). */
+  readonly firstUrl: string;
+  hops: number;
+  statusLine: string | undefined;
+  /** timeStamp of onCompleted / onErrorOccurred. */
+  endedAt: number | undefined;
+  events: TimelineEvent[];
+  /** As shown to onBeforeSendHeaders listeners (before rules changed them). */
+  requestHeaders: HttpHeaders | undefined;
+  /** As sent upstream (onSendHeaders). */
+  sentHeaders: HttpHeaders | undefined;
+  requestBody: WebRequestBody | undefined;
+  responseHeaders: HttpHeaders | undefined;
+  /** Every Set-Cookie received, per hop, in order. */
+  setCookieHeaders: string[];
+  requestBytes: CapturedBody | undefined;
+  responseBytes: CapturedBody | undefined;
+  /** Content-Length of the response, or the body size when the journal had it. */
+  responseSize: number | undefined;
+  verdicts: Set<RuleVerdict>;
+  rules: Set<string>;
+  /** What dry-run rules would have done ("block-trackers: would cancel"). */
+  dryRunNotes: string[];
+  cookieChanges: AttributedCookieChange[];
+  /** Cookie names of this hop's Set-Cookie headers not yet seen as cookieChanged entries. */
+  awaitingCookies: Set<string> | undefined;
+}
+
+export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRecord {
+  const details = entry.details;
+  const { host, path } = splitUrl(details.url);
+  return {
+    ordinal,
+    requestId: details.requestId,
+    startedAt: details.timeStamp,
+    revision: 0,
+    firstUrl: details.url,
+    url: details.url,
+    host,
+    path,
+    method: details.method,
+    type: details.type,
+    hops: 0,
+    statusCode: undefined,
+    statusLine: undefined,
+    error: undefined,
+    phase: 'pending',
+    endedAt: undefined,
+    events: [],
+    requestHeaders: undefined,
+    sentHeaders: undefined,
+    requestBody: undefined,
+    responseHeaders: undefined,
+    setCookieHeaders: [],
+    requestBytes: undefined,
+    responseBytes: undefined,
+    responseSize: undefined,
+    verdicts: new Set(),
+    rules: new Set(),
+    dryRunNotes: [],
+    cookieChanges: [],
+    awaitingCookies: undefined,
+  };
+}
+
+/** Folds one webRequest entry into its record. */
+export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEntry): void {
+  const { event, details, outcomes } = entry;
+  record.revision++;
+  if (record.events.length < MAX_EVENTS_PER_REQUEST) record.events.push({ event, timeStamp: details.timeStamp, details, outcomes });
+  for (const outcome of outcomes) noteOutcome(record, outcome);
+  // A cookie change can only be caused by the hop whose headers just arrived.
+  if (event !== 'onHeadersReceived') record.awaitingCookies = undefined;
+
+  switch (event) {
+    case 'onBeforeRequest': {
+      const before = details as OnBeforeRequestDetails;
+      record.hops++;
+      if (record.hops > 1) {
+        // A new hop of a redirect chain: what we knew of the response was the previous hop's.
+        record.url = before.url;
+        ({ host: record.host, path: record.path } = splitUrl(before.url));
+        record.method = before.method;
+        record.statusCode = undefined;
+        record.statusLine = undefined;
+        record.responseHeaders = undefined;
+        record.responseSize = undefined;
+      }
+      if (before.requestBody) record.requestBody = before.requestBody;
+      return;
+    }
+    case 'onBeforeSendHeaders':
+      record.requestHeaders = (details as { requestHeaders?: HttpHeaders }).requestHeaders;
+      return;
+    case 'onSendHeaders':
+      record.sentHeaders = (details as { requestHeaders?: HttpHeaders }).requestHeaders;
+      return;
+    case 'onHeadersReceived':
+    case 'onAuthRequired':
+    case 'onResponseStarted': {
+      const response = details as OnHeadersReceivedDetails;
+      record.statusCode = response.statusCode;
+      record.statusLine = response.statusLine;
+      if (response.responseHeaders) {
+        record.responseHeaders = response.responseHeaders;
+        record.responseSize = contentLength(response.responseHeaders) ?? record.responseBytes?.size;
+      }
+      if (event === 'onHeadersReceived') {
+        const setCookies = headerValues(response.responseHeaders, 'set-cookie');
+        record.setCookieHeaders.push(...setCookies);
+        record.awaitingCookies = setCookies.length > 0 ? new Set(setCookies.map(cookieNameOf)) : undefined;
+      }
+      return;
+    }
+    case 'onBeforeRedirect': {
+      const redirect = details as OnBeforeRedirectDetails;
+      record.statusCode = redirect.statusCode;
+      record.statusLine = redirect.statusLine;
+      return;
+    }
+    case 'onCompleted': {
+      const completed = details as OnCompletedDetails;
+      record.statusCode = completed.statusCode;
+      record.statusLine = completed.statusLine;
+      if (completed.responseHeaders) {
+        record.responseHeaders = completed.responseHeaders;
+        record.responseSize = contentLength(completed.responseHeaders) ?? record.responseBytes?.size ?? record.responseSize;
+      }
+      record.phase = 'completed';
+      record.endedAt = completed.timeStamp;
+      return;
+    }
+    case 'onErrorOccurred': {
+      const failed = details as OnErrorOccurredDetails;
+      record.error = failed.error;
+      record.phase = 'failed';
+      record.endedAt = failed.timeStamp;
+      if (failed.error === 'net::ERR_BLOCKED_BY_CLIENT' && !record.verdicts.has('dry-run')) record.verdicts.add('cancelled');
+      return;
+    }
+  }
+}
+
+export function applyBodyEntry(record: RequestRecord, entry: BodyEntry): void {
+  record.revision++;
+  const bytes = entry.bytes.length > MAX_BODY_PREVIEW_BYTES ? entry.bytes.subarray(0, MAX_BODY_PREVIEW_BYTES) : entry.bytes;
+  const body: CapturedBody = {
+    // A copy: the journal's buffer may be part of a larger pooled one we must not keep alive.
+    bytes: new Uint8Array(bytes),
+    size: entry.bytes.length,
+    complete: entry.complete && bytes.length === entry.bytes.length,
+  };
+  if (entry.direction === 'request') record.requestBytes = body;
+  else {
+    record.responseBytes = body;
+    if (record.responseSize === undefined && entry.complete) record.responseSize = entry.bytes.length;
+  }
+}
+
+/**
+ * Whether this cookie change was caused by the record's latest Set-Cookie headers: the record is
+ * between onHeadersReceived and its next event, one of those headers names the cookie, and the
+ * request's host domain-matches the cookie. The engine stores cookies synchronously right there,
+ * so this is exact for one request at a time and a close guess when two set the same cookie.
+ */
+export function claimCookieChange(record: RequestRecord, change: AttributedCookieChange): boolean {
+  const awaiting = record.awaitingCookies;
+  const cookie = change.changeInfo.cookie;
+  if (!awaiting?.has(cookie.name)) return false;
+  const domain = cookie.domain.replace(/^\./, '').replace(/^\[|\]$/g, '').toLowerCase();
+  const host = hostnameOf(record.host).toLowerCase();
+  if (host !== domain && !host.endsWith(`.${domain}`)) return false;
+  if (record.cookieChanges.length < MAX_COOKIE_CHANGES_PER_REQUEST) record.cookieChanges.push(change);
+  // An overwrite is reported as the old cookie's removal, then the new one's insertion: keep
+  // waiting for the insertion.
+  if (!(change.changeInfo.removed && change.changeInfo.cause === 'overwrite')) awaiting.delete(cookie.name);
+  if (awaiting.size === 0) record.awaitingCookies = undefined;
+  record.revision++;
+  return true;
+}
+
+function noteOutcome(record: RequestRecord, outcome: ListenerOutcome): void {
+  record.rules.add(outcome.owner);
+  switch (outcome.status) {
+    case 'applied':
+      for (const verdict of verdictsOf(outcome.response)) record.verdicts.add(verdict);
+      return;
+    case 'dry-run':
+      record.verdicts.add('dry-run');
+      if (record.dryRunNotes.length < MAX_DRY_RUN_NOTES) record.dryRunNotes.push(`${outcome.owner}: ${outcome.reason ?? 'would answer'}`);
+      return;
+    case 'failed':
+      record.verdicts.add('failed');
+      return;
+    case 'ignored':
+      record.verdicts.add('ignored');
+      return;
+  }
+}
+
+function verdictsOf(response: BlockingResponse | undefined): RuleVerdict[] {
+  if (!response) return [];
+  const verdicts: RuleVerdict[] = [];
+  if (response.cancel) verdicts.push('cancelled');
+  if (response.redirectUrl !== undefined) verdicts.push('redirected');
+  if (response.requestHeaders) verdicts.push('request-headers');
+  if (response.responseHeaders) verdicts.push('response-headers');
+  if (response.authCredentials) verdicts.push('auth');
+  return verdicts;
+}
+
+/** What dry-run rules would have done, as the list marks it: cancel, redir, hdrs, auth. */
+export function dryRunKinds(record: RequestRecord): string[] {
+  const kinds = new Set<string>();
+  for (const event of record.events) {
+    for (const outcome of event.outcomes) {
+      if (outcome.status !== 'dry-run') continue;
+      const response = outcome.response;
+      if (response?.cancel) kinds.add('cancel');
+      else if (response?.redirectUrl !== undefined) kinds.add('redir');
+      else if (response?.requestHeaders || response?.responseHeaders) kinds.add('hdrs');
+      else if (response?.authCredentials) kinds.add('auth');
+    }
+  }
+  return [...kinds];
+}
+
+export function splitUrl(url: string): { host: string; path: string } {
+  // Cheaper than new URL() for the common case, and tolerant of data: and about: URLs.
+  const scheme = url.indexOf('://');
+  if (scheme === -1) return { host: '', path: url };
+  const rest = url.slice(scheme + 3);
+  const slash = rest.search(/[/?#]/);
+  const authority = slash === -1 ? rest : rest.slice(0, slash);
+  const at = authority.lastIndexOf('@');
+  return { host: at === -1 ? authority : authority.slice(at + 1), path: slash === -1 ? '/' : rest.slice(slash) };
+}
+
+/** The host of an authority without its port; an IPv6 address without its brackets. */
+export function hostnameOf(authority: string): string {
+  if (authority.startsWith('[')) return authority.slice(1, authority.indexOf(']') === -1 ? undefined : authority.indexOf(']'));
+  const colon = authority.lastIndexOf(':');
+  return colon === -1 ? authority : authority.slice(0, colon);
+}
+
+export function headerValues(headers: HttpHeaders | undefined, name: string): string[] {
+  if (!headers) return [];
+  const values: string[] = [];
+  for (const header of headers) {
+    if (header.name.toLowerCase() !== name) continue;
+    values.push(header.value ?? Buffer.from(header.binaryValue ?? []).toString('latin1'));
+  }
+  return values;
+}
+
+export function headerValue(headers: HttpHeaders | undefined, name: string): string | undefined {
+  return headerValues(headers, name)[0];
+}
+
+function contentLength(headers: HttpHeaders): number | undefined {
+  const value = headerValue(headers, 'content-length');
+  if (value === undefined) return undefined;
+  const length = Number(value);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+function cookieNameOf(setCookie: string): string {
+  const pair = setCookie.split(';', 1)[0] ?? '';
+  const equals = pair.indexOf('=');
+  return (equals === -1 ? '' : pair.slice(0, equals)).trim();
+}

@@ -1,0 +1,452 @@
+// The UI's view of the journal, kept outside React. A journal subscriber folds every entry into
+// per-request records at once (cheap, O(1)), but tells its own subscribers at most once per
+// `flushIntervalMs` (~30 times a second): React re-renders on notifications, so the UI costs the
+// same whether 10 or 10,000 entries arrived in between. Memory is bounded: at most
+// `maxRequests` requests (the oldest are dropped), a ring of log lines and cookie changes.
+//
+// The interval also stretches with what a frame costs (noteFrameCost): Ink redraws the whole
+// screen each frame (several ms on a busy machine), and the UI is to keep at most FRAME_BUDGET of
+// the event loop, so that the proxy never waits for the screen.
+//
+// The store also owns the list's filter, kept incrementally: on a flush only the records that
+// changed are tested again, so filtering 100k requests costs nothing while traffic flows.
+import type { JournalEntry, LogEntry } from '../../engine/journal.js';
+import type { CookieChangeInfo } from '../../engine/types.js';
+import type { RequestPredicate } from '../filter/compile-filter.js';
+import { RingBuffer } from './ring-buffer.js';
+import {
+  applyBodyEntry,
+  applyWebRequestEntry,
+  claimCookieChange,
+  createRecord,
+  type AttributedCookieChange,
+  type RequestRecord,
+} from './request-record.js';
+
+export const DEFAULT_MAX_REQUESTS = 5000;
+const DEFAULT_FLUSH_INTERVAL_MS = 33;
+const DEFAULT_LOG_LIMIT = 2000;
+const DEFAULT_COOKIE_LOG_LIMIT = 1000;
+/** Requests per second is averaged over this many whole seconds. */
+const RATE_WINDOW_SECONDS = 3;
+/** The share of the event loop frames may take; the flush interval grows to keep to it. */
+export const FRAME_BUDGET = 0.2;
+const MAX_FLUSH_INTERVAL_MS = 500;
+
+export interface TrafficStoreOptions {
+  /** Requests kept; the oldest are dropped past it. */
+  maxRequests?: number;
+  /** Least time between two notifications (ms). 0 notifies on the next macrotask. */
+  flushIntervalMs?: number;
+  /** A notification at least this often even without entries (the rate and quota clocks move); 0 = never. */
+  tickMs?: number;
+  logLimit?: number;
+  cookieLogLimit?: number;
+  now?: () => number;
+}
+
+export interface LogLine {
+  seq: number;
+  time: number;
+  level: LogEntry['level'];
+  source: string;
+  message: string;
+}
+
+export interface CookieLogLine extends AttributedCookieChange {
+  seq: number;
+  /** The request whose Set-Cookie caused it, when there was one. */
+  request: { ordinal: number; requestId: string; url: string } | undefined;
+}
+
+export interface ListeningInfo {
+  url: string;
+  incognitoUrl: string | undefined;
+}
+
+type Listener = () => void;
+
+export class TrafficStore {
+  readonly maxRequests: number;
+  readonly #minFlushIntervalMs: number;
+  #flushIntervalMs: number;
+  #frameCostMs = 0;
+  readonly #now: () => number;
+  readonly #listeners = new Set<Listener>();
+
+  /** Every kept record, oldest first (ordinal ascending). */
+  #records: RequestRecord[] = [];
+  readonly #byId = new Map<string, RequestRecord>();
+  #nextOrdinal = 1;
+  #dropped = 0;
+  #seen = 0;
+
+  #predicate: RequestPredicate | undefined;
+  /** The records the filter lets through, ordinal ascending; `#records` itself when unfiltered. */
+  #visible: RequestRecord[] = this.#records;
+  readonly #matching = new WeakSet<RequestRecord>();
+
+  /** Records changed since the last flush, and those created. */
+  readonly #dirty = new Set<RequestRecord>();
+  /** Records with Set-Cookie headers whose cookie changes may still come. */
+  readonly #awaitingCookies = new Set<RequestRecord>();
+
+  readonly #logs: RingBuffer<LogLine>;
+  readonly #cookieLog: RingBuffer<CookieLogLine>;
+  #cookiesVersion = 0;
+  #rulesVersion = 0;
+  #unseenProblems = 0;
+  #listening: ListeningInfo | undefined;
+
+  /** Requests started per whole second (epoch second → count), a few seconds deep. */
+  readonly #startsPerSecond = new Map<number, number>();
+
+  #version = 0;
+  #pendingChange = false;
+  #flushTimer: NodeJS.Timeout | undefined;
+  #lastFlushAt = 0;
+  #tickTimer: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(options: TrafficStoreOptions = {}) {
+    this.maxRequests = Math.max(1, options.maxRequests ?? DEFAULT_MAX_REQUESTS);
+    this.#minFlushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    this.#flushIntervalMs = this.#minFlushIntervalMs;
+    this.#now = options.now ?? Date.now;
+    this.#logs = new RingBuffer(options.logLimit ?? DEFAULT_LOG_LIMIT);
+    this.#cookieLog = new RingBuffer(options.cookieLogLimit ?? DEFAULT_COOKIE_LOG_LIMIT);
+    const tickMs = options.tickMs ?? 0;
+    if (tickMs > 0) {
+      this.#tickTimer = setInterval(() => this.touch(), tickMs);
+      this.#tickTimer.unref();
+    }
+  }
+
+  /** Subscribes to a journal; returns (and remembers, for close) the unsubscribe. */
+  attach(journal: { subscribe(subscriber: (entry: JournalEntry) => void): () => void }): () => void {
+    this.#unsubscribe?.();
+    const unsubscribe = journal.subscribe((entry) => this.ingest(entry));
+    this.#unsubscribe = unsubscribe;
+    return unsubscribe;
+  }
+
+  close(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    clearTimeout(this.#flushTimer);
+    clearInterval(this.#tickTimer);
+    this.#listeners.clear();
+  }
+
+  // ── folding ───────────────────────────────────────────────────────────────
+
+  ingest(entry: JournalEntry): void {
+    switch (entry.kind) {
+      case 'webRequest': {
+        let record = this.#byId.get(entry.details.requestId);
+        if (!record) {
+          // A request we dropped (or cleared) goes on sending events: let it go.
+          if (entry.event !== 'onBeforeRequest') return;
+          record = createRecord(this.#nextOrdinal++, entry);
+          this.#byId.set(record.requestId, record);
+          this.#records.push(record);
+          this.#seen++;
+          this.#countStart(entry.time);
+        }
+        applyWebRequestEntry(record, entry);
+        if (record.awaitingCookies) this.#awaitingCookies.add(record);
+        else this.#awaitingCookies.delete(record);
+        this.#dirty.add(record);
+        break;
+      }
+      case 'body': {
+        const record = this.#byId.get(entry.requestId);
+        if (!record) return;
+        applyBodyEntry(record, entry);
+        this.#dirty.add(record);
+        break;
+      }
+      case 'cookieChanged':
+        this.#cookieChanged(entry.seq, entry.time, entry.changeInfo);
+        break;
+      case 'log':
+        this.#log({ seq: entry.seq, time: entry.time, level: entry.level, source: entry.source, message: entry.message });
+        break;
+      case 'rule': {
+        const level = entry.action === 'failed' ? 'error' : entry.action === 'warning' ? 'warn' : 'info';
+        const message = `${entry.action}${entry.message ? `: ${entry.message}` : ''}${entry.location ? ` (${entry.location})` : ''}`;
+        this.#log({ seq: entry.seq, time: entry.time, level, source: `rule ${entry.rule}`, message });
+        this.#rulesVersion++;
+        break;
+      }
+      case 'handlerBehaviorChanged':
+        this.#log({
+          seq: entry.seq,
+          time: entry.time,
+          level: entry.accepted ? 'info' : 'warn',
+          source: entry.owner,
+          message: `handlerBehaviorChanged ${entry.accepted ? 'accepted' : 'refused (quota)'}: ${entry.used}/${entry.limit} in 10 minutes`,
+        });
+        this.#rulesVersion++;
+        break;
+      case 'listening':
+        this.#listening = { url: entry.url, incognitoUrl: typeof entry.incognitoUrl === 'string' ? entry.incognitoUrl : undefined };
+        this.#log({ seq: entry.seq, time: entry.time, level: 'info', source: 'wrtui', message: `listening on ${entry.url}` });
+        break;
+    }
+    this.#changed();
+  }
+
+  #cookieChanged(seq: number, time: number, changeInfo: CookieChangeInfo): void {
+    const change: AttributedCookieChange = { time, changeInfo };
+    let request: CookieLogLine['request'];
+    for (const record of this.#awaitingCookies) {
+      if (!claimCookieChange(record, change)) continue;
+      request = { ordinal: record.ordinal, requestId: record.requestId, url: record.url };
+      this.#dirty.add(record);
+      if (!record.awaitingCookies) this.#awaitingCookies.delete(record);
+      break;
+    }
+    this.#cookieLog.push({ ...change, seq, request });
+    this.#cookiesVersion++;
+  }
+
+  #log(line: LogLine): void {
+    this.#logs.push(line);
+    if (line.level === 'warn' || line.level === 'error') this.#unseenProblems++;
+  }
+
+  #countStart(time: number): void {
+    const second = Math.floor(time / 1000);
+    this.#startsPerSecond.set(second, (this.#startsPerSecond.get(second) ?? 0) + 1);
+    if (this.#startsPerSecond.size > RATE_WINDOW_SECONDS + 2) {
+      for (const key of this.#startsPerSecond.keys()) if (key < second - RATE_WINDOW_SECONDS - 1) this.#startsPerSecond.delete(key);
+    }
+  }
+
+  // ── notifications ─────────────────────────────────────────────────────────
+
+  #changed(): void {
+    this.#pendingChange = true;
+    if (this.#flushTimer) return;
+    const wait = Math.max(0, this.#lastFlushAt + this.#flushIntervalMs - this.#now());
+    this.#flushTimer = setTimeout(() => {
+      this.#flushTimer = undefined;
+      this.flush();
+    }, wait);
+  }
+
+  /** Applies the cap and the filter to what changed, then notifies (tests call it directly). */
+  flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    this.#lastFlushAt = this.#now();
+    this.#dropOverCap();
+    if (this.#predicate) this.#refilter(this.#dirty);
+    this.#dirty.clear();
+    if (!this.#pendingChange) return;
+    this.#pendingChange = false;
+    this.#notify();
+  }
+
+  /**
+   * What the last frame cost (React and Ink, ms). The flush interval follows a moving average of
+   * it so that frames take at most FRAME_BUDGET of the time: cheap frames keep ~30 per second,
+   * expensive ones (a slow machine, a huge terminal) come less often instead of starving the proxy.
+   */
+  noteFrameCost(ms: number): void {
+    this.#frameCostMs = this.#frameCostMs === 0 ? ms : this.#frameCostMs * 0.8 + ms * 0.2;
+    this.#flushIntervalMs = Math.min(MAX_FLUSH_INTERVAL_MS, Math.max(this.#minFlushIntervalMs, this.#frameCostMs / FRAME_BUDGET));
+  }
+
+  /** The current least time between notifications (ms). */
+  get flushIntervalMs(): number {
+    return this.#flushIntervalMs;
+  }
+
+  /** Something outside the journal changed (rules, the dry-run switch): redraw soon. */
+  touch(): void {
+    this.#changed();
+  }
+
+  subscribe = (listener: Listener): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /** Changes with every notification: the snapshot useSyncExternalStore compares. */
+  getVersion = (): number => this.#version;
+
+  #notify(): void {
+    this.#version++;
+    for (const listener of this.#listeners) listener();
+  }
+
+  // ── the list ──────────────────────────────────────────────────────────────
+
+  #dropOverCap(): void {
+    const excess = this.#records.length - this.maxRequests;
+    if (excess <= 0) return;
+    const gone = this.#records.splice(0, excess);
+    for (const record of gone) {
+      this.#byId.delete(record.requestId);
+      this.#dirty.delete(record);
+      this.#awaitingCookies.delete(record);
+    }
+    this.#dropped += excess;
+    if (this.#predicate) {
+      const firstKept = this.#records[0]?.ordinal ?? Infinity;
+      this.#visible.splice(0, lowerBound(this.#visible, firstKept));
+    }
+    this.#pendingChange = true;
+  }
+
+  #refilter(records: Iterable<RequestRecord>): void {
+    const predicate = this.#predicate!;
+    for (const record of records) {
+      const matches = predicate(record);
+      if (matches === this.#matching.has(record)) continue;
+      if (matches) {
+        this.#matching.add(record);
+        const last = this.#visible[this.#visible.length - 1];
+        if (!last || last.ordinal < record.ordinal) this.#visible.push(record);
+        else this.#visible.splice(lowerBound(this.#visible, record.ordinal), 0, record);
+      } else {
+        this.#matching.delete(record);
+        const index = lowerBound(this.#visible, record.ordinal);
+        if (this.#visible[index] === record) this.#visible.splice(index, 1);
+      }
+    }
+  }
+
+  /** Sets (or with undefined, removes) the list's filter; applies it to every kept record now. */
+  setFilter(predicate: RequestPredicate | undefined): void {
+    this.#predicate = predicate;
+    if (!predicate) {
+      this.#visible = this.#records;
+    } else {
+      this.#visible = [];
+      for (const record of this.#records) {
+        if (predicate(record)) {
+          this.#matching.add(record);
+          this.#visible.push(record);
+        } else {
+          this.#matching.delete(record);
+        }
+      }
+    }
+    this.#pendingChange = true;
+    this.flush();
+  }
+
+  get filtered(): boolean {
+    return this.#predicate !== undefined;
+  }
+
+  /** Forgets every request (the "clear" command); requests still in flight are not shown again. */
+  clear(): void {
+    this.#records = [];
+    this.#visible = this.#predicate ? [] : this.#records;
+    this.#byId.clear();
+    this.#dirty.clear();
+    this.#awaitingCookies.clear();
+    this.#pendingChange = true;
+    this.flush();
+  }
+
+  /** The records the list shows (filtered), oldest first. Do not mutate. */
+  visible(): readonly RequestRecord[] {
+    return this.#visible;
+  }
+
+  /** Every kept record, oldest first. */
+  all(): readonly RequestRecord[] {
+    return this.#records;
+  }
+
+  /** Index of the record with this ordinal in visible(), or of the first one after it. */
+  visibleIndexOf(ordinal: number): number {
+    return lowerBound(this.#visible, ordinal);
+  }
+
+  byOrdinal(ordinal: number): RequestRecord | undefined {
+    const index = lowerBound(this.#records, ordinal);
+    const record = this.#records[index];
+    return record?.ordinal === ordinal ? record : undefined;
+  }
+
+  /** Requests dropped because of the cap. */
+  get droppedCount(): number {
+    return this.#dropped;
+  }
+
+  /** Requests seen since start (including dropped and cleared ones). */
+  get seenCount(): number {
+    return this.#seen;
+  }
+
+  /** Requests started per second over the last few whole seconds. */
+  requestsPerSecond(): number {
+    const current = Math.floor(this.#now() / 1000);
+    let total = 0;
+    for (let second = current - RATE_WINDOW_SECONDS; second < current; second++) total += this.#startsPerSecond.get(second) ?? 0;
+    return total / RATE_WINDOW_SECONDS;
+  }
+
+  // ── logs, cookies, rules ──────────────────────────────────────────────────
+
+  /** Log lines [from, to), oldest first (all of them without arguments). */
+  logs(from?: number, to?: number): LogLine[] {
+    return this.#logs.slice(from, to);
+  }
+
+  get logCount(): number {
+    return this.#logs.length;
+  }
+
+  /** Warnings and errors logged since markProblemsSeen (the status bar's hint). */
+  get unseenProblems(): number {
+    return this.#unseenProblems;
+  }
+
+  markProblemsSeen(): void {
+    if (this.#unseenProblems === 0) return;
+    this.#unseenProblems = 0;
+    this.#changed();
+  }
+
+  /** Cookie changes [from, to), oldest first (all of them without arguments). */
+  cookieLog(from?: number, to?: number): CookieLogLine[] {
+    return this.#cookieLog.slice(from, to);
+  }
+
+  get cookieLogCount(): number {
+    return this.#cookieLog.length;
+  }
+
+  /** Changes whenever a cookie changed (the cookies view reads the stores again). */
+  get cookiesVersion(): number {
+    return this.#cookiesVersion;
+  }
+
+  /** Changes on rule and handlerBehaviorChanged entries. */
+  get rulesVersion(): number {
+    return this.#rulesVersion;
+  }
+
+  get listening(): ListeningInfo | undefined {
+    return this.#listening;
+  }
+}
+
+/** First index whose record's ordinal is >= ordinal (records sorted by ordinal). */
+function lowerBound(records: readonly RequestRecord[], ordinal: number): number {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (records[middle]!.ordinal < ordinal) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

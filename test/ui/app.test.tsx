@@ -1,0 +1,521 @@
+// The TUI with ink-testing-library: keys, the list, filtering, the detail pane's tabs, resizing
+// (the size is passed in: the test terminal has no rows), the cookies and rules views, help.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RuleStatus } from '../../src/engine/rules/rule-host.js';
+import { COMMANDS } from '../../src/ui/commands/command-table.js';
+import { KEYS, respond, startHarness, type Harness } from './ui-harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function start(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
+  harness = await startHarness(options);
+  return harness;
+}
+
+/** The list's data rows (lines with a time in them). */
+function rows(frame: string): string[] {
+  return frame.split('\n').filter((line) => /\d\d:\d\d:\d\d/.test(line) && /(GET|POST|PUT|DELETE)/.test(line));
+}
+
+function selectedRow(frame: string): string | undefined {
+  return frame.split('\n').find((line) => line.startsWith('▶'));
+}
+
+describe('the frame', () => {
+  it.each([
+    [80, 24],
+    [100, 30],
+    [120, 40],
+    [200, 50],
+  ])('at %d×%d it is one line shorter than the terminal and no line is wider', async (columns, rowCount) => {
+    const h = await start({ size: { columns, rows: rowCount } });
+    await h.request('http://a.test/one');
+    await h.settle();
+    const lines = h.frame().split('\n');
+    expect(lines).toHaveLength(rowCount - 1);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(columns);
+    await h.press(KEYS.enter);
+    const withDetail = h.frame().split('\n');
+    expect(withDetail).toHaveLength(rowCount - 1);
+    for (const line of withDetail) expect(line.length).toBeLessThanOrEqual(columns);
+  });
+
+  it('shows the status bar: proxy, incognito port, mode, rules, CA', async () => {
+    const h = await start();
+    const frame = h.frame();
+    expect(frame).toContain('proxy 127.0.0.1:8080');
+    expect(frame).toContain('incognito :8081');
+    expect(frame).toContain(' LIVE ');
+    expect(frame).toContain('no rules');
+    expect(frame).toContain('CA /tmp/wrtui-test/ca.pem');
+    expect(frame).toContain('No requests yet');
+    expect(frame).toContain('curl -x http://127.0.0.1:8080');
+  });
+
+  it('a resize redraws to the new size: more columns, then the detail pane side by side', async () => {
+    const h = await start({ size: { columns: 80, rows: 24 } });
+    await h.request('http://a.test/', { refuse: true });
+    await h.settle();
+    expect(rows(h.frame())[0]).toContain(' ERR ');
+    h.terminal.rerender(<AppAt harness={h} columns={170} rows={30} />);
+    await h.settle();
+    expect(rows(h.frame())[0]).toContain('CONNECTION_RE');
+    expect(h.frame().split('\n')).toHaveLength(29);
+    await h.press(KEYS.enter);
+    // Side by side: the list row and the detail's tab bar share a line.
+    const frame = h.frame();
+    expect(frame.split('\n').some((line) => line.includes('CONNECTION') && line.includes('│'))).toBe(true);
+    expect(frame).toContain('[Timeline]');
+  });
+});
+
+// Rerendering with another size, as the terminal-size hook would after a resize.
+import { App } from '../../src/ui/components/App.js';
+function AppAt({ harness: h, columns, rows: rowCount }: { harness: Harness; columns: number; rows: number }) {
+  return <App store={h.store} backend={h.backend} onQuit={() => h.quits++} size={{ columns, rows: rowCount }} noticeMs={60_000} />;
+}
+
+describe('the request list', () => {
+  it('one row per request: time, method, status, type, host and path, size, duration', async () => {
+    const h = await start();
+    await h.request('http://shop.test/cart', { route: () => respond(404, 'not here') });
+    await h.request('http://shop.test/pay', { method: 'POST', body: 'a=1' });
+    await h.settle();
+    const [cart, pay] = rows(h.frame());
+    expect(cart).toMatch(/GET\s+404 other\s+shop\.test\/cart\s+8 B\s+(<1|\d+) ms/);
+    expect(pay).toMatch(/POST\s+200 other\s+shop\.test\/pay\s+2 B/);
+  });
+
+  it('marks what rules did: cancelled, redirected, dry-run would-…, failed', async () => {
+    const h = await start({ size: { columns: 120, rows: 30 } });
+    h.driver.rule('blocker').onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['http://ads.test/*'] }, ['blocking']);
+    h.driver.rule('mover').onBeforeRequest.addListener(() => ({ redirectUrl: 'http://a.test/to' }), { urls: ['http://a.test/from'] }, ['blocking']);
+    h.driver.rule('dreamer', { dryRun: true }).onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['http://maybe.test/*'] }, ['blocking']);
+    h.driver.rule('broken').onBeforeRequest.addListener(() => {
+      throw new Error('boom');
+    }, { urls: ['http://bad.test/*'] }, ['blocking']);
+    await h.request('http://ads.test/x');
+    await h.request('http://a.test/from');
+    await h.request('http://maybe.test/x');
+    await h.request('http://bad.test/x');
+    await h.settle();
+    const [ads, moved, maybe, bad] = rows(h.frame());
+    expect(ads).toMatch(/BLOCKED_BY_CL.*cancel/);
+    expect(moved).toMatch(/a\.test\/to.*redir/);
+    expect(maybe).toMatch(/200.*~cancel/);
+    expect(bad).toMatch(/FAIL/);
+  });
+
+  it('follows new requests until the user moves up; G follows again', async () => {
+    const h = await start();
+    for (const path of ['/1', '/2', '/3']) await h.request(`http://a.test${path}`);
+    await h.settle();
+    expect(selectedRow(h.frame())).toContain('a.test/3');
+    expect(h.frame()).toContain('● following');
+    await h.press('k');
+    expect(selectedRow(h.frame())).toContain('a.test/2');
+    expect(h.frame()).toContain('following off (G)');
+    await h.request('http://a.test/4');
+    await h.settle();
+    expect(selectedRow(h.frame())).toContain('a.test/2');
+    await h.press('G');
+    expect(selectedRow(h.frame())).toContain('a.test/4');
+    await h.request('http://a.test/5');
+    await h.settle();
+    expect(selectedRow(h.frame())).toContain('a.test/5');
+    await h.press(KEYS.up, KEYS.up, 'j');
+    expect(selectedRow(h.frame())).toContain('a.test/4');
+    await h.press(KEYS.end);
+    expect(h.frame()).toContain('● following');
+  });
+
+  it('keys typed faster than they are read still count one by one', async () => {
+    const h = await start();
+    for (const path of ['/1', '/2', '/3', '/4']) await h.request(`http://a.test${path}`);
+    await h.settle();
+    await h.press('kkk');
+    expect(selectedRow(h.frame())).toContain('a.test/1');
+  });
+
+  it('draws only the rows on screen: 3000 requests, page down and up, g and G', async () => {
+    const h = await start({ size: { columns: 100, rows: 30 }, maxRequests: 5000 });
+    for (let index = 1; index <= 3000; index++) await h.request(`http://bulk.test/${index}`);
+    await h.settle();
+    const frame = h.frame();
+    expect(rows(frame)).toHaveLength(30 - 1 - 2 - 1 - 2); // status, footer, list title and header
+    expect(selectedRow(frame)).toContain('bulk.test/3000');
+    expect(frame).toContain('Requests  3000');
+    await h.press('g');
+    expect(selectedRow(h.frame())).toContain('bulk.test/1 ');
+    await h.press(KEYS.pageDown);
+    const page = Number(/bulk\.test\/(\d+)/.exec(selectedRow(h.frame())!)![1]);
+    expect(page).toBeGreaterThan(20);
+    await h.press(KEYS.pageUp);
+    expect(selectedRow(h.frame())).toContain('bulk.test/1 ');
+    await h.press('G');
+    expect(selectedRow(h.frame())).toContain('bulk.test/3000');
+  });
+
+  it('the cap drops the oldest and says so in the status bar', async () => {
+    const h = await start({ maxRequests: 5 });
+    for (let index = 1; index <= 8; index++) await h.request(`http://a.test/${index}`);
+    await h.settle();
+    expect(rows(h.frame())).toHaveLength(5);
+    expect(h.frame()).toContain('5 kept, 3 dropped');
+    expect(h.frame()).not.toContain('a.test/3 ');
+  });
+
+  it('x clears the list', async () => {
+    const h = await start();
+    await h.request('http://a.test/1');
+    await h.settle();
+    await h.press('x');
+    expect(rows(h.frame())).toHaveLength(0);
+    expect(h.frame()).toContain('No requests yet');
+  });
+});
+
+describe('the filter', () => {
+  it('/ filters the list; f turns the last filter off and on', async () => {
+    const h = await start();
+    await h.request('http://shop.test/ok');
+    await h.request('http://shop.test/missing', { route: () => respond(404) });
+    await h.request('http://api.test/users', { method: 'POST' });
+    await h.settle();
+    await h.press('/');
+    expect(h.frame()).toContain('enter apply');
+    await h.press('status:4xx or method:POST', KEYS.enter);
+    let frame = h.frame();
+    expect(rows(frame).map((row) => /\S+\.test\/\S+/.exec(row)?.[0])).toEqual(['shop.test/missing', 'api.test/users']);
+    expect(frame).toContain('filter: status:4xx or method:POST');
+    expect(frame).toContain('Requests  2 of 3');
+    await h.press('f');
+    frame = h.frame();
+    expect(rows(frame)).toHaveLength(3);
+    expect(frame).toContain('filter off (f): status:4xx or method:POST');
+    await h.press('f');
+    expect(rows(h.frame())).toHaveLength(2);
+    // New requests are filtered as they come.
+    await h.request('http://shop.test/gone', { route: () => respond(410) });
+    await h.request('http://shop.test/fine');
+    await h.settle();
+    expect(rows(h.frame())).toHaveLength(3);
+  });
+
+  it('a bad expression is shown inline, with a caret where it is wrong, and is not applied', async () => {
+    const h = await start({ size: { columns: 100, rows: 20 } });
+    await h.request('http://shop.test/ok');
+    await h.settle();
+    await h.press('/', 'host:(shop');
+    const lines = h.frame().split('\n');
+    const prompt = lines.findIndex((line) => line.startsWith('/ host:(shop'));
+    expect(prompt).toBeGreaterThan(0);
+    const caretLine = lines[prompt + 1]!;
+    expect(caretLine).toMatch(/bad regular expression/);
+    expect(caretLine.indexOf('^')).toBe('/ host:'.length);
+    await h.press(KEYS.enter); // refused: the prompt stays
+    expect(h.frame()).toContain('bad regular expression');
+    await h.press(KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace);
+    expect(h.frame()).toContain('/ host:( ');
+    await h.press(KEYS.backspace, 'shop', KEYS.enter);
+    expect(h.frame()).toContain('filter: host:shop');
+    expect(rows(h.frame())).toHaveLength(1);
+  });
+
+  it('esc cancels the prompt; q typed in it is text, not quit', async () => {
+    const h = await start();
+    await h.press('/', 'q');
+    expect(h.frame()).toContain('/ q');
+    expect(h.quits).toBe(0);
+    await h.press(KEYS.escape);
+    expect(h.frame()).not.toContain('enter apply');
+    expect(h.frame()).not.toContain('filter:');
+    await h.press('q');
+    expect(h.quits).toBe(1);
+    await h.press(KEYS.ctrlC);
+    await h.waitUntil(() => h.quits === 2);
+  });
+
+  it('f without a filter says how to write one', async () => {
+    const h = await start();
+    await h.press('f');
+    expect(h.frame()).toContain('No filter yet: / writes one');
+  });
+});
+
+describe('the detail pane', () => {
+  it('enter opens it on the timeline; tab, shift-tab and arrows switch tabs; esc closes it', async () => {
+    const h = await start({ size: { columns: 110, rows: 40 } });
+    await h.request('http://shop.test/login?next=%2F', {
+      method: 'POST',
+      headers: [{ name: 'Content-Type', value: 'application/json' }, { name: 'Cookie', value: 'old=1' }],
+      body: '{"user":"ann","tags":[1,2]}',
+      route: () => respond(200, '{"ok":true}', [{ name: 'Set-Cookie', value: 'sid=abc; Path=/' }]),
+    });
+    await h.settle();
+    await h.press(KEYS.enter);
+    let frame = h.frame();
+    expect(frame).toContain('[Timeline]');
+    for (const event of ['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onResponseStarted', 'onCompleted']) expect(frame).toContain(event);
+    expect(frame).toMatch(/\+\S+ ms\s+onCompleted\s+200/);
+    expect(frame).toContain('Waterfall');
+    expect(frame).toContain('esc close'); // the footer shows the detail's keys
+
+    await h.press(KEYS.tab);
+    frame = h.frame();
+    expect(frame).toContain('[Request]');
+    expect(frame).toContain('Content-Type: application/json');
+    expect(frame).toContain('Body (');
+    expect(frame).toContain('"user": "ann"'); // pretty JSON
+
+    await h.press(KEYS.right);
+    frame = h.frame();
+    expect(frame).toContain('[Response]');
+    expect(frame).toContain('HTTP/1.1 200 OK');
+    expect(frame).toContain('Set-Cookie: sid=abc; Path=/');
+
+    await h.press(KEYS.tab, KEYS.tab);
+    frame = h.frame();
+    expect(frame).toContain('[Cookies]');
+    expect(frame).toContain('Cookie header sent (1 cookie)');
+    expect(frame).toContain('old = 1');
+    expect(frame).toMatch(/\+ sid=abc\s+shop\.test\/\s+store 0\s+explicit/);
+
+    await h.press(KEYS.shiftTab);
+    expect(h.frame()).toContain('[Rules]');
+    expect(h.frame()).toContain('No rule answered');
+    await h.press(KEYS.left, KEYS.left, KEYS.left);
+    expect(h.frame()).toContain('[Timeline]');
+    await h.press(KEYS.escape);
+    expect(h.frame()).not.toContain('[Timeline]');
+  });
+
+  it('the rules tab: each rule\'s verdict per event', async () => {
+    const h = await start({ size: { columns: 120, rows: 40 } });
+    h.driver.rule('applier').onBeforeSendHeaders.addListener((details) => ({ requestHeaders: [...(details.requestHeaders ?? []), { name: 'X-Added', value: '1' }] }), { urls: ['<all_urls>'] }, ['blocking', 'requestHeaders']);
+    h.driver.rule('dreamer', { dryRun: true }).onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['<all_urls>'] }, ['blocking']);
+    h.driver.rule('broken').onHeadersReceived.addListener(() => {
+      throw new TypeError('nope');
+    }, { urls: ['<all_urls>'] }, ['blocking']);
+    await h.request('http://a.test/x');
+    await h.settle();
+    await h.press(KEYS.enter, KEYS.tab);
+    expect(h.frame()).toMatch(/\+ X-Added: 1/); // the Request tab marks what rules added
+    await h.press(KEYS.tab, KEYS.tab);
+    const frame = h.frame();
+    expect(frame).toMatch(/dreamer\s+dry-run\s+would cancel/);
+    expect(frame).toMatch(/applier\s+applied\s+set 2 request headers/);
+    expect(frame).toMatch(/broken\s+failed\s+.*nope/);
+  });
+
+  it('n and p move to the next and previous request; arrows scroll the pane', async () => {
+    const h = await start({ size: { columns: 100, rows: 24 } });
+    await h.request('http://a.test/first');
+    await h.request('http://a.test/second');
+    await h.settle();
+    await h.press('k', KEYS.enter);
+    expect(h.frame()).toContain('GET http://a.test/first');
+    await h.press('n');
+    expect(h.frame()).toContain('GET http://a.test/second');
+    await h.press('p');
+    expect(h.frame()).toContain('GET http://a.test/first');
+    const before = h.frame();
+    await h.press('j', 'j');
+    expect(h.frame()).not.toEqual(before);
+    expect(h.frame()).not.toContain('GET http://a.test/first\n'); // scrolled past the first line
+  });
+
+  it('y exports the request as curl: a file in the state dir and OSC 52 to the terminal', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-ui-export-'));
+    try {
+      const h = await start({ stateDir });
+      await h.request('http://a.test/api', { method: 'PUT', headers: [{ name: 'X-Token', value: "it's" }], body: 'payload' });
+      await h.settle();
+      await h.press('y');
+      await h.waitFor('copied (OSC 52)');
+      const file = join(stateDir, 'exports', `curl-${h.store.all()[0]!.requestId}.sh`);
+      const text = await readFile(file, 'utf8');
+      expect(text).toContain("curl -X PUT http://a.test/api -H 'X-Token: it'\\''s' --data-binary payload");
+      const osc = h.written.find((data) => data.startsWith('\x1b]52;c;'))!;
+      expect(Buffer.from(osc.slice(7, -1), 'base64').toString()).toBe(text.split('\n')[2]);
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the cookies view', () => {
+  it('shows both stores by domain with every field; deletes and edits through the cookies API', async () => {
+    const h = await start({ size: { columns: 120, rows: 40 } });
+    await h.request('http://shop.test/', { route: () => respond(200, 'ok', [{ name: 'Set-Cookie', value: 'sid=abc; Path=/; HttpOnly' }, { name: 'Set-Cookie', value: 'theme=dark; Max-Age=3600' }]) });
+    await h.settle();
+    await h.press('2');
+    let frame = h.frame();
+    expect(frame).toContain('store "0" (2)');
+    expect(frame).toContain('shop.test  2 cookies');
+    expect(frame).toMatch(/sid\s+abc\s+\/\s+-Hhs/);
+    expect(frame).toMatch(/name "sid"\s+value "abc"/);
+    expect(frame).toMatch(/hostOnly true\s+path \/\s+storeId "0"/);
+    expect(frame).toMatch(/httpOnly true\s+session true/);
+    expect(frame).toMatch(/\+ explicit\s+store 0 sid=abc\s+shop\.test\/\s+← Set-Cookie of #1/);
+
+    // Edit: cookies.set fires onChanged (overwrite, then explicit).
+    await h.press('e');
+    expect(h.frame()).toContain('sid = abc');
+    await h.press(KEYS.ctrlU, 'xyz', KEYS.enter);
+    frame = await h.waitFor((f) => /name "sid"\s+value "xyz"/.test(f));
+    expect(frame).toMatch(/- overwrite\s+store 0 sid=abc/);
+    expect(frame).toMatch(/\+ explicit\s+store 0 sid=xyz/);
+    expect(h.engine.cookies.allCookies('0').find((cookie) => cookie.key === 'sid')).toMatchObject({ value: 'xyz', httpOnly: true });
+
+    // Delete: asks first; n keeps it, y deletes through cookies.remove.
+    await h.press('j', 'd');
+    expect(h.frame()).toContain('Delete cookie theme of shop.test/');
+    await h.press('n');
+    expect(h.engine.cookies.allCookies('0')).toHaveLength(2);
+    await h.press('d', 'y');
+    frame = await h.waitFor((f) => /- explicit\s+store 0 theme=dark/.test(f));
+    expect(h.engine.cookies.allCookies('0').map((cookie) => cookie.key)).toEqual(['sid']);
+    expect(frame).toContain('store "0" (1)');
+
+    await h.press('s');
+    expect(h.frame()).toContain('No cookies in store "1"');
+  });
+});
+
+describe('the rules view', () => {
+  // Built when the test runs: the quota countdowns are relative to now.
+  const makeRules = (): RuleStatus[] => [
+    {
+      name: 'good-rule',
+      file: '/r/good-rule.ts',
+      state: 'active',
+      dryRun: false,
+      precedence: 1,
+      reloadCount: 2,
+      listeners: [{ id: 1, owner: 'good-rule', event: 'onBeforeRequest', filter: { urls: ['*://*.example.com/*'], types: ['image'] }, extraInfoSpec: ['blocking'] }],
+      quota: { used: 3, limit: 20, nextSlotFreeAt: Date.now() + 125_000 },
+      lastLoadedAt: Date.now(),
+      typeErrors: [{ file: '/r/good-rule.ts', line: 4, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." }],
+    },
+    {
+      name: 'bad-rule',
+      file: '/r/bad-rule.ts',
+      state: 'failed',
+      dryRun: true,
+      precedence: undefined,
+      error: { message: 'the background threw TypeError: x is undefined', location: '/r/bad-rule.ts:12:5' },
+      reloadCount: 0,
+      listeners: [],
+      quota: { used: 20, limit: 20, nextSlotFreeAt: Date.now() + 60_000 },
+      lastLoadedAt: undefined,
+      typeErrors: [],
+    },
+  ];
+
+  it('lists every rule with state, dry-run, listeners, reloads, quota; r, d and enter act on the selected one', async () => {
+    const rules = makeRules();
+    const calls: string[] = [];
+    const h = await start({
+      size: { columns: 120, rows: 40 },
+      rulesControl: {
+        list: () => rules,
+        onChange: () => () => {},
+        reload: async (name) => (calls.push(`reload ${name}`), rules.find((rule) => rule.name === name)!),
+        setDryRun: (name, on) => (calls.push(`dry-run ${name} ${on}`), { ...rules.find((rule) => rule.name === name)!, dryRun: on }),
+      },
+    });
+    expect(h.frame()).toMatch(/rules 1 active 1 failing/);
+    expect(h.frame()).toMatch(/hbc 20\/20 bad-rule \(next in (59s|1m00s)\), 3\/20 good-rule \(next in 2m0[45]s\)/);
+    await h.press('3');
+    let frame = h.frame();
+    expect(frame).toMatch(/● active\s+good-rule\s+live\s+1 listener\s+reloads 2\s+hbc ▮▮▯▯▯▯▯▯▯▯\s+3\/20 next in 2m0[45]s\s+1 type error/);
+    expect(frame).toMatch(/× failed\s+bad-rule\s+dry-run\s+0 listeners\s+reloads 0\s+hbc ▮{10}\s+20\/20/);
+    expect(frame).toMatch(/onBeforeRequest\s+\*:\/\/\*\.example\.com\/\*\s+types: image\s+\[blocking\]/);
+    expect(frame).toMatch(/good-rule\.ts:4:7\s+TS2322 Type 'number'/);
+    await h.press('r');
+    await h.waitFor('good-rule reloaded');
+    await h.press('j');
+    frame = h.frame();
+    expect(frame).toContain('Failed to load:');
+    expect(frame).toContain('the background threw TypeError: x is undefined');
+    expect(frame).toContain('at /r/bad-rule.ts:12:5');
+    await h.press('d');
+    expect(h.frame()).toContain('bad-rule: dry-run off');
+    await h.press(KEYS.enter);
+    expect(h.frame()).toContain('details (enter: back to the list)');
+    expect(calls).toEqual(['reload good-rule', 'dry-run bad-rule false']);
+  });
+});
+
+describe('keys are one table', () => {
+  it('? shows every command of the table; esc closes it', async () => {
+    const h = await start({ size: { columns: 140, rows: 120 } });
+    await h.press('?');
+    const frame = h.frame();
+    for (const command of COMMANDS) expect(frame).toContain(command.description.slice(0, 40));
+    expect(frame).toContain('Filter language');
+    await h.press(KEYS.escape);
+    expect(h.frame()).not.toContain('Filter language');
+  });
+
+  it('the footer lists the current view\'s keys from the same table', async () => {
+    const h = await start({ size: { columns: 200, rows: 30 } });
+    const footer = () => h.frame().split('\n').at(-1)!;
+    expect(footer()).toContain('/ filter');
+    expect(footer()).toContain('q quit');
+    await h.press('2');
+    expect(footer()).toContain('e edit value');
+    expect(footer()).not.toContain('/ filter');
+    await h.press('3');
+    expect(footer()).toContain('r reload');
+  });
+
+  it('no two commands of one view share a key', () => {
+    const views = ['list', 'detail', 'cookies', 'rules', 'log', 'help'] as const;
+    for (const view of views) {
+      const seen = new Map<string, string>();
+      for (const command of COMMANDS) {
+        if (command.views !== 'all' && !(command.views as readonly string[]).includes(view)) continue;
+        for (const key of command.keys) {
+          const id = JSON.stringify({ ...key, shift: 'shift' in key ? key.shift : undefined });
+          // A view command may take a key a global command also has only if the table orders it first.
+          if (seen.has(id) && command.views !== 'all') throw new Error(`${view}: ${command.name} and ${seen.get(id)} share ${id}`);
+          if (!seen.has(id)) seen.set(id, command.name);
+        }
+      }
+    }
+  });
+});
+
+describe('global commands', () => {
+  it('D toggles the global dry-run, shown in the status bar', async () => {
+    const h = await start();
+    await h.press('D');
+    expect(h.engine.dryRun).toBe(true);
+    expect(h.frame()).toContain(' DRY-RUN ');
+    await h.press('D');
+    expect(h.engine.dryRun).toBe(false);
+    expect(h.frame()).toContain(' LIVE ');
+  });
+
+  it('the log view shows console output and warnings; the status bar counts unseen warnings', async () => {
+    const h = await start();
+    h.engine.journal.append({ kind: 'log', level: 'warn', source: 'mockttp', message: 'something odd\nsecond line' });
+    await h.settle();
+    expect(h.frame()).toContain('1 new warnings');
+    await h.press('4');
+    const frame = await h.waitFor((f) => !f.includes('new warnings'));
+    expect(frame).toMatch(/warn\s+mockttp\s+something odd/);
+    expect(frame).toContain('↵ second line');
+    await h.press(KEYS.escape);
+    expect(h.frame()).toContain('No requests yet');
+  });
+});

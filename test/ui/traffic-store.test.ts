@@ -1,0 +1,271 @@
+// The TrafficStore: journal entries folded into per-request records, the cap, batched
+// notifications, the incremental filter, cookie changes attributed to requests.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Journal } from '../../src/engine/journal.js';
+import { compileFilter } from '../../src/ui/filter/compile-filter.js';
+import { TrafficStore } from '../../src/ui/store/traffic-store.js';
+import { createEngineDriver, respond, type EngineDriver } from './engine-driver.js';
+
+let driver: EngineDriver;
+let store: TrafficStore;
+
+beforeEach(async () => {
+  driver = await createEngineDriver();
+  store = new TrafficStore({ maxRequests: 100, flushIntervalMs: 0 });
+  store.attach(driver.engine.journal);
+});
+afterEach(async () => {
+  store.close();
+  await driver.close();
+  vi.useRealTimers();
+});
+
+function predicate(expression: string) {
+  const compiled = compileFilter(expression);
+  if (!compiled.ok) throw new Error(compiled.error.message);
+  return compiled.predicate;
+}
+
+describe('folding', () => {
+  it('one record per request with what the list shows', async () => {
+    await driver.request('http://shop.test/cart?x=1', { route: () => respond(201, 'hello', [{ name: 'X-A', value: '1' }]) });
+    store.flush();
+    const [record] = store.all();
+    expect(store.all()).toHaveLength(1);
+    expect(record).toMatchObject({
+      ordinal: 1,
+      method: 'GET',
+      url: 'http://shop.test/cart?x=1',
+      host: 'shop.test',
+      path: '/cart?x=1',
+      statusCode: 201,
+      phase: 'completed',
+      error: undefined,
+      responseSize: 5,
+      hops: 1,
+    });
+    expect(record!.events.map((event) => event.event)).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onResponseStarted', 'onCompleted']);
+    expect(record!.endedAt! - record!.startedAt).toBeGreaterThanOrEqual(0);
+    expect(record!.sentHeaders?.map((header) => header.name)).toContain('Accept');
+  });
+
+  it('a redirect chain keeps one record (one requestId) with every hop', async () => {
+    await driver.request('http://a.test/old', {
+      route: (request) => (request.url.endsWith('/old') ? respond(302, '', [{ name: 'Location', value: 'http://a.test/new' }]) : respond(200, 'new')),
+    });
+    store.flush();
+    expect(store.all()).toHaveLength(1);
+    const record = store.all()[0]!;
+    expect(record).toMatchObject({ hops: 2, firstUrl: 'http://a.test/old', url: 'http://a.test/new', path: '/new', statusCode: 200 });
+    expect(record.events.map((event) => event.event)).toContain('onBeforeRedirect');
+  });
+
+  it('failures keep the net::ERR_* name', async () => {
+    await driver.request('http://down.test/', { refuse: true });
+    store.flush();
+    expect(store.all()[0]).toMatchObject({ phase: 'failed', error: 'net::ERR_CONNECTION_REFUSED', statusCode: undefined });
+  });
+
+  it('what rules did: applied cancel and redirect, dry-run would-…, failed, ignored', async () => {
+    driver.rule('blocker').onBeforeRequest.addListener((details) => (details.url.includes('ads') ? { cancel: true } : undefined), { urls: ['<all_urls>'] }, ['blocking']);
+    driver.rule('mover').onBeforeRequest.addListener((details) => (details.url.endsWith('/from') ? { redirectUrl: 'http://a.test/to' } : undefined), { urls: ['<all_urls>'] }, ['blocking']);
+    driver.rule('dreamer', { dryRun: true }).onBeforeSendHeaders.addListener(() => ({ requestHeaders: [] }), { urls: ['<all_urls>'] }, ['blocking', 'requestHeaders']);
+    driver.rule('broken').onHeadersReceived.addListener(() => {
+      throw new Error('boom');
+    }, { urls: ['http://a.test/*'] }, ['blocking']);
+
+    await driver.request('http://ads.test/banner');
+    await driver.request('http://a.test/from');
+    store.flush();
+    const [ads, moved] = store.all();
+    expect([...ads!.verdicts]).toEqual(expect.arrayContaining(['cancelled']));
+    expect(ads!.error).toBe('net::ERR_BLOCKED_BY_CLIENT');
+    expect([...ads!.rules]).toContain('blocker');
+    expect([...moved!.verdicts]).toEqual(expect.arrayContaining(['redirected', 'dry-run', 'failed']));
+    expect(moved!.dryRunNotes.join(' ')).toMatch(/dreamer: would/);
+    expect([...moved!.rules].sort()).toEqual(['broken', 'dreamer', 'mover']);
+  });
+
+  it('a request body is kept as requestBody and as body entries', async () => {
+    await driver.request('http://a.test/post', { method: 'POST', body: '{"a":1}' });
+    driver.engine.journal.append({ kind: 'body', requestId: store.all()[0]?.requestId ?? '1', direction: 'response', url: 'http://a.test/post', bytes: new Uint8Array(Buffer.from('hello')), complete: true });
+    store.flush();
+    expect(store.all()[0]!.responseBytes).toMatchObject({ size: 5, complete: true });
+  });
+});
+
+describe('the cap', () => {
+  it('keeps the newest maxRequests, counts the dropped, ignores their later events', async () => {
+    const capped = new TrafficStore({ maxRequests: 3, flushIntervalMs: 0 });
+    capped.attach(driver.engine.journal);
+    for (let index = 1; index <= 5; index++) await driver.request(`http://a.test/${index}`);
+    capped.flush();
+    expect(capped.all().map((record) => record.path)).toEqual(['/3', '/4', '/5']);
+    expect(capped.droppedCount).toBe(2);
+    expect(capped.seenCount).toBe(5);
+    // A late event of a dropped request (requestId "1") does not bring it back.
+    const late = store.all()[0]!.events.at(-1)!;
+    capped.ingest({ kind: 'webRequest', event: late.event, details: late.details, outcomes: [], seq: 999, time: Date.now() });
+    capped.flush();
+    expect(capped.all()).toHaveLength(3);
+    capped.close();
+  });
+
+  it('a filtered list loses the dropped requests too', async () => {
+    const capped = new TrafficStore({ maxRequests: 4, flushIntervalMs: 0 });
+    capped.attach(driver.engine.journal);
+    capped.setFilter(predicate('path:[13579]$'));
+    for (let index = 1; index <= 8; index++) await driver.request(`http://a.test/${index}`);
+    capped.flush();
+    expect(capped.visible().map((record) => record.path)).toEqual(['/5', '/7']);
+    capped.close();
+  });
+});
+
+describe('notifications are batched', () => {
+  it('thousands of entries between two flushes make one notification', async () => {
+    vi.useFakeTimers();
+    const journal = new Journal();
+    const batched = new TrafficStore({ flushIntervalMs: 50 });
+    batched.attach(journal);
+    const notified = vi.fn();
+    batched.subscribe(notified);
+    for (let index = 0; index < 2000; index++) journal.append({ kind: 'log', level: 'info', source: 'test', message: `line ${index}` });
+    expect(notified).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(notified).toHaveBeenCalledTimes(1); // the first flush comes at once (nothing flushed lately)
+    for (let index = 0; index < 2000; index++) journal.append({ kind: 'log', level: 'info', source: 'test', message: `more ${index}` });
+    await vi.advanceTimersByTimeAsync(49);
+    expect(notified).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(notified).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(notified).toHaveBeenCalledTimes(2); // nothing new, no notification
+    expect(batched.logCount).toBe(2000); // the log is a ring: the newest 2000 of 4000
+    expect(batched.logs(0, 1)[0]!.message).toBe('more 0');
+    batched.close();
+  });
+
+  it('the version changes with each notification (useSyncExternalStore snapshot)', async () => {
+    const before = store.getVersion();
+    await driver.request('http://a.test/');
+    store.flush();
+    expect(store.getVersion()).toBeGreaterThan(before);
+    const after = store.getVersion();
+    store.flush();
+    expect(store.getVersion()).toBe(after);
+  });
+});
+
+describe('the filter', () => {
+  it('applies to kept records at once and to changed ones on each flush', async () => {
+    let answer = 200;
+    const route = () => respond(answer);
+    await driver.request('http://a.test/ok', { route });
+    store.setFilter(predicate('status:4xx'));
+    expect(store.visible()).toHaveLength(0);
+    answer = 404;
+    await driver.request('http://a.test/missing', { route });
+    store.flush();
+    expect(store.visible().map((record) => record.path)).toEqual(['/missing']);
+    store.setFilter(undefined);
+    expect(store.visible().map((record) => record.path)).toEqual(['/ok', '/missing']);
+  });
+
+  it('a pending request appears once it matches', async () => {
+    store.setFilter(predicate('status:2xx'));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const running = driver.request('http://a.test/slow', { route: async () => (await gate, respond()) });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    store.flush();
+    expect(store.all()[0]).toMatchObject({ path: '/slow', phase: 'pending' });
+    expect(store.visible()).toHaveLength(0);
+    release();
+    await running;
+    store.flush();
+    expect(store.visible().map((record) => record.path)).toEqual(['/slow']);
+  });
+
+  it('clear() forgets every request, filtered or not', async () => {
+    await driver.request('http://a.test/1');
+    store.setFilter(predicate('a.test'));
+    store.clear();
+    expect(store.all()).toHaveLength(0);
+    expect(store.visible()).toHaveLength(0);
+    await driver.request('http://a.test/2');
+    store.flush();
+    expect(store.visible().map((record) => record.path)).toEqual(['/2']);
+  });
+});
+
+describe('cookies', () => {
+  it('the changes a Set-Cookie caused belong to its request, and to the onChanged log', async () => {
+    await driver.request('http://shop.test/login', { route: () => respond(200, 'ok', [{ name: 'Set-Cookie', value: 'sid=1; Path=/' }]) });
+    await driver.request('http://shop.test/again', { route: () => respond(200, 'ok', [{ name: 'Set-Cookie', value: 'sid=2; Path=/' }]) });
+    store.flush();
+    const [login, again] = store.all();
+    expect(login!.setCookieHeaders).toEqual(['sid=1; Path=/']);
+    expect(login!.cookieChanges.map((change) => [change.changeInfo.removed, change.changeInfo.cause, change.changeInfo.cookie.value])).toEqual([[false, 'explicit', '1']]);
+    // An overwrite: the old cookie's removal and the new one's insertion, both caused by /again.
+    expect(again!.cookieChanges.map((change) => [change.changeInfo.removed, change.changeInfo.cause, change.changeInfo.cookie.value])).toEqual([
+      [true, 'overwrite', '1'],
+      [false, 'explicit', '2'],
+    ]);
+    expect(store.cookieLog().map((line) => line.request?.requestId)).toEqual([login!.requestId, again!.requestId, again!.requestId]);
+    expect(store.cookiesVersion).toBe(3);
+  });
+
+  it('changes made outside any request are logged without one', async () => {
+    const owner = (await import('../../src/engine/owner.js')).createTrustedOwner('editor');
+    await driver.engine.extensionApi(owner).browser.cookies!.set({ url: 'http://shop.test/', name: 'theme', value: 'dark' });
+    store.flush();
+    expect(store.cookieLog().map((line) => [line.changeInfo.cookie.name, line.request])).toEqual([['theme', undefined]]);
+  });
+});
+
+describe('the rest of the journal', () => {
+  it('logs, rule entries and handlerBehaviorChanged go to the log; warnings count as unseen problems', () => {
+    const journal = new Journal();
+    const other = new TrafficStore({ flushIntervalMs: 0, logLimit: 3 });
+    other.attach(journal);
+    journal.append({ kind: 'log', level: 'info', source: 'mockttp', message: 'hello' });
+    journal.append({ kind: 'rule', action: 'failed', rule: 'r1', message: 'SyntaxError', location: 'rules/r1.ts:3:1' });
+    journal.append({ kind: 'handlerBehaviorChanged', owner: 'r1', accepted: false, used: 20, limit: 20, nextSlotFreeAt: 1 });
+    journal.append({ kind: 'listening', url: 'http://127.0.0.1:1234' });
+    other.flush();
+    expect(other.logs().map((line) => `${line.level} ${line.source}: ${line.message}`)).toEqual([
+      'error rule r1: failed: SyntaxError (rules/r1.ts:3:1)',
+      'warn r1: handlerBehaviorChanged refused (quota): 20/20 in 10 minutes',
+      'info wrtui: listening on http://127.0.0.1:1234',
+    ]);
+    expect(other.unseenProblems).toBe(2);
+    other.markProblemsSeen();
+    expect(other.unseenProblems).toBe(0);
+    expect(other.listening).toEqual({ url: 'http://127.0.0.1:1234', incognitoUrl: undefined });
+    expect(other.rulesVersion).toBe(2);
+    other.close();
+  });
+
+  it('requests per second over the last whole seconds', () => {
+    let now = 10_000;
+    const journal = new Journal({ now: () => now });
+    const timed = new TrafficStore({ flushIntervalMs: 0, now: () => now });
+    timed.attach(journal);
+    const start = (requestId: string) =>
+      journal.append({
+        kind: 'webRequest',
+        event: 'onBeforeRequest',
+        details: { requestId, url: 'http://a.test/', method: 'GET', frameId: 0, parentFrameId: -1, tabId: -1, type: 'other', timeStamp: now },
+        outcomes: [],
+      });
+    for (let second = 0; second < 3; second++) {
+      for (let index = 0; index < 30; index++) start(`${second}-${index}`);
+      now += 1000;
+    }
+    expect(timed.requestsPerSecond()).toBe(30);
+    now += 5000;
+    expect(timed.requestsPerSecond()).toBe(0);
+    timed.close();
+  });
+});

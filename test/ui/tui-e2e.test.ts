@@ -1,0 +1,175 @@
+// The real `wrtui` binary in a real terminal (tmux): real traffic through the proxy with curl,
+// and what the screen shows read back with capture-pane. CI sets CI=true, which makes Ink stop
+// drawing frames as it goes: the pane runs wrtui without it, as a user's terminal would.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+
+const run = promisify(execFile);
+const BIN = join(process.cwd(), 'bin/wrtui.js');
+const SOCKET = `wrtui-e2e-${process.pid}`;
+const SESSION = 'wrtui';
+
+function tmuxAvailable(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function tmux(...args: string[]): Promise<string> {
+  const { stdout } = await run('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args]);
+  return stdout;
+}
+
+const screen = (session = SESSION) => tmux('capture-pane', '-p', '-t', session);
+
+/** Polls the screen until `test` holds; fails with the screen when it never does. */
+async function waitForScreen(test: (text: string) => boolean, what: string, timeoutMs = 20_000, session = SESSION): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = await screen(session).catch((error: Error) => `(capture failed: ${error.message})`);
+    if (test(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}; the screen:\n${last}`);
+}
+
+/** One key at a time: several in one write would reach the app as a single paste. */
+async function press(...keys: string[]): Promise<void> {
+  for (const key of keys) {
+    await tmux('send-keys', '-t', SESSION, key);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+  }
+}
+
+async function type(text: string): Promise<void> {
+  await tmux('send-keys', '-t', SESSION, '-l', text);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+}
+
+/** The list rows (they start with a time). */
+function listRows(text: string): string[] {
+  return text.split('\n').filter((line) => /^[▶ ] \d\d:\d\d:\d\d/.test(line));
+}
+
+let origin: Origin;
+let workDir: string;
+
+beforeAll(async () => {
+  if (!tmuxAvailable()) throw new Error('tmux is needed for the TUI end-to-end test: apt-get install -y tmux (.ci/run installs it)');
+  origin = await startOrigin((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Set-Cookie': 'seen=1; Max-Age=600' });
+    res.end(`hello ${req.url}`);
+  });
+  workDir = await mkdtemp(join(tmpdir(), 'wrtui-tui-e2e-'));
+  const rulesDir = join(workDir, 'rules');
+  await mkdir(rulesDir);
+  // One rule, in dry-run: it would cancel /blocked, and the list marks it.
+  await writeFile(
+    join(rulesDir, 'would-block.ts'),
+    `export const manifest = { name: 'would-block', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'], dryRun: true };
+export default function background({ chrome }: any) {
+  chrome.webRequest.onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['*://*/blocked*'] }, ['blocking']);
+}
+`,
+  );
+  await tmux('new-session', '-d', '-s', SESSION, '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state'));
+});
+
+/** wrtui as a user starts it, then what the terminal shows after it left: its exit status. */
+function wrtuiCommand(stateDir: string): string {
+  return [
+    'env -u CI -u CONTINUOUS_INTEGRATION',
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`,
+    `--port 0 --incognito-port 0 --rules ${JSON.stringify(join(workDir, 'rules'))} --state-dir ${JSON.stringify(join(workDir, stateDir))}`,
+    '; echo WRTUI_EXIT=$?; sleep 60',
+  ].join(' ');
+}
+
+afterAll(async () => {
+  await tmux('kill-server').catch(() => {});
+  await origin?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('wrtui in a terminal', () => {
+  it('shows live requests, their detail and timeline, filters, helps and quits cleanly', { timeout: 90_000 }, async () => {
+    // The status bar names the port the proxy really got (--port 0).
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text) && text.includes('rules 1 active'), 'the status bar');
+    const port = /proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!;
+    expect(Number(port)).toBeGreaterThan(0);
+    expect(started).toContain(' LIVE ');
+
+    for (const path of ['/hello', '/other', '/blocked']) {
+      const { stdout } = await run('curl', ['-s', '--max-time', '10', '-x', `http://127.0.0.1:${port}`, `${origin.url}${path}`]);
+      expect(stdout).toBe(`hello ${path}`); // dry-run: the rule would cancel /blocked, but does not
+    }
+    let text = await waitForScreen((t) => listRows(t).length >= 3 && listRows(t).every((row) => /\s200\s/.test(row)), 'three finished rows');
+    const rows = listRows(text);
+    expect(rows[0]).toMatch(/GET\s+200\s+other\s+127\.0\.0\.1:\d+\/hello/);
+    expect(rows[2]).toMatch(/\/blocked.*~cancel/);
+    expect(rows[2]!.startsWith('▶')).toBe(true); // following the newest
+
+    // Up twice to /hello, enter: the detail pane opens on the timeline.
+    await press('k', 'k', 'Enter');
+    text = await waitForScreen((t) => t.includes('[Timeline]') && t.includes('onCompleted'), 'the timeline');
+    for (const event of ['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onResponseStarted', 'onCompleted']) {
+      expect(text).toContain(event);
+    }
+    expect(text).toContain(`GET ${origin.url}/hello`);
+    await press('Tab', 'Tab');
+    await waitForScreen((t) => t.includes('[Response]') && t.includes('HTTP/1.1 200 OK'), 'the response tab');
+    await press('Escape');
+    await waitForScreen((t) => !t.includes('[Response]'), 'the detail pane to close');
+
+    // The filter hides what does not match.
+    await press('/');
+    await waitForScreen((t) => t.includes('enter apply'), 'the filter prompt');
+    await type('hello');
+    await press('Enter');
+    text = await waitForScreen((t) => t.includes('filter: hello') && listRows(t).length === 1, 'the filtered list');
+    expect(listRows(text)[0]).toContain('/hello');
+    expect(text).not.toMatch(/127\.0\.0\.1:\d+\/other/);
+    await press('f');
+    await waitForScreen((t) => listRows(t).length === 3, 'the filter turned off');
+
+    // Help, from the key table.
+    await press('?');
+    text = await waitForScreen((t) => t.includes('Everywhere') && t.includes('Quit (also Ctrl-C)'), 'the help screen');
+    expect(text).toContain('Open the detail pane of the selected request');
+    await press('G'); // scrolls the help to its end: the filter language
+    await waitForScreen((t) => t.includes('Filter language'), 'the end of the help');
+    await press('Escape');
+    await waitForScreen((t) => listRows(t).length === 3, 'the list again');
+
+    // q: the terminal is restored (the shell screen again) and wrtui exits 0.
+    await press('q');
+    text = await waitForScreen((t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
+    expect(text).toContain('WRTUI_EXIT=0');
+    expect(text).toMatch(/wrtui stopped: 3 requests seen/);
+    expect(text).not.toContain('onCompleted'); // the alternate screen is gone
+  });
+
+  it('SIGTERM restores the terminal and stops cleanly too', { timeout: 60_000 }, async () => {
+    await tmux('new-session', '-d', '-s', 'term', '-x', '100', '-y', '30', '-c', workDir, wrtuiCommand('state-term'));
+    await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'term');
+    // The pane runs sh, whose child is wrtui (env execs node).
+    const shell = (await tmux('display-message', '-p', '-t', 'term', '#{pane_pid}')).trim();
+    const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', shell]);
+    const pid = Number(stdout.trim().split('\n')[0]);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGTERM');
+    const text = await waitForScreen((t) => t.includes('WRTUI_EXIT='), 'wrtui to exit', 20_000, 'term');
+    expect(text).toContain('WRTUI_EXIT=0');
+    expect(text).toContain('wrtui stopped');
+    expect(text).not.toContain(' LIVE ');
+  });
+});
