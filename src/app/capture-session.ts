@@ -111,3 +111,15 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
     },
   };
 }
+
+/** The journal's "listening" entry: the first line of headless --json, the TUI's status bar. */
+export function announceListening(session: CaptureSession, options: Pick<SessionOptions, 'stateDir' | 'dryRun'>): void {
+  session.engine.journal.append({
+    kind: 'listening',
+    url: session.proxy.url,
+    ...(session.incognitoProxy && { incognitoUrl: session.incognitoProxy.url }),
+    ca: session.ca.certPath,
+    stateDir: options.stateDir,
+    dryRun: options.dryRun,
+  });
+}

@@ -1,7 +1,7 @@
 // `wrtui headless`: the proxy and the rules with no UI. With --json every journal entry is one
 // NDJSON line on stdout, the first being {"kind":"listening",…}; otherwise one line per request.
 import type { JournalEntry } from '../engine/journal.js';
-import { startCaptureSession, type SessionOptions } from './capture-session.js';
+import { announceListening, startCaptureSession, type SessionOptions } from './capture-session.js';
 import { toJsonLine } from './json-line.js';
 import { createRequestLog } from './request-log.js';
 
@@ -25,14 +25,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<void> {
       for (const queued of early.splice(0)) print(queued);
     } else early.push(entry);
   });
-  session.engine.journal.append({
-    kind: 'listening',
-    url: session.proxy.url,
-    ...(session.incognitoProxy && { incognitoUrl: session.incognitoProxy.url }),
-    ca: session.ca.certPath,
-    stateDir: options.stateDir,
-    dryRun: options.dryRun,
-  });
+  announceListening(session, options);
 
   await new Promise<void>((resolve) => {
     const stop = async (signal: NodeJS.Signals) => {

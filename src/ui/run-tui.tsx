@@ -4,7 +4,7 @@
 // SIGHUP) restores the terminal, stops the rules and the proxy, and writes the cookie store.
 import { render } from 'ink';
 import { resolve } from 'node:path';
-import { startCaptureSession, type SessionOptions } from '../app/capture-session.js';
+import { announceListening, startCaptureSession, type SessionOptions } from '../app/capture-session.js';
 import { App } from './components/App.js';
 import { PERF_LOG_ENV, startPerfProbe, type PerfProbe } from './perf-probe.js';
 import { createSessionBackend } from './session-backend.js';
@@ -32,14 +32,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
   const store = new TrafficStore({ maxRequests: options.maxRequests ?? DEFAULT_MAX_REQUESTS, tickMs: 1000 });
   store.attach(engine.journal);
   const restoreStderr = captureStderr(engine.journal);
-  engine.journal.append({
-    kind: 'listening',
-    url: session.proxy.url,
-    ...(session.incognitoProxy && { incognitoUrl: session.incognitoProxy.url }),
-    ca: session.ca.certPath,
-    stateDir: options.stateDir,
-    dryRun: options.dryRun,
-  });
+  announceListening(session, options);
 
   const backend = createSessionBackend({ session, stateDir: options.stateDir, writeToTerminal: (data) => stdout.write(data) });
 
