@@ -231,6 +231,26 @@ describe('blocking actions on the wire', () => {
     expect(sent.requestHeaders!.map((x) => x.name.toLowerCase())).toEqual(originGot);
   });
 
+  it('a proxy sends the Host of the URL it was asked for, even when the client wrote another and a rule changed the headers', async () => {
+    h.api('host-check').chrome.webRequest!.onBeforeSendHeaders.addListener(
+      (d) => (d.url.endsWith('/echo?host') ? { requestHeaders: [...d.requestHeaders!, { name: 'X-Rule', value: '1' }] } : undefined),
+      ALL_URLS,
+      ['blocking', 'requestHeaders'],
+    );
+    const http = await import('node:http');
+    const body = await new Promise<string>((resolve, reject) => {
+      // node:http puts the proxy's own address in Host for an absolute-form request.
+      http.get({ host: '127.0.0.1', port: h.proxy.port, path: `${origin.url}/echo?host` }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    });
+    const rawHeaders = (JSON.parse(body) as { rawHeaders: string[] }).rawHeaders;
+    expect(rawHeaders[rawHeaders.findIndex((name) => name.toLowerCase() === 'host') + 1]).toBe(new URL(origin.url).host);
+    expect(rawHeaders).toContain('X-Rule');
+  });
+
   it('response header replacement: the client receives exactly those headers', async () => {
     h.api('csp').chrome.webRequest!.onHeadersReceived.addListener(
       (d) =>

@@ -174,7 +174,10 @@ export class CaptureProxy {
     // Entered synchronously, before any await, so the upstream request mockttp makes next is ours.
     this.#addresses.run(request.id, () => undefined);
     const clientHeaders = headersFromPairs(request.rawHeaders);
-    const headers = clientHeaders.filter((header) => !header.name.startsWith(':') && !PROXY_ONLY_HEADERS.has(header.name.toLowerCase()));
+    const headers = withTargetHost(
+      clientHeaders.filter((header) => !header.name.startsWith(':') && !PROXY_ONLY_HEADERS.has(header.name.toLowerCase())),
+      request.url,
+    );
     const body = request.body.buffer.length > 0 ? new Uint8Array(request.body.buffer) : undefined;
     const declaredLength = Number(getHeader(headers, 'content-length') ?? 0);
     const requestBody = parseRequestBody({
@@ -601,6 +604,22 @@ function framedForMockttp(headers: HttpHeaders, request: mockttp.CompletedReques
 function isWholeBody(response: mockttp.CompletedResponse, method: string): boolean {
   if (response.body.buffer.length > 0) return true;
   return response.headers['content-length'] === '0' || response.statusCode === 204 || response.statusCode === 304 || method === 'HEAD';
+}
+
+/**
+ * A proxy sends the Host of the absolute URL it was asked for (RFC 9112 §3.2.2), whatever Host the
+ * client wrote; listeners see that Host, and mockttp forwards it when they change the headers.
+ */
+function withTargetHost(headers: HttpHeaders, url: string): HttpHeaders {
+  let host: string;
+  try {
+    host = new URL(url).host;
+  } catch {
+    return headers;
+  }
+  const index = headers.findIndex((header) => header.name.toLowerCase() === 'host');
+  if (index === -1 || headerLatin1(headers[index]!) === host) return headers;
+  return headers.map((header, i) => (i === index ? { name: header.name, value: host } : header));
 }
 
 /** Lower-case name → value(s), the shape http-cache-semantics reads. */
