@@ -31,7 +31,6 @@ const MAX_REQUESTS = Number(values['max-requests']);
 const WARM_UP_SECONDS = 2;
 const ROOT = process.cwd();
 const BIN = join(ROOT, 'bin/wrtui.js');
-const SOCKET = `wrtui-bench-${process.pid}`;
 
 interface LoadResult {
   sent: number;
@@ -61,7 +60,7 @@ async function main(): Promise<void> {
     const headless = await benchHeadless(workDir, rulesDir);
     report([tui, headless]);
   } finally {
-    await run('tmux', ['-L', SOCKET, 'kill-server']).catch(() => {});
+    await run('tmux', ['-S', join(workDir, 'tmux.sock'), 'kill-server']).catch(() => {});
     await rm(workDir, { recursive: true, force: true });
   }
 }
@@ -76,7 +75,7 @@ async function benchTui(workDir: string, rulesDir: string): Promise<ModeResult> 
     `--rules ${JSON.stringify(rulesDir)} --state-dir ${JSON.stringify(join(workDir, 'state-tui'))}`,
     '; sleep 30',
   ].join(' ');
-  const tmux = (...args: string[]) => run('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args]);
+  const tmux = (...args: string[]) => run('tmux', ['-S', join(workDir, 'tmux.sock'), '-f', '/dev/null', ...args]);
   await tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', '-c', workDir, command);
   const screen = await poll(async () => {
     const { stdout } = await tmux('capture-pane', '-p', '-t', 'tui');

@@ -20,7 +20,7 @@ const proxy = new URL(proxyUrl);
 if (!['127.0.0.1', 'localhost', '[::1]'].includes(proxy.hostname)) throw new Error('the load only goes to a proxy on this machine');
 
 const body = Buffer.from('{"ok":true,"items":[1,2,3]}');
-const origin = http.createServer((req, res) => {
+const origin = http.createServer((_request, res) => {
   res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
   res.end(body);
 });

@@ -30,9 +30,10 @@ function sgr(segment: Segment): string {
 }
 
 /**
- * The line as an ANSI string exactly `width` columns wide: cut with an ellipsis or padded, so the
- * frame's geometry never depends on what the text holds. `base` styles the whole line (the
- * selected row's inverse video).
+ * The line as an ANSI string at most `width` columns wide, cut with an ellipsis, so the frame's
+ * geometry never depends on what the text holds. `base` styles the whole line (the selected
+ * row's inverse video), padded to the full width. Otherwise trailing blanks are left out: Ink
+ * turns every character of a frame into an object, and invisible ones cost as much as the rest.
  */
 export function renderLine(styled: StyledLine, width: number, base?: Omit<Segment, 'text'>): string {
   let out = '';
@@ -46,11 +47,11 @@ export function renderLine(styled: StyledLine, width: number, base?: Omit<Segmen
     out += style ? `${style}${text}\x1b[0m` : text;
     used += text.length;
   }
-  if (used < width) {
-    const style = base ? sgr({ ...base, text: '' }) : '';
+  if (base && used < width) {
+    const style = sgr({ ...base, text: '' });
     out += style ? `${style}${' '.repeat(width - used)}\x1b[0m` : ' '.repeat(width - used);
   }
-  return out;
+  return base ? out : out.replace(/ +$/, '');
 }
 
 /** Removes SGR sequences (tests, width checks). */

@@ -117,7 +117,8 @@ describe('text on a terminal', () => {
     const line = renderLine([{ text: 'red', color: 'red' }, { text: ' plain and too long' }], 10);
     expect(stripAnsi(line)).toBe('red plain…');
     expect(line).toContain('\x1b[31mred\x1b[0m');
-    expect(stripAnsi(renderLine([{ text: 'x' }], 4, { inverse: true }))).toBe('x   ');
+    expect(stripAnsi(renderLine([{ text: 'x' }], 4, { inverse: true }))).toBe('x   '); // a selected row is a full bar
+    expect(renderLine([{ text: 'x  ' }], 4)).toBe('x'); // trailing blanks are not drawn
   });
 
   it('wrapLines keeps styles and indents continuations', () => {

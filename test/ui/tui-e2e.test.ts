@@ -11,7 +11,6 @@ import { startOrigin, type Origin } from '../helpers/origin.js';
 
 const run = promisify(execFile);
 const BIN = join(process.cwd(), 'bin/wrtui.js');
-const SOCKET = `wrtui-e2e-${process.pid}`;
 const SESSION = 'wrtui';
 
 function tmuxAvailable(): boolean {
@@ -23,8 +22,9 @@ function tmuxAvailable(): boolean {
   }
 }
 
+/** A tmux server of this test's own, its socket in the test's folder (removed with it). */
 async function tmux(...args: string[]): Promise<string> {
-  const { stdout } = await run('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args]);
+  const { stdout } = await run('tmux', ['-S', join(workDir, 'tmux.sock'), '-f', '/dev/null', ...args]);
   return stdout;
 }
 
@@ -95,7 +95,7 @@ function wrtuiCommand(stateDir: string): string {
 }
 
 afterAll(async () => {
-  await tmux('kill-server').catch(() => {});
+  if (workDir) await tmux('kill-server').catch(() => {});
   await origin?.close();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });

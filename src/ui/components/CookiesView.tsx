@@ -120,7 +120,7 @@ export function CookiesView({ store, backend, state, setState, width, height, ac
   for (const [id, count] of counts) {
     const current = id === state.storeId;
     const label = `store "${id}"${id === '1' ? ' incognito' : ''} (${current ? cookieEntries.length : count})`;
-    title.push({ text: ` ${label} `, inverse: current, bold: current, color: current ? 'cyan' : undefined } as Segment, { text: ' ' });
+    title.push({ text: ` ${label} `, inverse: current, bold: current, color: current ? 'cyan' : undefined }, { text: ' ' });
   }
   title.push({ text: ' flags: S secure, H httpOnly, h host-only, s session', dim: true });
 

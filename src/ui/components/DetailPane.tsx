@@ -31,7 +31,7 @@ export function DetailPane({ record, lines, tab, top, height, width, focused }: 
   for (const name of DETAIL_TABS) {
     const active = name === tab;
     // Brackets as well as inverse video: the active tab must read without colours too.
-    tabs.push({ text: active ? `[${DETAIL_TAB_TITLES[name]}]` : ` ${DETAIL_TAB_TITLES[name]} `, inverse: active, bold: active, color: active && focused ? 'cyan' : undefined } as Segment, { text: ' ' });
+    tabs.push({ text: active ? `[${DETAIL_TAB_TITLES[name]}]` : ` ${DETAIL_TAB_TITLES[name]} `, inverse: active, bold: active, color: active && focused ? 'cyan' : undefined }, { text: ' ' });
   }
   const shownTo = Math.min(lines.length, top + bodyHeight);
   tabs.push({ text: lines.length > bodyHeight ? ` ${top + 1}-${shownTo}/${lines.length}` : '', dim: true });

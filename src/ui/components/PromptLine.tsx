@@ -1,7 +1,7 @@
 // A one-line text prompt (the filter, a cookie's value) with the error of what was typed shown
 // under it, a caret pointing at where it is wrong. Two rows high. Typing edits at the cursor;
 // enter submits, esc cancels, Ctrl-U clears to the start. Ink 6 reports Backspace as `delete`.
-import { Box, Text, type Key } from 'ink';
+import { Box, type Key } from 'ink';
 import { useCallback, useReducer, useRef } from 'react';
 import { renderLine } from '../ansi.js';
 import type { Segment } from '../detail/styled-line.js';

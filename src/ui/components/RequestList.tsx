@@ -44,7 +44,7 @@ export function RequestList({ records, window, rows, width, follow, filter, tota
         record ? (
           <RequestRow key={record.ordinal} record={record} revision={record.revision} columns={columns} width={width} selected={window.top + index === window.index} />
         ) : (
-          <FixedLine key={`blank-${index}`} width={width} text={' '.repeat(width)} />
+          <FixedLine key={`blank-${index}`} width={width} text="" />
         ),
       );
     }

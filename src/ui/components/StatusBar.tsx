@@ -82,7 +82,7 @@ function quotaSegments(rules: readonly RuleStatus[], now: number): Segment[] {
   for (const [index, rule] of used.entries()) {
     const { quota } = rule;
     const full = quota.used >= quota.limit;
-    segments.push({ text: `${index === 0 ? ' ' : ', '}${quota.used}/${quota.limit}`, color: full ? 'red' : quota.used >= quota.limit * 0.75 ? 'yellow' : undefined, bold: full } as Segment);
+    segments.push({ text: `${index === 0 ? ' ' : ', '}${quota.used}/${quota.limit}`, color: full ? 'red' : quota.used >= quota.limit * 0.75 ? 'yellow' : undefined, bold: full });
     segments.push({ text: ` ${rule.name}` });
     if (quota.nextSlotFreeAt !== null) segments.push({ text: ` (next ${formatCountdown(quota.nextSlotFreeAt, now)})`, dim: true });
   }

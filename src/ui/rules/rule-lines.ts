@@ -18,7 +18,7 @@ export function quotaMeter(quota: RuleStatus['quota'], now: number, cells = 10):
   return [
     { text: '▮'.repeat(filled), color },
     { text: '▯'.repeat(cells - filled), dim: true },
-    { text: ` ${String(quota.used).padStart(2)}/${quota.limit}`, color: quota.used >= quota.limit ? 'red' : undefined } as Segment,
+    { text: ` ${String(quota.used).padStart(2)}/${quota.limit}`, color: quota.used >= quota.limit ? 'red' : undefined },
     { text: quota.nextSlotFreeAt === null ? '' : ` next ${formatCountdown(quota.nextSlotFreeAt, now)}`, dim: true },
   ];
 }
