@@ -5,7 +5,9 @@ import { build } from 'esbuild';
 
 await build({
   entryPoints: ['src/cli.ts'],
-  outfile: 'dist/cli.js',
+  outdir: 'dist',
+  // The TUI (React, Ink) is its own chunk: headless, replay and ca never load it.
+  splitting: true,
   bundle: true,
   packages: 'external',
   platform: 'node',
