@@ -1,0 +1,471 @@
+// The capture proxy's cost, side by side in one run. Run: node --import tsx bench/proxy.ts
+// (not a test: it prints a table and says which targets held; about 3 minutes on 2 cores).
+//
+// Processes (the approach of bench/loop-check.ts, one step further): every proxy runs alone in its
+// own process (bench/proxy/runner.ts), so its CPU and RSS are its own; the origin and all clients
+// run in another (bench/proxy/load.ts); this process only conducts and samples. Loopback only.
+//
+// 1. Small GETs at concurrency 32 (32 keep-alive connections, each retired after 100 requests as a
+//    browser's would be; node:http agents, see load.ts), in interleaved rounds — every variant once
+//    per round, in an order reversed every other round, so machine noise (2 cores, other people's
+//    tests) hits all of them alike:
+//      (a) direct to the origin
+//      (b) bare mockttp 4.6 passthrough (getLocal({ recordTraffic: false }), forAnyRequest().thenPassThrough())
+//      (c) wrtui (CaptureProxy), no listeners
+//      (d) wrtui with 5 blocking + 5 non-blocking listeners (runner.ts, set "mixed")
+//    Ratios are to (b); the verdicts use the paired ratio (median over rounds of the ratio within a
+//    round). Beside req/s and latency, the proxy's CPU time per request (its own process.cpuUsage
+//    over the measured window, and the part spent in GC): on its own core that is what limits a
+//    proxy, and it is less sensitive than req/s to whatever else runs on the machine.
+// 2. The same with 1,000 idle keep-alive client connections open through the proxy under test:
+//    each made one request (so mockttp also holds an upstream socket for it), then sits idle. They
+//    are opened right before each such run and closed after it. Node's http server (so mockttp)
+//    closes a client connection 5 s after its last answer (keepAliveTimeout), so every run is
+//    measured inside that window: the origin holds the 1,000 opening requests until all have
+//    arrived and answers them together (their idle time starts at once), then 0.4 s warm-up + 1.5 s
+//    measured. The bench counts idle connections closed before the window ended ("lost"; must be 0).
+//    Keeping them alive instead with periodic requests would add ~250 requests/s to the load.
+//    Every non-2xx answer and every error is counted, per variant (a healthy request must never be
+//    refused; mockttp's own loop check refuses some on loopback: see loop-guard.ts).
+// 3. First byte of a slow stream (origin: head + first chunk at once, the rest 2 s later): each
+//    variant on a keep-alive connection warmed by one small GET, one variant after the other.
+// 4. 1 GiB download (generated on the fly, discarded by the client), each proxy in a fresh process:
+//    RSS from /proc/<pid>/status every 100 ms (baseline after a warm-up, peak, kernel's VmHWM), MB/s.
+//    Plus, for scale, 64 MiB through wrtui with a blocking onHeadersReceived listener (mockttp's
+//    beforeResponse buffers the whole body: expected to cost memory in proportion to the body).
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FirstByteResult, FromLoad, FromRunner, ListenerSet, ProxyKind, RunResult, ToLoad, ToRunner, Via } from './proxy/protocol.js';
+import { ask } from './proxy/protocol.js';
+
+const ROUNDS = 8;
+const WARMUP_MS = 400;
+const RUN_MS = 1_500;
+const CONCURRENCY = 32;
+const REQUESTS_PER_CONNECTION = 100;
+const IDLE = 1_000;
+const FIRST_BYTE_ROUNDS = 5;
+/** "As fast as without wrtui": the proxy hop may add this much, the 2 s of the stream none of it. */
+const FIRST_BYTE_SLACK_MS = 20;
+const DOWNLOAD_BYTES = 1024 ** 3;
+const BUFFERED_DEMO_BYTES = 64 * 1024 ** 2;
+const RSS_SAMPLE_MS = 100;
+const WATCHDOG_MS = 6 * 60_000;
+
+const children = new Set<ChildProcess>();
+function spawn(script: string, args: string[], execArgv: string[], stderr: 'inherit' | 'pipe' = 'inherit'): ChildProcess {
+  const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, { execArgv, stdio: ['ignore', 'ignore', stderr, 'ipc'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+function killChildren(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
+process.on('exit', killChildren);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    killChildren();
+    process.exit(130);
+  });
+}
+const watchdog = setTimeout(() => {
+  console.error(`bench/proxy.ts: still running after ${WATCHDOG_MS / 1000} s, giving up`);
+  killChildren();
+  process.exit(1);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+// ── children ────────────────────────────────────────────────────────────────
+interface Runner {
+  proc: ChildProcess;
+  port: number;
+  pid: number;
+  /** What the proxy wrote to stderr (mockttp logs every request it fails): line count and the first few. */
+  stderrLines: number;
+  stderrFirst: string[];
+}
+
+async function startRunner(kind: ProxyKind, set: ListenerSet = 'none'): Promise<Runner> {
+  // mockttp writes to the console by itself: the runner's stdout is dropped, its stderr counted.
+  const proc = spawn('./proxy/runner.ts', [kind, set], [...process.execArgv, '--expose-gc'], 'pipe');
+  const runner: Runner = { proc, port: 0, pid: 0, stderrLines: 0, stderrFirst: [] };
+  let partial = '';
+  proc.stderr!.setEncoding('utf8').on('data', (text: string) => {
+    const lines = (partial + text).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      runner.stderrLines++;
+      if (runner.stderrFirst.length < 2 && !runner.stderrFirst.includes(line)) runner.stderrFirst.push(line.slice(0, 200));
+    }
+  });
+  const ready = await ask<FromRunner, 'ready'>(proc, null, 'ready');
+  runner.port = ready.port;
+  runner.pid = ready.pid;
+  return runner;
+}
+
+async function stopRunner(runner: Runner): Promise<void> {
+  const exited = new Promise((resolve) => runner.proc.once('exit', resolve));
+  await ask<FromRunner, 'stopped'>(runner.proc, { type: 'stop' } satisfies ToRunner, 'stopped');
+  await exited;
+}
+
+const runnerUsage = (runner: Runner) => ask<FromRunner, 'usage'>(runner.proc, { type: 'usage' } satisfies ToRunner, 'usage');
+const runnerStats = (runner: Runner) => ask<FromRunner, 'stats'>(runner.proc, { type: 'stats' } satisfies ToRunner, 'stats');
+
+const load = spawn('./proxy/load.ts', [], process.execArgv);
+const toLoad = <T extends FromLoad['type']>(message: ToLoad | null, type: T) => ask<FromLoad, T>(load, message, type);
+
+/** /proc/<pid>/status fields in bytes. */
+function procStatus(pid: number): { rss: number; hwm: number } {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+// ── formatting ──────────────────────────────────────────────────────────────
+const MiB = 1024 ** 2;
+const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+const median = (xs: number[]) => {
+  if (xs.length === 0) return NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+function table(header: string[], rows: string[][], leftColumns = 1): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i < leftColumns ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+// ── 1 + 2: small GETs ───────────────────────────────────────────────────────
+interface Variant {
+  key: string;
+  label: string;
+  runner: Runner | undefined;
+  idle: number;
+  ok: number;
+  nonOk: number;
+  refusals: number;
+  errors: number;
+  ms: number;
+  perRound: number[];
+  cpuPerRound: number[];
+  latencies: number[][];
+  proxyCpuMicros: number;
+  proxyGcMicros: number;
+  loadCpuMicros: number;
+  idleOpenProblems: number;
+  idleLost: number;
+  modifiedResponses: number;
+  modifiedRequests: number;
+  originRequests: number;
+  firstErrors: string[];
+}
+
+async function measureOnce(variant: Variant): Promise<void> {
+  const via: Via = variant.runner?.port ?? null;
+  if (variant.idle) {
+    const opened = await toLoad({ type: 'open-idle', via, count: variant.idle }, 'idle-open');
+    variant.idleOpenProblems += opened.refusals + opened.failed;
+    if (opened.firstError && variant.firstErrors.length < 3) variant.firstErrors.push(`opening idle: ${opened.firstError}`);
+  }
+  const measuring = toLoad(null, 'measuring');
+  const measured = toLoad(null, 'measured');
+  const ran = toLoad({ type: 'run', via, warmupMs: WARMUP_MS, ms: RUN_MS, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION }, 'ran');
+  await measuring;
+  const before = variant.runner && (await runnerUsage(variant.runner));
+  await measured;
+  const after = variant.runner && (await runnerUsage(variant.runner));
+  const result: RunResult = await ran;
+  if (variant.idle) await toLoad({ type: 'close-idle' }, 'idle-closed');
+
+  variant.ok += result.ok;
+  variant.nonOk += result.refusals + result.other;
+  variant.refusals += result.refusals;
+  variant.errors += result.errors;
+  variant.ms += result.ms;
+  variant.perRound.push(result.ok / (result.ms / 1000));
+  variant.latencies.push(result.latencies);
+  const cpu = before && after ? after.cpuMicros - before.cpuMicros : 0;
+  variant.proxyCpuMicros += cpu;
+  variant.proxyGcMicros += before && after ? after.gcMicros - before.gcMicros : 0;
+  variant.cpuPerRound.push(variant.runner ? cpu / (result.ok + result.refusals + result.other) : NaN);
+  variant.loadCpuMicros += result.loadCpuMicros;
+  variant.idleLost += result.idleClosed;
+  variant.modifiedResponses += result.modifiedResponses;
+  variant.modifiedRequests += result.modifiedRequests;
+  variant.originRequests += result.originRequests;
+  if (result.firstError && variant.firstErrors.length < 3) variant.firstErrors.push(result.firstError);
+}
+
+const started = performance.now();
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+const { originPort } = await toLoad(null, 'ready');
+const [bare, wrtui, wrtuiMixed, wrtuiMixedStreaming] = await Promise.all([
+  startRunner('mockttp'),
+  startRunner('wrtui', 'none'),
+  startRunner('wrtui', 'mixed'),
+  startRunner('wrtui', 'mixed-streaming'),
+]);
+console.log(`origin 127.0.0.1:${originPort}; proxies (pid:port): bare mockttp ${bare.pid}:${bare.port}, wrtui ${wrtui.pid}:${wrtui.port}, ` +
+  `wrtui+10 ${wrtuiMixed.pid}:${wrtuiMixed.port}, wrtui+10 streaming ${wrtuiMixedStreaming.pid}:${wrtuiMixedStreaming.port}`);
+
+const makeVariant = (key: string, label: string, runner: Runner | undefined, idle: number): Variant => ({
+  key, label, runner, idle, ok: 0, nonOk: 0, refusals: 0, errors: 0, ms: 0, perRound: [], cpuPerRound: [], latencies: [], proxyCpuMicros: 0, proxyGcMicros: 0,
+  loadCpuMicros: 0, idleOpenProblems: 0, idleLost: 0, modifiedResponses: 0, modifiedRequests: 0, originRequests: 0, firstErrors: [],
+});
+const variants = [
+  makeVariant('a', '(a) direct', undefined, 0),
+  makeVariant('b', '(b) bare mockttp', bare, 0),
+  makeVariant('c', '(c) wrtui, no listeners', wrtui, 0),
+  makeVariant('d', '(d) wrtui, 5 blocking + 5 observing', wrtuiMixed, 0),
+  makeVariant('b*', '(b*) bare mockttp + 1,000 idle', bare, IDLE),
+  makeVariant('c*', '(c*) wrtui + 1,000 idle', wrtui, IDLE),
+  makeVariant('d*', '(d*) wrtui+10 + 1,000 idle', wrtuiMixed, IDLE),
+];
+const byKey = (key: string) => variants.find((v) => v.key === key)!;
+
+// Warm every path's JIT before anything is measured (not counted).
+for (const via of [null, bare.port, wrtui.port, wrtuiMixed.port, wrtuiMixedStreaming.port]) {
+  await toLoad({ type: 'run', via, warmupMs: 0, ms: 800, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION }, 'ran');
+}
+const heapBefore = new Map<Runner, number>();
+for (const runner of [bare, wrtui, wrtuiMixed]) heapBefore.set(runner, (await runnerStats(runner)).heapAfterGc);
+
+// Run order a b c d d* c* b*, reversed every other round (A B … B A): a steady drift in the
+// machine's load then biases a pair's ratio one way in one round and the other way in the next,
+// and the pairs compared are close together (d next to d*; b, c, d side by side).
+const runOrder = ['a', 'b', 'c', 'd', 'd*', 'c*', 'b*'].map(byKey);
+console.log(
+  `\n[1+2] small GETs, c=${CONCURRENCY}: ${ROUNDS} rounds × ${variants.length} variants × (${WARMUP_MS} ms warm-up + ${RUN_MS} ms measured), ` +
+    `order ${runOrder.map((v) => v.key).join(' ')}, reversed every other round`,
+);
+for (let round = 0; round < ROUNDS; round++) {
+  const order: string[] = [];
+  for (const variant of round % 2 === 0 ? runOrder : [...runOrder].reverse()) {
+    await measureOnce(variant);
+    order.push(`${variant.key} ${fixed(variant.perRound.at(-1)!)}`);
+  }
+  console.log(`  round ${round + 1} (${elapsed()}): ${order.join(', ')} req/s`);
+}
+
+const rate = (v: Variant) => v.ok / (v.ms / 1000);
+const cpuPerRequest = (v: Variant) => (v.runner ? v.proxyCpuMicros / (v.ok + v.nonOk) : NaN);
+/** Median over rounds of the ratio measured within one round: robust to a noisy round. */
+const pairedRatio = (a: Variant, b: Variant) => median(a.perRound.map((r, i) => r / b.perRound[i]!));
+const b0 = byKey('b');
+const rows = variants.map((v) => {
+  const sorted = Float64Array.from(v.latencies.flat()).sort();
+  return [
+    v.label,
+    fixed(rate(v)),
+    v.perRound.map((r) => fixed(r)).join(' '),
+    fixed(percentile(sorted, 50), 2),
+    fixed(percentile(sorted, 99), 2),
+    `${fixed(rate(v) / rate(b0), 2)}×`,
+    `${fixed(pairedRatio(v, b0), 2)}×`,
+    fixed(cpuPerRequest(v)),
+    v.runner ? fixed(v.proxyGcMicros / (v.ok + v.nonOk)) : '-',
+    v.runner ? `${fixed((100 * v.proxyCpuMicros) / (v.ms * 1000))}%` : '-',
+    `${fixed((100 * v.loadCpuMicros) / (v.ms * 1000))}%`,
+    String(v.nonOk),
+    String(v.refusals),
+    String(v.errors),
+    v.idle ? `${v.idleOpenProblems}/${v.idleLost}` : '-',
+  ];
+});
+console.log();
+console.log(
+  table(
+    ['variant', 'req/s', 'per round', 'p50 ms', 'p99 ms', '÷(b)', 'paired', 'proxy µs/req', 'GC µs/req', 'proxy CPU', 'load CPU', 'non-2xx', 'loop-refused', 'errors', 'idle fail/lost'],
+    rows,
+    1,
+  ),
+);
+console.log(`  proxy µs/req per round: ${variants.filter((v) => v.runner).map((v) => `${v.key} ${v.cpuPerRound.map((x) => fixed(x)).join('/')}`).join(', ')}`);
+console.log(`  req/s = 2xx answers per second over all rounds; ÷(b) = ratio of those; paired = median over rounds of the`);
+console.log(`  ratio within a round; proxy µs/req = the proxy process's CPU (user+sys) per answered request, GC µs/req the part`);
+console.log(`  of it V8 spent collecting garbage (wall time of GC pauses); CPU % of one core.`);
+console.log(`  non-2xx includes loop-refused ("Passthrough loop detected"); errors = no answer (socket error or 10 s time-out);`);
+console.log(`  idle fail/lost = idle connections whose opening request failed / that the proxy closed before the window ended.`);
+for (const v of variants) for (const error of new Set(v.firstErrors)) console.log(`  ${v.key}: e.g. ${error.slice(0, 160)}`);
+
+// What the listeners saw, and whether the proxies hold on to memory.
+console.log();
+for (const [name, runner] of [['bare mockttp', bare], ['wrtui', wrtui], ['wrtui+10', wrtuiMixed]] as const) {
+  const stats = await runnerStats(runner);
+  const served = variants.filter((v) => v.runner === runner).reduce((sum, v) => sum + v.ok + v.nonOk, 0);
+  console.log(
+    `${name}: heap after GC ${fixed(heapBefore.get(runner)! / MiB, 1)} MiB before the rounds, ${fixed(stats.heapAfterGc / MiB, 1)} MiB after ` +
+      `(${served} requests measured, more in warm-ups and idle openings); RSS ${fixed(stats.rss / MiB)} MiB; ` +
+      `journal warnings ${stats.journalWarnings}, errors ${stats.journalErrors}`,
+  );
+  for (const problem of stats.firstProblems) console.log(`    ${problem}`);
+  if (runner.stderrLines) console.log(`    stderr: ${runner.stderrLines} lines, e.g. ${runner.stderrFirst.join(' / ')}`);
+  const counts = Object.entries(stats.calls);
+  if (counts.length) console.log(`    listener calls: ${counts.map(([event, n]) => `${event} ${n}`).join('; ')}`);
+}
+for (const key of ['d', 'd*']) {
+  const v = byKey(key);
+  console.log(
+    `(${key}) ${v.modifiedResponses}/${v.ok} responses carried the onHeadersReceived header; ` +
+      `${v.modifiedRequests}/${v.originRequests} requests reached the origin with the onBeforeSendHeaders header`,
+  );
+}
+
+// ── 3: first byte of a slow stream ──────────────────────────────────────────
+console.log(
+  `\n[3] slow stream (head + first chunk at once, the rest after 2 s), ${FIRST_BYTE_ROUNDS} rounds; each variant on a keep-alive ` +
+    `connection warmed by a small GET, one after the other (rotating order), the 2 s tails overlapping (${elapsed()})`,
+);
+const streamVariants: { label: string; via: Via }[] = [
+  { label: 'direct', via: null },
+  { label: 'bare mockttp', via: bare.port },
+  { label: 'wrtui, no listeners', via: wrtui.port },
+  { label: 'wrtui, 10 listeners, onHeadersReceived observing', via: wrtuiMixedStreaming.port },
+  { label: 'wrtui, 10 listeners as (d), onHeadersReceived blocking', via: wrtuiMixed.port },
+];
+const streamResults: FirstByteResult[][] = streamVariants.map(() => []);
+for (let round = 0; round < FIRST_BYTE_ROUNDS; round++) {
+  const order = streamVariants.map((_, i) => (i + round) % streamVariants.length);
+  const { results } = await toLoad({ type: 'first-byte', via: order.map((i) => streamVariants[i]!.via) }, 'first-byte');
+  results.forEach((result, k) => streamResults[order[k]!]!.push(result));
+}
+console.log(
+  table(
+    ['variant', 'head ms', 'first byte ms (median)', 'first byte min–max', 'end ms', 'status', 'problems'],
+    streamVariants.map((v, i) => {
+      const rs = streamResults[i]!;
+      const firstBytes = rs.map((r) => r.firstByteMs);
+      return [
+        v.label,
+        fixed(median(rs.map((r) => r.headersMs)), 1),
+        fixed(median(firstBytes), 1),
+        `${fixed(Math.min(...firstBytes), 1)}–${fixed(Math.max(...firstBytes), 1)}`,
+        fixed(median(rs.map((r) => r.totalMs))),
+        [...new Set(rs.map((r) => r.status))].join(','),
+        rs.filter((r) => r.error).map((r) => r.error).slice(0, 1).join('') || '-',
+      ];
+    }),
+  ),
+);
+
+// Done with the long-lived proxies.
+await Promise.all([bare, wrtui, wrtuiMixed, wrtuiMixedStreaming].map(stopRunner));
+
+// ── 4: 1 GiB download, RSS of the proxy process ─────────────────────────────
+console.log(`\n[4] download (generated on the fly, discarded by the client); proxy RSS sampled every ${RSS_SAMPLE_MS} ms from /proc; each proxy a fresh process (${elapsed()})`);
+interface DownloadRow {
+  label: string;
+  bytes: number;
+  status: number;
+  received: number;
+  mbps: number;
+  baseline?: number;
+  peak?: number;
+  hwm?: number;
+  end?: number;
+  firstHalfPeak?: number;
+  secondHalfPeak?: number;
+  calls?: string;
+  error?: string;
+}
+async function downloadThrough(label: string, kind: ProxyKind | null, set: ListenerSet, bytes: number): Promise<DownloadRow> {
+  const runner = kind ? await startRunner(kind, set) : undefined;
+  const via = runner?.port ?? null;
+  // Warm-up (small GETs), then let it settle: the baseline is the proxy ready for work.
+  await toLoad({ type: 'run', via, warmupMs: 0, ms: 500, concurrency: 4, requestsPerConnection: REQUESTS_PER_CONNECTION }, 'ran');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const samples: { t: number; rss: number }[] = [];
+  const baseline = runner ? procStatus(runner.pid).rss : undefined;
+  const t0 = performance.now();
+  const sampler = runner && setInterval(() => samples.push({ t: performance.now() - t0, rss: procStatus(runner.pid).rss }), RSS_SAMPLE_MS);
+  const done = await toLoad({ type: 'download', via, bytes }, 'downloaded');
+  if (sampler) clearInterval(sampler);
+  const row: DownloadRow = { label, bytes, status: done.status, received: done.bytes, mbps: done.bytes / MiB / (done.ms / 1000), ...(done.error && { error: done.error }) };
+  if (runner) {
+    const status = procStatus(runner.pid);
+    samples.push({ t: performance.now() - t0, rss: status.rss });
+    const half = samples.at(-1)!.t / 2;
+    row.baseline = baseline;
+    row.peak = Math.max(...samples.map((s) => s.rss));
+    row.hwm = status.hwm;
+    row.end = status.rss;
+    row.firstHalfPeak = Math.max(...samples.filter((s) => s.t <= half).map((s) => s.rss));
+    row.secondHalfPeak = Math.max(...samples.filter((s) => s.t > half).map((s) => s.rss));
+    const stats = await runnerStats(runner);
+    row.calls = Object.entries(stats.calls).map(([event, n]) => `${event} ×${n}`).join(', ');
+    if (stats.journalErrors + stats.journalWarnings) row.calls += `; journal: ${stats.firstProblems.join(' | ')}`;
+    if (runner.stderrLines) row.calls += `; stderr ${runner.stderrLines} lines: ${runner.stderrFirst.join(' / ')}`;
+    await stopRunner(runner);
+  }
+  return row;
+}
+const downloads: DownloadRow[] = [];
+downloads.push(await downloadThrough('direct', null, 'none', DOWNLOAD_BYTES));
+downloads.push(await downloadThrough('bare mockttp', 'mockttp', 'none', DOWNLOAD_BYTES));
+downloads.push(await downloadThrough('wrtui, no listeners', 'wrtui', 'none', DOWNLOAD_BYTES));
+downloads.push(await downloadThrough('wrtui, onCompleted (observing)', 'wrtui', 'completed', DOWNLOAD_BYTES));
+downloads.push(await downloadThrough('wrtui, blocking onHeadersReceived', 'wrtui', 'blocking-headers', BUFFERED_DEMO_BYTES));
+const mib = (n: number | undefined) => (n === undefined ? '-' : fixed(n / MiB));
+console.log(
+  table(
+    ['variant', 'body', 'MB/s', 'RSS baseline', 'peak', 'VmHWM', 'end', 'peak 1st half / 2nd half', 'peak − baseline', 'status', 'listener calls'],
+    downloads.map((d) => [
+      d.label,
+      d.bytes === DOWNLOAD_BYTES ? '1 GiB' : `${d.bytes / MiB} MiB`,
+      fixed(d.mbps),
+      mib(d.baseline),
+      mib(d.peak),
+      mib(d.hwm),
+      mib(d.end),
+      d.firstHalfPeak === undefined ? '-' : `${mib(d.firstHalfPeak)} / ${mib(d.secondHalfPeak)}`,
+      d.peak === undefined ? '-' : mib(d.peak - d.baseline!),
+      `${d.status}${d.received === d.bytes ? '' : ` (got ${d.received} B)`}${d.error ? ` ${d.error}` : ''}`,
+      d.calls || '-',
+    ]),
+  ),
+);
+console.log(`  RSS in MiB (1 MiB = 2^20 B); MB/s = MiB/s of body received by the client. Bare mockttp keeps every response`);
+console.log(`  body it forwards until the response ends (its response-tracking stream is not drained without a 'response'`);
+console.log(`  listener, and maxBodySize is unlimited by default); wrtui sets both (FACTS.md).`);
+
+// ── verdicts ────────────────────────────────────────────────────────────────
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+const [c0, d0, bIdle, cIdle, dIdle] = (['c', 'd', 'b*', 'c*', 'd*'] as const).map(byKey) as [Variant, Variant, Variant, Variant, Variant];
+const stream = (i: number) => median(streamResults[i]!.map((r) => r.firstByteMs));
+const wrtuiDownloads = downloads.filter((d) => d.label.startsWith('wrtui') && d.bytes === DOWNLOAD_BYTES);
+console.log(`\nTargets (${elapsed()} in all):`);
+// Verdicts on the paired ratio (the median over rounds of the ratio within a round): a busy moment
+// on the machine hits both sides of a pair, where it skews the totals of whichever ran then.
+const ratios = (a: Variant, b: Variant) =>
+  `paired ${fixed(100 * pairedRatio(a, b))} % (totals ${fixed((100 * rate(a)) / rate(b))} %, by proxy CPU/request ${fixed((100 * cpuPerRequest(b)) / cpuPerRequest(a))} %)`;
+console.log(`  (d) ≥ 80 % of (b) req/s:            ${ratios(d0, b0)}  ${verdict(pairedRatio(d0, b0) >= 0.8)}`);
+console.log(`  (c) for reference:                  ${ratios(c0, b0)}`);
+for (const [idle, base] of [[cIdle, c0], [dIdle, d0]] as const) {
+  console.log(`  (${idle.key}) ≥ 90 % of (${base.key}) (1,000 idle):   ${ratios(idle, base)}  ${verdict(pairedRatio(idle, base) >= 0.9)}`);
+}
+console.log(`  (b*) bare mockttp, for reference:   ${ratios(bIdle, b0)} of (b); ${bIdle.nonOk + bIdle.idleOpenProblems} healthy requests refused`);
+const wrtuiRefusals = [c0, d0, cIdle, dIdle].reduce((sum, v) => sum + v.nonOk + v.errors + v.idleOpenProblems, 0);
+const idleLost = [cIdle, dIdle].reduce((sum, v) => sum + v.idleLost, 0);
+console.log(`  wrtui never refuses a healthy request: ${wrtuiRefusals} non-2xx/errors; idle connections lost mid-window: ${idleLost}  ${verdict(wrtuiRefusals === 0 && idleLost === 0)}`);
+console.log(
+  `  first byte through wrtui ≤ direct + ${FIRST_BYTE_SLACK_MS} ms (no blocking onHeadersReceived): ${fixed(stream(2), 1)} ms (no listeners), ` +
+    `${fixed(stream(3), 1)} ms (10 listeners) vs direct ${fixed(stream(0), 1)} ms, bare mockttp ${fixed(stream(1), 1)} ms  ` +
+    verdict(Math.max(stream(2), stream(3)) <= stream(0) + FIRST_BYTE_SLACK_MS),
+);
+console.log(`    (with a blocking onHeadersReceived, as in (d): ${fixed(stream(4), 1)} ms — mockttp's beforeResponse waits for the whole body)`);
+const flat = wrtuiDownloads.every((d) => d.peak! - d.baseline! < 64 * MiB && d.status === 200 && d.received === d.bytes);
+console.log(`  1 GiB through wrtui, RSS flat (peak − baseline < 64 MiB): ${wrtuiDownloads.map((d) => `${mib(d.peak! - d.baseline!)} MiB`).join(', ')}  ${verdict(flat)}`);
+
+clearTimeout(watchdog);
+load.disconnect();

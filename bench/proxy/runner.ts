@@ -1,0 +1,178 @@
+// One proxy, alone in its process, for bench/proxy.ts: its CPU and RSS are then the proxy's own.
+// Run (by the bench, over IPC): node --import tsx --expose-gc bench/proxy/runner.ts <kind> [listeners]
+//   kind       mockttp | wrtui
+//   listeners  (wrtui only) none | mixed | mixed-streaming | completed | blocking-headers
+// Reports { type: 'ready', port } once listening; answers 'usage', 'stats', 'stop'. mockttp listens on
+// every interface: wrtui refuses non-loopback clients itself, and the bare mockttp here is made to.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import type { Server, Socket } from 'node:net';
+import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import * as mockttp from 'mockttp';
+import { CaptureProxy } from '../../src/engine/capture/capture-proxy.js';
+import { loadOrCreateCertificateAuthority } from '../../src/engine/capture/certificate-authority.js';
+import { Engine } from '../../src/engine/engine.js';
+import { createTrustedOwner } from '../../src/engine/owner.js';
+import type { HttpHeaders } from '../../src/engine/types.js';
+import type { FromRunner, ListenerSet, ProxyKind, ToRunner } from './protocol.js';
+
+const kind = process.argv[2] as ProxyKind;
+const listenerSet = (process.argv[3] ?? 'none') as ListenerSet;
+const send = (message: FromRunner) => process.send!(message);
+const calls: Record<string, number> = {};
+const count = (name: string) => {
+  calls[name] = (calls[name] ?? 0) + 1;
+};
+
+/** Adds one header (a small change, as a rule tagging requests or responses would make). */
+const plus = (headers: HttpHeaders | undefined, name: string): HttpHeaders => [...(headers ?? []), { name, value: '1' }];
+
+/**
+ * Registers a listener set through the extension API, as rule files do (two owners, like two rules).
+ *  mixed: 5 blocking — onBeforeRequest ×2 (match, return nothing), onBeforeSendHeaders (adds a
+ *         request header), onHeadersReceived ×2 (one returns nothing, one adds a response header);
+ *         5 non-blocking — onBeforeRequest, onSendHeaders (requestHeaders), onHeadersReceived
+ *         (responseHeaders), onResponseStarted (responseHeaders), onCompleted (responseHeaders).
+ *  mixed-streaming: the same ten with both onHeadersReceived listeners non-blocking, i.e. with
+ *         nothing that makes wrtui buffer the response (for the first-byte test).
+ *  completed: one non-blocking onCompleted (responseHeaders).
+ *  blocking-headers: one blocking onHeadersReceived that returns nothing.
+ */
+function registerListeners(engine: Engine, set: ListenerSet): void {
+  if (set === 'none') return;
+  const a = engine.extensionApi(createTrustedOwner('bench-rule-a')).chrome.webRequest!;
+  const b = engine.extensionApi(createTrustedOwner('bench-rule-b')).chrome.webRequest!;
+  const all = { urls: ['<all_urls>'] };
+  const local = { urls: ['http://127.0.0.1/*'] };
+  if (set === 'completed') {
+    a.onCompleted.addListener(() => count('onCompleted'), all, ['responseHeaders']);
+    return;
+  }
+  if (set === 'blocking-headers') {
+    a.onHeadersReceived.addListener(
+      () => {
+        count('onHeadersReceived (blocking)');
+      },
+      all,
+      ['blocking', 'responseHeaders'],
+    );
+    return;
+  }
+  const headersBlocking = set === 'mixed';
+  // 5 blocking (3 when mixed-streaming)
+  a.onBeforeRequest.addListener(
+    (details) => {
+      count('onBeforeRequest (blocking, all_urls)');
+      return details.url.includes('/never-') ? { cancel: true } : undefined;
+    },
+    all,
+    ['blocking'],
+  );
+  b.onBeforeRequest.addListener(
+    (details) => {
+      count('onBeforeRequest (blocking, 127.0.0.1)');
+      return details.method === 'DELETE' ? { cancel: true } : undefined;
+    },
+    local,
+    ['blocking'],
+  );
+  a.onBeforeSendHeaders.addListener(
+    (details) => {
+      count('onBeforeSendHeaders (blocking, +header)');
+      return { requestHeaders: plus(details.requestHeaders, 'X-Wrtui-Bench') };
+    },
+    all,
+    ['blocking', 'requestHeaders'],
+  );
+  b.onHeadersReceived.addListener(
+    (details) => {
+      count(`onHeadersReceived (${headersBlocking ? 'blocking' : 'observing'}, nothing)`);
+      return details.statusCode === 599 ? { cancel: true } : undefined;
+    },
+    local,
+    headersBlocking ? ['blocking', 'responseHeaders'] : ['responseHeaders'],
+  );
+  a.onHeadersReceived.addListener(
+    (details) => {
+      count(`onHeadersReceived (${headersBlocking ? 'blocking' : 'observing'}, +header)`);
+      return { responseHeaders: plus(details.responseHeaders, 'X-Wrtui-Bench-Response') };
+    },
+    all,
+    headersBlocking ? ['blocking', 'responseHeaders'] : ['responseHeaders'],
+  );
+  // 5 non-blocking
+  b.onBeforeRequest.addListener(() => count('onBeforeRequest (observing)'), all);
+  a.onSendHeaders.addListener(() => count('onSendHeaders (requestHeaders)'), all, ['requestHeaders']);
+  b.onHeadersReceived.addListener(() => count('onHeadersReceived (observing)'), all, ['responseHeaders']);
+  a.onResponseStarted.addListener(() => count('onResponseStarted (responseHeaders)'), local, ['responseHeaders']);
+  b.onCompleted.addListener(() => count('onCompleted (responseHeaders)'), all, ['responseHeaders']);
+}
+
+let journalWarnings = 0;
+let journalErrors = 0;
+const firstProblems: string[] = [];
+let stop: () => Promise<void>;
+let port: number;
+
+if (kind === 'mockttp') {
+  // Bare mockttp, as the brief says: no wrtui, no loop guard, one passthrough rule.
+  const server = mockttp.getLocal({ recordTraffic: false });
+  await server.forAnyRequest().thenPassThrough();
+  await server.start(0);
+  port = server.port;
+  // Not an open proxy for the length of the bench (one check per connection, as CaptureProxy does).
+  const listening = (server as unknown as { server?: Server }).server;
+  if (!listening) throw new Error("cannot reach mockttp's listening server to restrict it to loopback");
+  listening.prependListener('connection', (socket: Socket) => {
+    if (!/^(127\.|::1$|::ffff:127\.)/.test(socket.remoteAddress ?? '')) socket.destroy();
+  });
+  stop = () => server.stop();
+} else {
+  const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-proxy-'));
+  const ca = await loadOrCreateCertificateAuthority(stateDir);
+  const engine = await Engine.open();
+  // A subscriber, as the UI or the headless output would be; it also catches wrtui's own complaints.
+  engine.journal.subscribe((entry) => {
+    if (entry.kind !== 'log' || (entry.level !== 'warn' && entry.level !== 'error')) return;
+    if (entry.level === 'warn') journalWarnings++;
+    else journalErrors++;
+    if (firstProblems.length < 5) firstProblems.push(`${entry.level} ${entry.source}: ${entry.message.slice(0, 300)}`);
+  });
+  registerListeners(engine, listenerSet);
+  const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca, port: 0 });
+  await proxy.start();
+  port = proxy.port;
+  stop = async () => {
+    await proxy.stop();
+    await engine.close();
+    await rm(stateDir, { recursive: true, force: true });
+  };
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+// Time spent in garbage collection, from V8's own reports (to tell allocation cost from the rest).
+let gcMicros = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMicros += entry.duration * 1000;
+}).observe({ entryTypes: ['gc'] });
+process.on('message', (message: ToRunner) => {
+  void (async () => {
+    if (message.type === 'usage') {
+      const cpu = process.cpuUsage();
+      const memory = process.memoryUsage();
+      send({ type: 'usage', cpuMicros: cpu.user + cpu.system, gcMicros, rss: memory.rss, heapUsed: memory.heapUsed });
+    } else if (message.type === 'stats') {
+      gc?.();
+      const memory = process.memoryUsage();
+      send({ type: 'stats', calls, journalWarnings, journalErrors, firstProblems, heapAfterGc: memory.heapUsed, rss: memory.rss });
+    } else {
+      await stop();
+      send({ type: 'stopped' });
+      process.disconnect();
+    }
+  })();
+});
+// The conductor went away (crash or Ctrl-C): do not outlive it.
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready', port, pid: process.pid });
