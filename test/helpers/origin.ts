@@ -6,18 +6,20 @@ export interface Origin {
   url: string;
   port: number;
   /** Every request the origin received, with its headers as sent. */
-  received: { method: string; url: string; rawHeaders: string[]; body: Buffer }[];
+  received: { method: string; url: string; headers: http.IncomingHttpHeaders; rawHeaders: string[]; body: Buffer }[];
   close(): Promise<void>;
 }
 
-export async function startOrigin(handler: (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => void): Promise<Origin> {
+export type OriginHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => void;
+
+export async function startOrigin(handler: OriginHandler = (_req, res) => res.end('origin says hi')): Promise<Origin> {
   const received: Origin['received'] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      received.push({ method: req.method ?? '', url: req.url ?? '', rawHeaders: req.rawHeaders, body });
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body });
       handler(req, res, body);
     });
   });

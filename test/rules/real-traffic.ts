@@ -1,8 +1,6 @@
 // Real traffic for the example-rule tests: an origin server on 127.0.0.1, wrtui's CaptureProxy in
 // front of it, and an undici client that goes through the proxy.
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ProxyAgent, interceptors, request, type Dispatcher } from 'undici';
@@ -10,42 +8,8 @@ import { CaptureProxy } from '../../src/engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority } from '../../src/engine/capture/certificate-authority.js';
 import type { Engine } from '../../src/engine/engine.js';
 
-/** What the origin received. */
-export interface OriginRequest {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-export interface Origin {
-  /** e.g. http://127.0.0.1:41234 */
-  url: string;
-  port: number;
-  received: OriginRequest[];
-  close(): Promise<void>;
-}
-
-export type OriginHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
-
-export async function startOrigin(handler: OriginHandler = (_request, response) => response.end('origin says hi')): Promise<Origin> {
-  const received: OriginRequest[] = [];
-  const server = http.createServer((incoming, response) => {
-    received.push({ method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers: incoming.headers });
-    handler(incoming, response);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+// The origin is the one every proxy test uses.
+export { startOrigin, type Origin, type OriginHandler } from '../helpers/origin.js';
 
 export interface Proxy {
   url: string;
