@@ -6,11 +6,9 @@
 // name only, and store "0" persists through an Engine restart.
 import dns from 'node:dns';
 import http from 'node:http';
-import https from 'node:https';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { generateCACertificate } from 'mockttp';
 import { getCA } from 'mockttp/dist/util/certificates';
 import { ProxyAgent, request } from 'undici';
@@ -62,27 +60,7 @@ async function origin(): Promise<Origin> {
 async function httpsOrigin(): Promise<Origin> {
   const root = await generateCACertificate({ subject: { commonName: 'cookies-on-the-wire origin root' } });
   const leaf = await (await getCA({ cert: root.cert, key: root.key })).generateCertificate('localhost');
-  const received: Origin['received'] = [];
-  const server = https.createServer({ cert: leaf.cert, key: leaf.key }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) });
-      cookieSetter(req, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const o: Origin = {
-    url: `https://localhost:${port}`,
-    port,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const o = await startOrigin(cookieSetter, { tls: { cert: leaf.cert, key: leaf.key, hostname: 'localhost' } });
   cleanups.push(() => o.close());
   return o;
 }

@@ -1,5 +1,6 @@
 // Origin servers for tests, on 127.0.0.1, closed after each test file.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface Origin {
@@ -12,9 +13,14 @@ export interface Origin {
 
 export type OriginHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => void;
 
-export async function startOrigin(handler: OriginHandler = (_req, res) => res.end('origin says hi')): Promise<Origin> {
+export interface OriginOptions {
+  /** Serve https with this certificate; the origin's URL then names `hostname`. */
+  tls?: { cert: string; key: string; hostname: string };
+}
+
+export async function startOrigin(handler: OriginHandler = (_req, res) => res.end('origin says hi'), options: OriginOptions = {}): Promise<Origin> {
   const received: Origin['received'] = [];
-  const server = http.createServer((req, res) => {
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -22,11 +28,12 @@ export async function startOrigin(handler: OriginHandler = (_req, res) => res.en
       received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body });
       handler(req, res, body);
     });
-  });
+  };
+  const server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, listener) : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: options.tls ? `https://${options.tls.hostname}:${port}` : `http://127.0.0.1:${port}`,
     port,
     received,
     close: () =>

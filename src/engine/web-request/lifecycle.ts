@@ -381,15 +381,15 @@ export class RequestFlight {
         (header) => !/^(content-(type|length|encoding|language|location)|transfer-encoding)$/i.test(header.name),
       );
     }
-    const origin = new URL(this.url).origin;
-    this.url = url;
-    this.method = method;
-    if (new URL(url).origin !== origin) {
+    const next = new URL(url);
+    if (next.origin !== this.#filterable.url.origin) {
       // Credentials meant for one origin are not sent to another.
       this.requestHeaders = this.requestHeaders.filter((header) => !/^(authorization|cookie)$/i.test(header.name));
     }
-    if (!WEB_SCHEMES.has(new URL(url).protocol)) this.finished = true;
-    else this.#filterable = this.#filterableFor(url);
+    this.url = url;
+    this.method = method;
+    if (!WEB_SCHEMES.has(next.protocol)) this.finished = true;
+    else this.#filterable = { url: next, type: this.type, tabId: this.tabId, windowId: this.windowId };
   }
 
   #challengeOf(statusCode: number, headers: HttpHeaders): (AuthChallenge & { isProxy: boolean }) | undefined {
