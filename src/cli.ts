@@ -26,8 +26,9 @@ const cli = meow(
     --json                   headless: NDJSON on stdout
     --no-watch               load rules once, do not reload on save
     --insecure-upstream <h>  do not verify the TLS certificate of host h (repeatable)
-    --max-body-size <bytes>  request body bytes kept for requestBody and the journal [1048576]
+    --max-body-size <bytes>  body bytes kept (requestBody, journal, cache); more streams [1048576]
     --listener-timeout <ms>  a blocking listener's time to answer                   [5000]
+    --upstream-timeout <ms>  upstream silent this long: net::ERR_TIMED_OUT (0: never) [300000]
     --cache                  an in-memory HTTP cache (fromCache; flushed by handlerBehaviorChanged)
     --max-requests <n>       TUI: requests kept in memory; the oldest are dropped        [5000]
 
@@ -59,6 +60,7 @@ const cli = meow(
       insecureUpstream: { type: 'string', isMultiple: true, default: [] },
       maxBodySize: { type: 'number', default: 1024 * 1024 },
       listenerTimeout: { type: 'number', default: 5000 },
+      upstreamTimeout: { type: 'number', default: 300_000 },
       cache: { type: 'boolean', default: false },
       maxRequests: { type: 'number', default: 5000 },
       redact: { type: 'boolean' },
@@ -76,7 +78,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-for (const [name, value] of [['port', flags.port], ['max-body-size', flags.maxBodySize], ['listener-timeout', flags.listenerTimeout]] as const) {
+for (const [name, value] of [['port', flags.port], ['max-body-size', flags.maxBodySize], ['listener-timeout', flags.listenerTimeout], ['upstream-timeout', flags.upstreamTimeout]] as const) {
   if (!Number.isInteger(value) || value < 0) fail(`--${name} must be a whole number, got ${value}`);
 }
 if (flags.port > 65535) fail(`--port must be at most 65535, got ${flags.port}`);
@@ -91,6 +93,7 @@ const sessionOptions = {
   insecureUpstream: flags.insecureUpstream,
   maxBodySize: flags.maxBodySize,
   listenerTimeoutMs: flags.listenerTimeout,
+  upstreamTimeoutMs: flags.upstreamTimeout,
   cache: flags.cache,
   rulesDir: flags.rules,
   watchRules: flags.watch,

@@ -21,6 +21,8 @@ export interface SessionOptions {
   insecureUpstream: string[];
   maxBodySize: number;
   listenerTimeoutMs: number;
+  /** An upstream connection silent this long fails its request (net::ERR_TIMED_OUT); absent: 5 minutes. */
+  upstreamTimeoutMs?: number;
   /** An in-memory HTTP cache per store, flushed by handlerBehaviorChanged. */
   cache: boolean;
   /** The rules folder (--rules); loaded before the proxies serve anything. */
@@ -74,6 +76,7 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
       storeId,
       maxBodySize: options.maxBodySize,
       insecureUpstreamHosts: options.insecureUpstream,
+      ...(options.upstreamTimeoutMs !== undefined && { upstreamTimeoutMs: options.upstreamTimeoutMs }),
       ...(options.cache && { cache: cacheFor() }),
       recordBodies: !!options.record,
     });

@@ -260,13 +260,23 @@ describe('origins that vanish', () => {
   });
 });
 
+/** A loopback port nothing listens on (bound, then closed). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 // ── mockttp's console ─────────────────────────────────────────────────────────────────────────
 
 describe("mockttp's console output with the app's console capture on", () => {
   it('goes to the journal as log entries from source "mockttp", not to the console', async () => {
-    // The provocations: a client leaving while its upstream request is pending makes mockttp
-    // console.error "Failed to handle request: socket hang up"; an abandoned upload, "… Aborted".
-    const silent = await rawOrigin(() => {});
+    // The provocations: mockttp still carries WebSocket handshakes, and its passthrough talks on
+    // the console: console.log "Unexpected websocket response from …: 200" when the origin answers
+    // the upgrade, console.warn(error) when the origin cannot be reached.
+    const closedPort = await freePort();
     const spies = (['log', 'info', 'debug', 'warn', 'error', 'trace'] as const).map((method) => vi.spyOn(console, method));
     const stdout = vi.spyOn(process.stdout, 'write');
     const stderr = vi.spyOn(process.stderr, 'write');
@@ -276,16 +286,14 @@ describe("mockttp's console output with the app's console capture on", () => {
     let consoleCalls: number[] = [];
     let printed = '';
     try {
-      await rawExchange(harness.proxy.port, `GET ${silent}/console-provocation HTTP/1.1\r\nHost: x\r\n\r\n`, { destroyAfterMs: 300 });
-      await rawExchange(
-        harness.proxy.port,
-        `POST ${origin.url}/console-upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n${'z'.repeat(1000)}`,
-        { destroyAfterMs: 200 },
-      );
-      const isMockttpError = (entry: JournalEntry, text: RegExp) =>
-        entry.kind === 'log' && (entry as LogEntry).source === 'mockttp' && text.test((entry as LogEntry).message);
-      await harness.waitFor((entry) => entry.seq > before && isMockttpError(entry, /Failed to handle request: socket hang up/));
-      await harness.waitFor((entry) => entry.seq > before && isMockttpError(entry, /Failed to handle request: Aborted/));
+      const upgrade = (target: string) =>
+        `GET ${target} HTTP/1.1\r\nHost: ${new URL(target).host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+      await rawExchange(harness.proxy.port, upgrade(`${origin.url}/console-refused`), { destroyAfterMs: 500 });
+      await rawExchange(harness.proxy.port, upgrade(`http://127.0.0.1:${closedPort}/console-unreachable`), { destroyAfterMs: 500 });
+      const isMockttpLog = (entry: JournalEntry, level: string, text: RegExp) =>
+        entry.kind === 'log' && (entry as LogEntry).source === 'mockttp' && (entry as LogEntry).level === level && text.test((entry as LogEntry).message);
+      await harness.waitFor((entry) => entry.seq > before && isMockttpLog(entry, 'info', /Unexpected websocket response from .*: \d{3}/));
+      await harness.waitFor((entry) => entry.seq > before && isMockttpLog(entry, 'warn', /ECONNREFUSED/));
       logs = harness.entries.slice(before).filter((entry): entry is JournalEntry & LogEntry => entry.kind === 'log');
     } finally {
       // Counted before restoring: once restored, a late message may rightly reach the console again.
@@ -296,12 +304,12 @@ describe("mockttp's console output with the app's console capture on", () => {
     try {
       expect(logs.filter((entry) => entry.source === 'mockttp')).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ kind: 'log', level: 'error', source: 'mockttp', message: expect.stringContaining('socket hang up') }),
-          expect.objectContaining({ kind: 'log', level: 'error', source: 'mockttp', message: expect.stringContaining('Aborted') }),
+          expect.objectContaining({ kind: 'log', level: 'info', source: 'mockttp', message: expect.stringContaining('Unexpected websocket response') }),
+          expect.objectContaining({ kind: 'log', level: 'warn', source: 'mockttp', message: expect.stringContaining('ECONNREFUSED') }),
         ]),
       );
       expect(consoleCalls).toEqual(spies.map(() => 0));
-      expect(printed).not.toContain('Failed to handle request');
+      expect(printed).not.toContain('Unexpected websocket response');
     } finally {
       for (const spy of [...spies, stdout, stderr]) spy.mockRestore();
     }

@@ -11,9 +11,9 @@
 // - A body cut short mid-response is ECONNRESET "aborted" in Node whether the origin sent RST or FIN;
 //   wrtui reports net::ERR_CONNECTION_RESET for both (Chrome would say ERR_CONTENT_LENGTH_MISMATCH
 //   for a FIN inside a Content-Length body, which Node does not let us tell apart).
-// - mockttp's passthrough has no upstream timeout (no `timeout` on its http.request, no socket
-//   timeout; only the kernel's connect timeout for unreachable hosts): a silent origin keeps the
-//   request open until the client gives up. The last test shows it.
+// - wrtui's upstream client gives up on a connection silent for --upstream-timeout (5 minutes by
+//   default; Chrome has no such limit, but a proxy holding sockets forever is worse) with
+//   net::ERR_TIMED_OUT. Until then a silent origin keeps the request open; the client may give up first.
 //
 // TLS targets are named `localhost`, not 127.0.0.1: for an IP-literal target the client sends no
 // SNI and mockttp answers with its default certificate for "localhost" (no IP SAN), which no client
@@ -211,7 +211,22 @@ describe('upstream failures over plain http', () => {
     await expectStillServing();
   });
 
-  it('no upstream timeout: a silent origin keeps the request open; the client giving up ends it and closes the upstream connection', async () => {
+  it('a silent origin that outlasts the upstream timeout → net::ERR_TIMED_OUT; the client sees a network failure', async () => {
+    const quick = await startProxyHarness({ proxy: { upstreamTimeoutMs: 300 } });
+    try {
+      const silentBase = await rawOrigin(() => {});
+      const url = `${silentBase}/timed-out`;
+      expect(await clientOutcome(quick, url)).toMatchObject({ failed: 'before-response' });
+      const { events, error } = await journalOf(quick, url);
+      expect(events).toEqual([...SENT, 'onErrorOccurred']);
+      expect(error).toBe('net::ERR_TIMED_OUT');
+      await expectStillServing(quick);
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('within the upstream timeout a silent origin keeps the request open; the client giving up ends it and closes the upstream connection', async () => {
     let upstream: net.Socket | undefined;
     let upstreamGone!: () => void;
     const upstreamClosed = new Promise<void>((resolve) => (upstreamGone = resolve));

@@ -1,27 +1,32 @@
-// The live proxy: mockttp in front (HTTP, CONNECT + TLS interception with wrtui's CA, HTTP/2,
-// WebSocket), the request lifecycle behind it. mockttp blocks in two hooks only:
-//   beforeRequest   (whole request body in) → onBeforeRequest, onBeforeSendHeaders, onSendHeaders
-//   beforeResponse  (whole response in)     → onHeadersReceived, onAuthRequired
-// beforeResponse buffers the entire upstream body, so it is installed only on a second rule, chosen
-// per request when a blocking onHeadersReceived / onAuthRequired listener would see the request.
-// Everything else streams; its onHeadersReceived and onResponseStarted come from mockttp's trailing
-// 'passthrough-response-head' notice, onCompleted from 'response', onErrorOccurred from 'abort'.
+// The live proxy. mockttp terminates the client side: plain HTTP proxying, CONNECT with TLS
+// interception through wrtui's CA, HTTP/2, WebSocket upgrades. Every plain request then comes to
+// wrtui's own handler (mockttp-hooks.ts), which runs the request lifecycle around its own upstream
+// client (upstream-transport.ts), so each phase happens where a browser has it:
+//   request body in        → onBeforeRequest, onBeforeSendHeaders, onSendHeaders
+//   upstream response head → onHeadersReceived (blocking listeners hold the head, never the body),
+//                            onAuthRequired (retried upstream in place), onBeforeRedirect
+//   first byte / last byte → onResponseStarted / onCompleted; a failure → onErrorOccurred
+// Bodies stream both ways; only the first --max-body-size bytes are kept (requestBody, recorder,
+// cache). WebSocket handshakes still go through mockttp's passthrough, watched from its events.
 import * as mockttp from 'mockttp';
-import type { Server, Socket } from "node:net";
+import type { Server, Socket } from 'node:net';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { getHeader, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
 import type { HttpHeaders, NetError } from '../types.js';
 import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
-import type { FilterableRequest } from '../web-request/request-filter.js';
-import type { ResponseHead } from '../web-request/transport.js';
+import { TransportError, type ResponseHead } from '../web-request/transport.js';
+import { isHttp2, resetClient, writeResponseHead } from './client-response.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { installLoopGuard } from './loop-guard.js';
+import { installLoopGuard, isSocketLoopBothEnds } from './loop-guard.js';
+import { handleEveryRequest, OccasionalListener, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { netErrorFromTags, netErrorOf } from './net-error.js';
+import { framed, headersToForward, ownBytes, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, TAB_ID_HEADER, tabIdFrom } from './resource-type.js';
 import { UpstreamAddressTracker } from './upstream-address.js';
-import { UpstreamTransport } from './upstream-transport.js';
+import { UpstreamTransport, type UpstreamResponse } from './upstream-transport.js';
 
 export interface CaptureProxyOptions {
   lifecycle: RequestLifecycle;
@@ -37,38 +42,38 @@ export interface CaptureProxyOptions {
   host?: string;
   /** The cookie store this port's traffic uses: "0" (default) or "1" (incognito). */
   storeId?: string;
-  /** Bytes of a request body kept for requestBody and the journal; larger bodies still stream. */
+  /** Bytes of a request or response body kept for requestBody, the journal and the cache; larger bodies still stream. */
   maxBodySize?: number;
   http2?: boolean;
   /** Hosts whose upstream certificates are not verified. */
   insecureUpstreamHosts?: string[];
   /** How long a redirect waits for the client's follow-up before the request ends as aborted. */
   followUpTimeoutMs?: number;
+  /** An upstream connection silent this long fails the request with net::ERR_TIMED_OUT. */
+  upstreamTimeoutMs?: number;
   /** An HTTP cache (--cache): fresh hits are served by wrtui with fromCache: true. */
   cache?: HttpCache;
   /** Journal request and response bodies (up to maxBodySize) as `body` entries, for the recorder. */
   recordBodies?: boolean;
 }
 
-/** One proxied request as the proxy tracks it, keyed by mockttp's request id. */
-interface Tracked {
+/** A WebSocket handshake as the proxy tracks it across mockttp's notices, keyed by mockttp's request id. */
+interface Handshake {
   flight: RequestFlight;
-  /** Phases run one after another per request, whatever order mockttp's notices arrive in. */
+  /** Phases run one after another, whatever order mockttp's notices arrive in. */
   queue: Promise<void>;
-  /** The response went back through beforeResponse (buffered), was answered by wrtui itself, or is a WebSocket handshake. */
-  handled: 'streaming' | 'buffered' | 'local' | 'websocket';
-  /** The response this mockttp request carried was a redirect: its end is not the flight's end. */
-  redirected: boolean;
-  /** The request body as received, for auth retries. */
-  body: Uint8Array | undefined;
-  /** The client connection, address:port: its follow-up of a redirect most likely comes on it. */
-  client: string;
-  /** The request as sent upstream, for storing its response in the cache. */
-  cacheRequest?: CacheRequest;
+}
+
+/** A response to send whole (from the cache, or a redirect wrtui answers itself). */
+interface WholeResponse {
+  statusCode: number;
+  statusMessage: string;
+  headers: HttpHeaders;
+  body: Uint8Array;
 }
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
-const PROXY_ONLY_HEADERS = new Set(['proxy-connection', 'proxy-authorization', TAB_ID_HEADER]);
+const WEBSOCKET_PROXY_ONLY_HEADERS = new Set(['proxy-connection', 'proxy-authorization', TAB_ID_HEADER]);
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export class CaptureProxy {
@@ -77,12 +82,16 @@ export class CaptureProxy {
   readonly storeId: string;
   readonly #options: CaptureProxyOptions;
   readonly #server: mockttp.Mockttp;
-  readonly #tracked = new Map<string, Tracked>();
   readonly #followUps: FollowUps;
-  readonly #addresses = new UpstreamAddressTracker();
   readonly #upstream: UpstreamTransport;
   readonly #maxBodySize: number;
   readonly #cache: HttpCache | undefined;
+  /** Requests between their body's arrival and their response's end, to end them on stop(). */
+  readonly #inFlight = new Set<RequestFlight>();
+  readonly #handshakes = new Map<string, Handshake>();
+  /** mockttp hides the upstream address of a WebSocket handshake: Node's HTTP client tells it. */
+  readonly #handshakeAddresses = new UpstreamAddressTracker();
+  #refusedHandshakes: OccasionalListener<mockttp.CompletedResponse> | undefined;
 
   constructor(options: CaptureProxyOptions) {
     this.#options = options;
@@ -91,7 +100,10 @@ export class CaptureProxy {
     this.storeId = options.storeId ?? '0';
     this.#maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY;
     this.#cache = options.cache;
-    this.#upstream = new UpstreamTransport({ insecureHosts: options.insecureUpstreamHosts ?? [] });
+    this.#upstream = new UpstreamTransport({
+      insecureHosts: options.insecureUpstreamHosts ?? [],
+      ...(options.upstreamTimeoutMs !== undefined && { timeoutMs: options.upstreamTimeoutMs }),
+    });
     this.#followUps = new FollowUps({
       ...(options.followUpTimeoutMs !== undefined && { ttlMs: options.followUpTimeoutMs }),
       onUnclaimed: (flight) => {
@@ -104,6 +116,7 @@ export class CaptureProxy {
         flight.fail('net::ERR_ABORTED');
       },
     });
+    // mockttp's own passthrough still carries WebSocket handshakes: its loop check needs the fix.
     const guard = installLoopGuard();
     if (!guard.installed) this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: guard.warning });
     this.#server = mockttp.getLocal({
@@ -126,31 +139,15 @@ export class CaptureProxy {
   }
 
   async start(): Promise<void> {
-    const passThrough = {
-      ignoreHostHttpsErrors: this.#options.insecureUpstreamHosts ?? [],
-      simulateConnectionErrors: true,
-    };
-    await withoutWaitingForBody(this.#server.forAnyRequest(), (request: mockttp.CompletedRequest) => this.#needsResponseHook(request))
-      .always()
-      .thenPassThrough({
-        ...passThrough,
-        beforeRequest: (request) => this.#beforeRequest(request, 'buffered'),
-        beforeResponse: (response, request) => this.#beforeResponse(response, request),
-      });
-    await this.#server
-      .forAnyRequest()
-      .always()
-      .thenPassThrough({ ...passThrough, beforeRequest: (request) => this.#beforeRequest(request, 'streaming') });
+    await handleEveryRequest(this.#server, (request, response) => this.#handle(request, response));
     // WebSocket passthrough has no request hook: the request-side events run in a matcher that
     // routes a cancelled handshake to a rule that resets the connection.
+    const insecure = this.#options.insecureUpstreamHosts ?? [];
     await withoutWaitingForBody(this.#server.forAnyWebSocket(), (request: mockttp.CompletedRequest) => this.#webSocketRefused(request)).always().thenResetConnection();
-    await this.#server.forAnyWebSocket().always().thenPassThrough({ ignoreHostHttpsErrors: passThrough.ignoreHostHttpsErrors });
+    await this.#server.forAnyWebSocket().always().thenPassThrough({ ignoreHostHttpsErrors: insecure });
     await this.#server.on('websocket-accepted', (response) => this.#onWebSocketAccepted(response));
-
-    await this.#server.on('rule-event', (event) => this.#onRuleEvent(event));
-    // A 'response' listener also drains mockttp's tracking copy of each response body.
-    await this.#server.on('response', (response) => this.#onResponse(response));
-    await this.#server.on('abort', (request) => this.#onAbort(request.id, request.error, request.tags));
+    this.#refusedHandshakes = new OccasionalListener(this.#server, 'response', (response) => this.#onHandshakeRefused(response));
+    await this.#server.on('abort', (request) => this.#onHandshakeAborted(request.id, request.error, request.tags));
     // Malformed requests never become requests; a debug line says why the client was answered 400.
     await this.#server.on('client-error', (failure) =>
       this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `malformed request from a client: ${failure.errorCode ?? 'error'} (answered ${failure.request?.method ?? ''} ${failure.request?.url ?? ''})`.trim() }),
@@ -162,37 +159,42 @@ export class CaptureProxy {
 
   async stop(): Promise<void> {
     this.#followUps.drain();
-    for (const tracked of this.#tracked.values()) tracked.flight.fail('net::ERR_ABORTED');
-    this.#tracked.clear();
+    for (const flight of this.#inFlight) flight.fail('net::ERR_ABORTED');
+    this.#inFlight.clear();
+    for (const handshake of this.#handshakes.values()) handshake.flight.fail('net::ERR_ABORTED');
+    this.#handshakes.clear();
     await this.#server.stop();
-    this.#addresses.dispose();
+    this.#upstream.close();
+    this.#handshakeAddresses.dispose();
   }
 
-  // ── request side ──────────────────────────────────────────────────────────
+  // ── plain requests ────────────────────────────────────────────────────────
 
-  async #beforeRequest(request: mockttp.CompletedRequest, handled: 'buffered' | 'streaming'): Promise<mockttp.requestSteps.CallbackRequestResult | void> {
-    // Entered synchronously, before any await, so the upstream request mockttp makes next is ours.
-    this.#addresses.run(request.id, () => undefined);
-    const clientHeaders = headersFromPairs(request.rawHeaders);
-    const headers = withTargetHost(
-      clientHeaders.filter((header) => !header.name.startsWith(':') && !PROXY_ONLY_HEADERS.has(header.name.toLowerCase())),
-      request.url,
-    );
-    const body = request.body.buffer.length > 0 ? new Uint8Array(request.body.buffer) : undefined;
-    const declaredLength = Number(getHeader(headers, 'content-length') ?? 0);
-    const requestBody = parseRequestBody({
-      method: request.method,
-      contentType: getHeader(headers, 'content-type'),
-      bytes: body,
-      truncated: declaredLength > (body?.length ?? 0),
-    });
-
+  /** One client request, from its arrival to the end of its response (mockttp waits for this). */
+  async #handle(request: OngoingRequest, response: OngoingResponse): Promise<void> {
+    if (isSocketLoopBothEnds(this.#upstream.sockets, request.socket)) return this.#refuseLoop(request, response);
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return this.#sendWhole(request, response, plainText(400, 'Bad Request', `wrtui: cannot parse the request's URL ${JSON.stringify(request.url)}`));
+    }
+    const headers = headersToForward(headersFromPairs(request.rawHeaders), url, isHttp2(request));
+    let body: RequestBodyRead;
+    try {
+      body = await readRequestBody(request, this.#maxBodySize);
+    } catch {
+      // The client went away before its request was whole: nothing was sent, nothing to report.
+      response.destroy();
+      return;
+    }
+    const requestBody = parseRequestBody({ method: request.method, contentType: getHeader(headers, 'content-type'), bytes: body.bytes, truncated: !body.complete });
     const client = `${request.remoteIpAddress}:${request.remotePort}`;
     let flight = this.#followUps.claim(request.url, request.method, client);
     if (flight) {
       // The client followed a redirect: the same request's next hop, with the client's headers.
       flight.requestHeaders = headers;
-      flight.body = body;
+      flight.body = body.bytes;
       flight.requestBody = requestBody;
     } else {
       const type = inferResourceType({ method: request.method, url: request.url, headers: request.headers });
@@ -202,7 +204,7 @@ export class CaptureProxy {
           url: request.url,
           method: request.method,
           requestHeaders: headers,
-          ...(body && { body }),
+          ...(body.bytes && { body: body.bytes }),
           ...(requestBody && { requestBody }),
           type,
           tabId,
@@ -210,38 +212,176 @@ export class CaptureProxy {
           storeId: this.storeId,
         });
       } catch (error) {
-        // A URL webRequest does not see (or cannot parse): pass it on untouched.
-        this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `not a web request: ${(error as Error).message}` });
-        return;
+        this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `not a web request, answered 400: ${(error as Error).message}` });
+        return this.#sendWhole(request, response, plainText(400, 'Bad Request', `wrtui: ${(error as Error).message}`));
       }
     }
-    const tracked: Tracked = { flight, queue: Promise.resolve(), handled, redirected: false, body, client };
-    this.#tracked.set(request.id, tracked);
-    if (this.#options.recordBodies && (body || declaredLength > 0)) {
-      this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'request', url: flight.url, bytes: body ?? new Uint8Array(), complete: declaredLength <= (body?.length ?? 0) });
+    this.#inFlight.add(flight);
+    try {
+      await this.#exchange(flight, request, response, url, headers, body, client);
+    } catch (error) {
+      // A bug of wrtui's, not the network's: say so, end the request, keep serving.
+      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${flight.requestId}: ${(error as Error).stack ?? error}` });
+      flight.fail('net::ERR_FAILED');
+      this.#reset(request, response);
+    } finally {
+      this.#inFlight.delete(flight);
     }
+  }
+
+  async #exchange(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, url: URL, headers: HttpHeaders, body: RequestBodyRead, client: string): Promise<void> {
+    if (this.#options.recordBodies && body.bytes) {
+      this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'request', url: flight.url, bytes: body.bytes, complete: body.complete });
+    }
+    // The client may leave at any point: the request ends there (onErrorOccurred net::ERR_ABORTED)
+    // and so does its upstream request, connection and all.
+    const pending: { request?: ClientRequest } = {};
+    response.once('close', () => {
+      if (response.writableFinished) return;
+      flight.fail('net::ERR_ABORTED');
+      pending.request?.destroy();
+    });
 
     const before = await flight.beforeRequest();
-    if (before.action === 'cancel') return this.#endLocally(request.id, { response: 'reset' });
-    if (before.action === 'redirect') {
-      tracked.handled = 'local';
-      if (flight.finished) return this.#endLocally(request.id, { response: await dataResponse(before.redirectUrl) });
-      this.#followUps.expect(flight, client);
-      return this.#endLocally(request.id, { response: redirectResponse(before.statusCode, 'Internal Redirect', before.responseHeaders) });
-    }
-    const stripped = headers.length !== clientHeaders.filter((header) => !header.name.startsWith(':')).length;
-    const truncated = declaredLength > (body?.length ?? 0);
-    const send = await flight.prepareToSend({
-      frame: (sent, changed) => (changed || stripped ? framedForMockttp(sent, request, body, truncated) : sent),
-    });
-    if (send.action === 'cancel') return this.#endLocally(request.id, { response: 'reset' });
+    if (before.action === 'cancel') return this.#reset(request, response);
+    if (before.action === 'redirect') return this.#answerRedirect(flight, request, response, before, 'Internal Redirect', client);
+
+    const frame = (sent: HttpHeaders) => framed(sent, body);
+    const send = await flight.prepareToSend({ frame });
+    if (send.action === 'cancel') return this.#reset(request, response);
+    let sentHeaders = send.requestHeaders;
+    let cacheRequest: CacheRequest | undefined;
     if (this.#cache) {
-      tracked.cacheRequest = { url: flight.url, method: flight.method, headers: headerMap(send.requestHeaders) };
-      const answer = await this.#answerFromCache(request.id, tracked, tracked.cacheRequest, send.requestHeaders);
-      if (answer) return { response: answer };
+      cacheRequest = { url: flight.url, method: flight.method, headers: headerMap(sentHeaders) };
+      const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client);
+      if (answer === 'reset') return this.#reset(request, response);
+      if (answer) return this.#sendWhole(request, response, answer);
     }
-    if (send.requestHeaders === headers && !stripped) return;
-    return { headers: toMockttpHeaders(send.requestHeaders, request) };
+
+    for (;;) {
+      if (flight.finished) return this.#reset(request, response); // the client left meanwhile
+      let upstream: UpstreamResponse;
+      try {
+        upstream = await this.#upstream.open({
+          url,
+          method: flight.method,
+          headers: sentHeaders,
+          ...(body.complete ? body.bytes && { body: body.bytes } : { body: body.stream! }),
+        }, pending);
+      } catch (error) {
+        flight.fail(error instanceof TransportError ? error.netError : netErrorOf(error));
+        return this.#reset(request, response);
+      }
+      const { response: incoming } = upstream;
+      const head: ResponseHead = {
+        statusCode: incoming.statusCode ?? 0,
+        statusMessage: incoming.statusMessage ?? '',
+        httpVersion: incoming.httpVersion,
+        headers: headersFromRaw(incoming.rawHeaders),
+        ...(upstream.ip !== undefined && { ip: upstream.ip }),
+      };
+      if (flight.finished) {
+        upstream.request.destroy();
+        return this.#reset(request, response);
+      }
+      // Blocking listeners hold the head here; the body waits, unread, in the socket.
+      const decision: HeadersDecision = await flight.headersReceived(head);
+      if (decision.action === 'cancel') {
+        upstream.request.destroy();
+        return this.#reset(request, response);
+      }
+      if (decision.action === 'retry-auth') {
+        incoming.resume(); // the challenge's body is of no use; draining keeps the connection
+        if (!body.complete) {
+          this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: cannot answer the auth challenge: the request body was larger than --max-body-size and cannot be sent again` });
+          flight.fail('net::ERR_FAILED');
+          return this.#reset(request, response);
+        }
+        const again = await flight.prepareToSend({ frame });
+        if (again.action === 'cancel') return this.#reset(request, response);
+        sentHeaders = again.requestHeaders;
+        continue;
+      }
+      if (decision.action === 'redirect' && decision.internal) {
+        incoming.resume();
+        return this.#answerRedirect(flight, request, response, decision, 'Found', client);
+      }
+      if (decision.action === 'redirect' && !flight.finished) this.#followUps.expect(flight, client);
+      return this.#relay(flight, request, response, upstream, {
+        statusCode: decision.statusCode,
+        statusMessage: head.statusMessage ?? '',
+        headers: decision.responseHeaders,
+        redirected: decision.action === 'redirect',
+        cacheRequest,
+      });
+    }
+  }
+
+  /** Streams the upstream body to the client under the (possibly rewritten) head; onCompleted when the last byte went. */
+  #relay(
+    flight: RequestFlight,
+    request: OngoingRequest,
+    response: OngoingResponse,
+    upstream: UpstreamResponse,
+    head: { statusCode: number; statusMessage: string; headers: HttpHeaders; redirected: boolean; cacheRequest: CacheRequest | undefined },
+  ): Promise<void> {
+    const incoming = upstream.response;
+    const kept = this.#options.recordBodies || head.cacheRequest ? new KeptBody(this.#maxBodySize) : undefined;
+    return new Promise<void>((resolve) => {
+      response.once('finish', () => {
+        if (!head.redirected) flight.completed();
+        if (kept) this.#afterResponse(flight, head, kept);
+        resolve();
+      });
+      // The client leaving is #exchange's to report; here it only ends the wait.
+      response.once('close', () => {
+        if (!response.writableFinished) incoming.destroy();
+        resolve();
+      });
+      const upstreamFailed = (error: { code?: string } | undefined) => {
+        if (flight.finished || incoming.complete) return;
+        flight.fail(error ? netErrorOf(error) : 'net::ERR_CONNECTION_RESET');
+        this.#reset(request, response);
+      };
+      incoming.on('error', upstreamFailed);
+      // Node may close a response cut short without an error: the server closed the connection mid-body.
+      incoming.once('close', () => upstreamFailed(undefined));
+
+      writeResponseHead(request, response, head.statusCode, head.statusMessage, head.headers);
+      if (!head.redirected) flight.responseStarted();
+      if (request.method === 'HEAD' || head.statusCode === 204 || head.statusCode === 304) {
+        incoming.resume();
+        response.end();
+        return;
+      }
+      if (kept) incoming.on('data', (chunk: Buffer) => kept.add(chunk));
+      incoming.once('end', () => forwardTrailers(request, response, incoming));
+      incoming.pipe(response);
+    });
+  }
+
+  /** A listener's redirect, answered by wrtui: a data: URL served, anything else a redirect the client follows. */
+  async #answerRedirect(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, redirect: { redirectUrl: string; statusCode: number; responseHeaders: HttpHeaders }, reason: string, client: string): Promise<void> {
+    if (flight.finished) return this.#sendWhole(request, response, await dataResponse(redirect.redirectUrl));
+    this.#followUps.expect(flight, client);
+    return this.#sendWhole(request, response, { statusCode: redirect.statusCode, statusMessage: reason, headers: redirect.responseHeaders, body: new Uint8Array() });
+  }
+
+  /** The response body as far as it was kept: journaled for the recorder, offered to the cache. */
+  #afterResponse(flight: RequestFlight, head: { statusCode: number; statusMessage: string; headers: HttpHeaders; cacheRequest: CacheRequest | undefined }, kept: KeptBody): void {
+    const bytes = kept.bytes();
+    if (this.#options.recordBodies) {
+      this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', url: flight.url, bytes, complete: kept.whole });
+    }
+    if (this.#cache && head.cacheRequest) {
+      this.#cache.store(head.cacheRequest, {
+        statusCode: head.statusCode,
+        statusMessage: head.statusMessage,
+        headers: headerMap(head.headers),
+        rawHeaders: pairsOf(head.headers),
+        ...(kept.whole && { body: bytes }),
+      });
+    }
   }
 
   /**
@@ -249,12 +389,7 @@ export class CaptureProxy {
    * wrtui (a 304 serves the stored body). Either way the events fire as for a network response,
    * with fromCache: true when the body came from the cache. Undefined: go upstream as usual.
    */
-  async #answerFromCache(
-    requestId: string,
-    tracked: Tracked,
-    cacheRequest: CacheRequest,
-    sentHeaders: HttpHeaders,
-  ): Promise<mockttp.requestSteps.CallbackResponseMessageResult | 'reset' | undefined> {
+  async #answerFromCache(flight: RequestFlight, cacheRequest: CacheRequest, sentHeaders: HttpHeaders, client: string): Promise<WholeResponse | 'reset' | undefined> {
     const cache = this.#cache!;
     const lookup = cache.lookup(cacheRequest);
     if (lookup.kind === 'miss') return undefined;
@@ -269,13 +404,12 @@ export class CaptureProxy {
       let upstream;
       try {
         upstream = await this.#upstream.send({
-          url: tracked.flight.url,
-          method: tracked.flight.method,
+          url: flight.url,
+          method: flight.method,
           headers: [...sentHeaders.filter((h) => !/^if-(none-match|modified-since)$/i.test(h.name)), ...revalidation.filter((h) => /^if-/i.test(h.name))],
         });
       } catch (error) {
-        tracked.flight.fail(netErrorOf(error));
-        this.#tracked.delete(requestId);
+        flight.fail(error instanceof TransportError ? error.netError : netErrorOf(error));
         return 'reset';
       }
       ip = upstream.ip;
@@ -294,30 +428,26 @@ export class CaptureProxy {
         response = { statusCode: upstream.statusCode, statusMessage: upstream.statusMessage ?? '', headers: headerMap(upstream.headers), rawHeaders, body };
       }
     }
-    const { flight } = tracked;
-    tracked.handled = 'local';
     const decision = await flight.headersReceived({
       statusCode: response.statusCode,
       statusMessage: response.statusMessage,
       headers: headersFromPairs(response.rawHeaders),
       fromCache,
-      ...(ip !== undefined && { ip: ip.replace(/^::ffff:/, '') }),
+      ...(ip !== undefined && { ip }),
     });
-    this.#tracked.delete(requestId);
     if (decision.action === 'cancel') return 'reset';
     if (decision.action === 'retry-auth') {
       // Credentials for a cached 401 need the network: let the request go upstream after all.
       return undefined;
     }
-    const answer = {
-      statusCode: decision.action === 'redirect' && decision.internal ? decision.statusCode : response.statusCode,
-      statusMessage: decision.action === 'redirect' && decision.internal ? 'Found' : response.statusMessage,
-      headers: toMockttpHeaders(withHeader(decision.responseHeaders, 'content-length', String(response.body.length))),
-      rawBody: decision.action === 'redirect' && decision.internal ? new Uint8Array() : response.body,
-    };
-    if (decision.action === 'redirect') {
+    if (decision.action === 'redirect' && decision.internal) {
       if (flight.finished) return dataResponse(decision.redirectUrl);
-      this.#followUps.expect(flight, tracked.client);
+      this.#followUps.expect(flight, client);
+      return { statusCode: decision.statusCode, statusMessage: 'Found', headers: decision.responseHeaders, body: new Uint8Array() };
+    }
+    const answer = { statusCode: response.statusCode, statusMessage: response.statusMessage, headers: decision.responseHeaders, body: response.body };
+    if (decision.action === 'redirect') {
+      if (!flight.finished) this.#followUps.expect(flight, client);
       return answer;
     }
     flight.responseStarted();
@@ -325,15 +455,39 @@ export class CaptureProxy {
     return answer;
   }
 
+  /** Answers with a whole response (Content-Length set to its body) and waits until it went. */
+  #sendWhole(request: OngoingRequest, response: OngoingResponse, whole: WholeResponse): Promise<void> {
+    return new Promise<void>((resolve) => {
+      response.once('close', () => resolve());
+      response.once('finish', () => resolve());
+      writeResponseHead(request, response, whole.statusCode, whole.statusMessage, withHeader(whole.headers, 'content-length', String(whole.body.length)));
+      response.end(request.method === 'HEAD' ? undefined : whole.body);
+    });
+  }
+
+  /** The client sees a network failure (cancel, upstream failure): its connection or stream reset. */
+  #reset(request: OngoingRequest, response: OngoingResponse): void {
+    resetClient(request);
+    response.destroy();
+  }
+
+  /** The proxy was asked, directly or through a chain, to forward to itself. */
+  #refuseLoop(request: OngoingRequest, response: OngoingResponse): Promise<void> {
+    this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `refused ${request.method} ${request.url}: it leads back to wrtui itself (a proxy loop)` });
+    return this.#sendWhole(request, response, plainText(508, 'Loop Detected', `wrtui: ${request.url} leads back to this proxy (a proxy loop); point the client at the target, not at wrtui's port`));
+  }
+
+  // ── WebSocket handshakes (mockttp's passthrough, watched) ─────────────────
+
   /**
    * onBeforeRequest, onBeforeSendHeaders and onSendHeaders for a WebSocket handshake. True: a
    * listener cancelled it. mockttp cannot change a handshake's headers or target per request, so
    * such changes are reported, not applied; a redirect ends the handshake.
    */
-  async #webSocketRefused(request: Pick<mockttp.CompletedRequest, 'id' | 'url' | 'method' | 'headers' | 'rawHeaders' | 'remoteIpAddress' | 'remotePort'>): Promise<boolean> {
-    // As in #beforeRequest: entered synchronously, so the upstream handshake is tied to this request.
-    this.#addresses.run(request.id, () => undefined);
-    const headers = headersFromPairs(request.rawHeaders).filter((header) => !header.name.startsWith(':') && !PROXY_ONLY_HEADERS.has(header.name.toLowerCase()));
+  async #webSocketRefused(request: Pick<mockttp.CompletedRequest, 'id' | 'url' | 'method' | 'headers' | 'rawHeaders'>): Promise<boolean> {
+    // Entered synchronously, so the upstream handshake mockttp makes next is tied to this request.
+    this.#handshakeAddresses.run(request.id, () => undefined);
+    const headers = headersFromPairs(request.rawHeaders).filter((header) => !header.name.startsWith(':') && !WEBSOCKET_PROXY_ONLY_HEADERS.has(header.name.toLowerCase()));
     const tabId = tabIdFrom(request.headers);
     let flight: RequestFlight;
     try {
@@ -341,17 +495,17 @@ export class CaptureProxy {
     } catch {
       return false;
     }
-    const tracked: Tracked = { flight, queue: Promise.resolve(), handled: 'websocket', redirected: false, body: undefined, client: `${request.remoteIpAddress}:${request.remotePort}` };
-    this.#tracked.set(request.id, tracked);
+    this.#handshakes.set(request.id, { flight, queue: Promise.resolve() });
+    this.#refusedHandshakes?.acquire();
     const before = await flight.beforeRequest();
-    if (before.action === 'cancel') return this.#endLocally(request.id, true);
+    if (before.action === 'cancel') return this.#endHandshake(request.id, true);
     if (before.action === 'redirect') {
       this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: a WebSocket handshake cannot be redirected through the proxy; closing it instead of following ${before.redirectUrl}` });
       flight.fail('net::ERR_ABORTED');
-      return this.#endLocally(request.id, true);
+      return this.#endHandshake(request.id, true);
     }
     const send = await flight.prepareToSend();
-    if (send.action === 'cancel') return this.#endLocally(request.id, true);
+    if (send.action === 'cancel') return this.#endHandshake(request.id, true);
     if (send.requestHeaders !== headers) {
       this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: request header changes to a WebSocket handshake are not applied (mockttp has no per-request hook for upgrades)` });
     }
@@ -359,195 +513,61 @@ export class CaptureProxy {
   }
 
   #onWebSocketAccepted(response: { id: string; statusCode: number; statusMessage: string; rawHeaders: [string, string][] }): void {
-    const tracked = this.#tracked.get(response.id);
-    if (!tracked) return;
-    this.#enqueue(tracked, async () => {
-      this.#tracked.delete(response.id);
-      await this.#webSocketAnswered(tracked, response);
-      this.#addresses.forget(response.id);
-    });
+    const handshake = this.#handshakes.get(response.id);
+    if (!handshake) return;
+    this.#endHandshake(response.id, undefined);
+    this.#enqueue(handshake, () => this.#webSocketAnswered(handshake, response));
+  }
+
+  /** The origin refused the upgrade with an ordinary response. */
+  #onHandshakeRefused(response: mockttp.CompletedResponse): void {
+    const handshake = this.#handshakes.get(response.id);
+    if (!handshake) return;
+    this.#endHandshake(response.id, undefined);
+    this.#enqueue(handshake, () => this.#webSocketAnswered(handshake, response));
   }
 
   /** The handshake's answer (101, or a refusal the origin sent): the rest of the events at once. */
-  async #webSocketAnswered(tracked: Tracked, response: { id: string; statusCode: number; statusMessage?: string; rawHeaders: [string, string][] }): Promise<void> {
-    const { flight } = tracked;
+  async #webSocketAnswered(handshake: Handshake, response: { id: string; statusCode: number; statusMessage?: string; rawHeaders: [string, string][] }): Promise<void> {
+    const { flight } = handshake;
+    const ip = this.#handshakeAddresses.addressOf(response.id);
+    this.#handshakeAddresses.forget(response.id);
     if (flight.finished) return;
     const decision = await flight.headersReceived({
       statusCode: response.statusCode,
       statusMessage: response.statusMessage ?? '',
       headers: headersFromPairs(response.rawHeaders),
-      ...this.#ipOf(response.id),
+      ...(ip !== undefined && { ip }),
     });
     if (decision.action !== 'respond') return; // a cancel already ended it; nothing else can apply to an open socket
     flight.responseStarted();
     flight.completed();
   }
 
-  /** wrtui answered this mockttp request itself: it is not tracked any more. */
-  #endLocally<T>(requestId: string, result: T): T {
-    this.#tracked.delete(requestId);
+  #onHandshakeAborted(requestId: string, error: { code?: string; message?: string } | undefined, tags: string[]): void {
+    const handshake = this.#handshakes.get(requestId);
+    if (!handshake) return; // not a handshake, or already answered: a late notice (FACTS.md)
+    this.#endHandshake(requestId, undefined);
+    this.#enqueue(handshake, () => {
+      this.#handshakeAddresses.forget(requestId);
+      // No error: the client went away (mockttp attaches one to every upstream failure). Its tags
+      // may still say passthrough-error:ECONNRESET: that is mockttp aborting the upstream request.
+      if (error === undefined || tags.some((tag) => tag.startsWith('client-'))) return handshake.flight.fail('net::ERR_ABORTED');
+      const netError: NetError = (error.code ? netErrorOf(error) : undefined) ?? netErrorFromTags(tags) ?? 'net::ERR_ABORTED';
+      handshake.flight.fail(netError);
+    });
+  }
+
+  /** The handshake needs no more notices from mockttp. */
+  #endHandshake<T>(requestId: string, result: T): T {
+    if (this.#handshakes.delete(requestId)) this.#refusedHandshakes?.release();
     return result;
   }
 
-  #needsResponseHook(request: Pick<mockttp.CompletedRequest, 'url' | 'method' | 'headers'>): boolean {
-    const registry = this.lifecycle.registry;
-    if (registry.count('onHeadersReceived') + registry.count('onAuthRequired') === 0) return false;
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      return false;
-    }
-    const type = inferResourceType({ method: request.method, url: request.url, headers: request.headers });
-    const filterable: FilterableRequest = { url, type, tabId: tabIdFrom(request.headers), windowId: -1 };
-    return registry.hasBlockingListener('onHeadersReceived', filterable) || registry.hasBlockingListener('onAuthRequired', filterable);
-  }
-
-  // ── response side ─────────────────────────────────────────────────────────
-
-  /** Blocking path: the whole response is here; listeners may cancel, redirect, rewrite or answer auth. */
-  async #beforeResponse(
-    response: mockttp.requestSteps.PassThroughResponse,
-    request: mockttp.CompletedRequest,
-  ): Promise<mockttp.requestSteps.CallbackResponseResult | void> {
-    const tracked = this.#tracked.get(request.id);
-    if (!tracked || tracked.flight.finished) return;
-    const { flight } = tracked;
-    let head: ResponseHead = {
-      statusCode: response.statusCode,
-      statusMessage: response.statusMessage ?? '',
-      httpVersion: request.httpVersion === '2.0' || request.httpVersion === '2' ? '2' : '1.1',
-      headers: headersFromPairs(response.rawHeaders),
-      ...this.#ipOf(request.id),
-    };
-    let body: Uint8Array | undefined;
-    let replaced = false;
-    for (;;) {
-      const decision: HeadersDecision = await flight.headersReceived(head);
-      if (decision.action === 'cancel') return this.#endLocally(request.id, 'reset');
-      if (decision.action === 'retry-auth') {
-        // mockttp cannot retry: wrtui sends the authenticated request itself and answers with that.
-        const send = await flight.prepareToSend();
-        if (send.action === 'cancel') return this.#endLocally(request.id, 'reset');
-        try {
-          const retried = await this.#upstream.send({
-            url: flight.url,
-            method: flight.method,
-            headers: send.requestHeaders,
-            ...(tracked.body && { body: tracked.body }),
-          });
-          head = retried;
-          body = retried.body instanceof Uint8Array ? retried.body : undefined;
-          replaced = true;
-          continue;
-        } catch (error) {
-          flight.fail(netErrorOf(error));
-          return this.#endLocally(request.id, 'reset');
-        }
-      }
-      if (decision.action === 'redirect') {
-        tracked.redirected = true;
-        if (flight.finished) return this.#endLocally(request.id, await dataResponse(decision.redirectUrl));
-        this.#followUps.expect(flight, tracked.client);
-        if (decision.internal) return redirectResponse(decision.statusCode, 'Found', decision.responseHeaders);
-        if (!replaced) return;
-        return { statusCode: head.statusCode, statusMessage: head.statusMessage ?? '', headers: toMockttpHeaders(decision.responseHeaders), body: body ?? new Uint8Array() };
-      }
-      flight.responseStarted();
-      if (!replaced && !decision.headersModified) return;
-      return {
-        statusCode: decision.statusCode,
-        ...(head.statusMessage !== undefined && { statusMessage: head.statusMessage }),
-        headers: toMockttpHeaders(decision.responseHeaders),
-        ...(replaced && { rawBody: body ?? new Uint8Array() }),
-      };
-    }
-  }
-
-  #onRuleEvent(event: { requestId: string; eventType: string; eventData: unknown }): void {
-    if (event.eventType !== 'passthrough-response-head') return;
-    const tracked = this.#tracked.get(event.requestId);
-    if (!tracked || tracked.handled !== 'streaming') return;
-    const data = event.eventData as { statusCode: number; statusMessage?: string; httpVersion?: string; rawHeaders: [string, string][] };
-    this.#enqueue(tracked, async () => {
-      if (tracked.flight.finished) return;
-      // Nobody can block here (no blocking listener matched): the client may already have these headers.
-      const decision = await tracked.flight.headersReceived({
-        statusCode: data.statusCode,
-        statusMessage: data.statusMessage ?? '',
-        httpVersion: data.httpVersion ?? '1.1',
-        headers: headersFromPairs(data.rawHeaders),
-        ...this.#ipOf(event.requestId),
-      });
-      if (decision.action === 'redirect') {
-        tracked.redirected = true;
-        if (!tracked.flight.finished) this.#followUps.expect(tracked.flight, tracked.client);
-      } else if (decision.action === 'respond') {
-        tracked.flight.responseStarted();
-      }
+  #enqueue(handshake: Handshake, step: () => void | Promise<void>): void {
+    handshake.queue = handshake.queue.then(step).catch((error) => {
+      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${handshake.flight.requestId}: ${(error as Error).stack ?? error}` });
     });
-  }
-
-  #onResponse(response: mockttp.CompletedResponse): void {
-    const requestId = response.id;
-    const tracked = this.#tracked.get(requestId);
-    if (!tracked) return;
-    if (this.#cache && tracked.cacheRequest) this.#storeInCache(tracked.cacheRequest, response);
-    if (this.#options.recordBodies) {
-      const bytes = new Uint8Array(response.body.buffer);
-      this.journal.append({ kind: 'body', requestId: tracked.flight.requestId, direction: 'response', url: tracked.flight.url, bytes, complete: isWholeBody(response, tracked.flight.method) });
-    }
-    if (tracked.handled === 'websocket') {
-      // The origin refused the upgrade with an ordinary response.
-      this.#enqueue(tracked, async () => {
-        this.#tracked.delete(requestId);
-        await this.#webSocketAnswered(tracked, response);
-      });
-      return;
-    }
-    this.#enqueue(tracked, () => {
-      this.#tracked.delete(requestId);
-      this.#addresses.forget(requestId);
-      if (!tracked.redirected) tracked.flight.completed();
-    });
-  }
-
-  /** Every completed upstream response goes to the cache: stored if it may be, and unsafe methods invalidate. */
-  #storeInCache(request: CacheRequest, response: mockttp.CompletedResponse): void {
-    const buffer = response.body.buffer;
-    const whole = isWholeBody(response, request.method);
-    this.#cache!.store(request, {
-      statusCode: response.statusCode,
-      statusMessage: response.statusMessage,
-      headers: response.headers,
-      rawHeaders: response.rawHeaders,
-      ...(whole && { body: new Uint8Array(buffer) }),
-    });
-  }
-
-  #onAbort(requestId: string, error: { code?: string; message?: string } | undefined, tags: string[]): void {
-    const tracked = this.#tracked.get(requestId);
-    if (!tracked) return; // already answered or finished: a late notice (FACTS.md)
-    this.#enqueue(tracked, () => {
-      this.#tracked.delete(requestId);
-      this.#addresses.forget(requestId);
-      // No error: the client went away (mockttp attaches one to every upstream failure). Its tags
-      // may still say passthrough-error:ECONNRESET: that is mockttp aborting the upstream request.
-      if (error === undefined || tags.some((tag) => tag.startsWith('client-'))) return tracked.flight.fail('net::ERR_ABORTED');
-      const netError: NetError = (error.code ? netErrorOf(error) : undefined) ?? netErrorFromTags(tags) ?? 'net::ERR_ABORTED';
-      tracked.flight.fail(netError);
-    });
-  }
-
-  #enqueue(tracked: Tracked, step: () => void | Promise<void>): void {
-    tracked.queue = tracked.queue.then(step).catch((error) => {
-      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${tracked.flight.requestId}: ${(error as Error).stack ?? error}` });
-    });
-  }
-
-  #ipOf(requestId: string): { ip?: string } {
-    const ip = this.#addresses.addressOf(requestId);
-    return ip === undefined ? {} : { ip: ip.replace(/^::ffff:/, '') };
   }
 
   // ── who may connect ───────────────────────────────────────────────────────
@@ -586,40 +606,45 @@ function withoutWaitingForBody<B extends object, R extends Partial<mockttp.Compl
   return builder;
 }
 
-/**
- * When wrtui hands mockttp new request headers, mockttp (HTTP/1 clients) sets Content-Length to
- * the length of the body it buffered: mirror that here so onSendHeaders shows it. A body larger
- * than --max-body-size was not buffered (mockttp would announce 0 bytes and break the request),
- * so it goes out with chunked framing instead, which mockttp leaves alone.
- */
-function framedForMockttp(headers: HttpHeaders, request: mockttp.CompletedRequest, body: Uint8Array | undefined, truncated: boolean): HttpHeaders {
-  if (!request.httpVersion.startsWith('1')) return headers;
-  if (truncated) return withHeader(withHeader(headers, 'content-length', undefined), 'transfer-encoding', 'chunked');
-  if (getHeader(headers, 'transfer-encoding')?.includes('chunked')) return headers;
-  const length = String(body?.length ?? 0);
-  return getHeader(headers, 'content-length') === length ? headers : withHeader(headers, 'content-length', length);
-}
+/** The first bytes of a response body, up to a cap, for the recorder and the cache. */
+class KeptBody {
+  readonly #max: number;
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+  whole = true;
 
-/** mockttp drops response bodies over maxBodySize (an empty buffer): was this one kept whole? */
-function isWholeBody(response: mockttp.CompletedResponse, method: string): boolean {
-  if (response.body.buffer.length > 0) return true;
-  return response.headers['content-length'] === '0' || response.statusCode === 204 || response.statusCode === 304 || method === 'HEAD';
-}
-
-/**
- * A proxy sends the Host of the absolute URL it was asked for (RFC 9112 §3.2.2), whatever Host the
- * client wrote; listeners see that Host, and mockttp forwards it when they change the headers.
- */
-function withTargetHost(headers: HttpHeaders, url: string): HttpHeaders {
-  let host: string;
-  try {
-    host = new URL(url).host;
-  } catch {
-    return headers;
+  constructor(max: number) {
+    this.#max = max;
   }
-  const index = headers.findIndex((header) => header.name.toLowerCase() === 'host');
-  if (index === -1 || headerLatin1(headers[index]!) === host) return headers;
-  return headers.map((header, i) => (i === index ? { name: header.name, value: host } : header));
+
+  add(chunk: Buffer): void {
+    if (!this.whole) return;
+    this.#size += chunk.length;
+    if (this.#size > this.#max) {
+      this.whole = false;
+      this.#chunks.length = 0;
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  bytes(): Uint8Array {
+    return this.whole ? ownBytes(this.#chunks, this.#size) : new Uint8Array();
+  }
+}
+
+/** Upstream trailers go on to an HTTP/1.1 client (chunked responses carry them; HTTP/2 ones are dropped). */
+function forwardTrailers(request: OngoingRequest, response: OngoingResponse, incoming: IncomingMessage): void {
+  if (incoming.rawTrailers.length === 0 || isHttp2(request)) return;
+  try {
+    response.addTrailers(pairsOf(headersFromRaw(incoming.rawTrailers)));
+  } catch {
+    // An invalid trailer: Node refuses it; the body is still complete.
+  }
+}
+
+function plainText(statusCode: number, statusMessage: string, text: string): WholeResponse {
+  return { statusCode, statusMessage, headers: [{ name: 'Content-Type', value: 'text/plain; charset=utf-8' }], body: Buffer.from(`${text}\n`) };
 }
 
 /** Lower-case name → value(s), the shape http-cache-semantics reads. */
@@ -642,41 +667,16 @@ function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHe
   return headersFromRaw(pairs.flat());
 }
 
-// mockttp reads these from header objects by their lower-case names only.
-const FRAMING_HEADERS = new Set(['host', 'content-length', 'transfer-encoding']);
-
-/** mockttp's header object: names as given (first spelling wins), repeated names as arrays. */
-function toMockttpHeaders(headers: HttpHeaders, request?: mockttp.CompletedRequest): mockttp.Headers {
-  const out: Record<string, string | string[]> = {};
-  const spelling = new Map<string, string>();
-  for (const header of headers) {
-    const lower = header.name.toLowerCase();
-    const name = spelling.get(lower) ?? (FRAMING_HEADERS.has(lower) ? lower : header.name);
-    spelling.set(lower, name);
-    const value = headerLatin1(header);
-    const existing = out[name];
-    out[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  // HTTP/2 clients: mockttp regenerates the pseudo-headers from the URL, but keeps :authority.
-  const authority = request?.headers[':authority'];
-  if (typeof authority === 'string' && out.host === undefined) out[':authority'] = authority;
-  return out;
-}
-
-function redirectResponse(statusCode: number, statusMessage: string, headers: HttpHeaders): mockttp.requestSteps.CallbackResponseMessageResult {
-  return { statusCode, statusMessage, headers: toMockttpHeaders(withHeader(headers, 'content-length', '0')), body: '' };
-}
-
 /** A listener redirected to data: (or about:blank): the proxy serves the content itself. */
-async function dataResponse(url: string): Promise<mockttp.requestSteps.CallbackResponseMessageResult> {
-  if (url === 'about:blank') return { statusCode: 200, statusMessage: 'OK', headers: { 'Content-Type': 'text/html' }, body: '' };
+async function dataResponse(url: string): Promise<WholeResponse> {
+  if (url === 'about:blank') return { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: 'text/html' }], body: new Uint8Array() };
   const response = await fetch(url);
   const body = new Uint8Array(await response.arrayBuffer());
   return {
     statusCode: 200,
     statusMessage: 'OK',
-    headers: { 'Content-Type': response.headers.get('content-type') ?? 'text/plain;charset=US-ASCII', 'Content-Length': String(body.length) },
-    rawBody: body,
+    headers: [{ name: 'Content-Type', value: response.headers.get('content-type') ?? 'text/plain;charset=US-ASCII' }],
+    body,
   };
 }
 

@@ -1,9 +1,17 @@
-// A Transport over node:http(s) for the requests wrtui sends upstream itself: auth retries (mockttp
-// has none) and cache revalidation. TLS is verified as Node does (default roots plus
-// NODE_EXTRA_CA_CERTS) unless the host is one the user named as insecure.
+// wrtui's own upstream HTTP client: every request the live proxy forwards goes out here, over
+// node:http(s) with keep-alive agents. mockttp terminates the client side (CONNECT, TLS with
+// wrtui's CA, HTTP/2, WebSocket); its passthrough step is not used for plain requests because it
+// can only block on a fully buffered response and costs ~3× a plain forward (FACTS.md, bench/proxy).
+//
+// TLS is verified as Node does (default roots plus NODE_EXTRA_CA_CERTS) unless the host is one the
+// user named as insecure. Upstream is always HTTP/1.1 (what Chrome speaks to a proxy's origin when it
+// cannot negotiate h2 is not observable through webRequest beyond statusLine; see README).
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import { headersFromRaw, headersToRaw } from '../headers.js';
+import type { HttpHeaders } from '../types.js';
 import type { OutgoingRequest, Transport, TransportResponse } from '../web-request/transport.js';
 import { TransportError } from '../web-request/transport.js';
 import { netErrorOf } from './net-error.js';
@@ -11,55 +19,131 @@ import { netErrorOf } from './net-error.js';
 export interface UpstreamTransportOptions {
   /** Hosts whose certificates are not verified (--insecure-upstream). */
   insecureHosts?: readonly string[];
+  /** An upstream connection silent for this long fails the request with net::ERR_TIMED_OUT. */
   timeoutMs?: number;
 }
 
+export interface StreamingRequest {
+  url: URL;
+  method: string;
+  /** Sent exactly as given: order, case and duplicates (flat raw headers). */
+  headers: HttpHeaders;
+  /** The whole body, or a stream of it (piped as it arrives). */
+  body?: Uint8Array | Readable;
+}
+
+/** An upstream response whose body has not been read yet. */
+export interface UpstreamResponse {
+  response: http.IncomingMessage;
+  /** The server's address as connected to (IPv4-mapped IPv6 unmapped). */
+  ip: string | undefined;
+  /** The request, to abort it (and its socket) when the client goes away. */
+  request: http.ClientRequest;
+}
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
 export class UpstreamTransport implements Transport {
+  /** Every connected upstream socket, for telling a request loop back to the proxy (loop-guard.ts). */
+  readonly sockets = new Set<Socket>();
   readonly #insecure: ReadonlySet<string>;
   readonly #timeoutMs: number;
+  // One pool per scheme; the https agent keys its pool by TLS options, so insecure hosts are separate.
+  readonly #http = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+  readonly #https = new https.Agent({ keepAlive: true, scheduling: 'lifo' });
 
   constructor(options: UpstreamTransportOptions = {}) {
     this.#insecure = new Set(options.insecureHosts ?? []);
-    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
-  send(request: OutgoingRequest, signal?: AbortSignal): Promise<TransportResponse> {
-    const url = new URL(request.url);
+  /**
+   * Sends the request and resolves with the response head; the body is left unread (paused) for the
+   * caller to stream. Rejects with a TransportError naming Chrome's net error. `pending.request` is
+   * the request in flight, for destroying it when the client goes away (cheaper than an AbortSignal,
+   * which costs ~4 % of a small request's CPU).
+   */
+  open(request: StreamingRequest, pending: { request?: http.ClientRequest } = {}): Promise<UpstreamResponse> {
+    const { url } = request;
     const secure = url.protocol === 'https:' || url.protocol === 'wss:';
-    const client = secure ? https : http;
-    return new Promise<TransportResponse>((resolve, reject) => {
-      const outgoing = client.request(
-        {
-          method: request.method,
-          hostname: url.hostname.replace(/^\[|\]$/g, ''),
-          port: url.port || (secure ? 443 : 80),
-          path: url.pathname + url.search,
-          // Flat raw headers keep order, case and duplicates, exactly as the listeners left them.
-          headers: headersToRaw(request.headers) as unknown as http.OutgoingHttpHeaders,
-          setHost: !request.headers.some((h) => h.name.toLowerCase() === 'host'),
-          ...(secure && { servername: url.hostname, rejectUnauthorized: !this.#insecure.has(url.hostname) }),
-          ...(signal && { signal }),
-          timeout: this.#timeoutMs,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', (error) => reject(new TransportError(netErrorOf(error), error.message)));
-          response.on('end', () =>
-            resolve({
-              statusCode: response.statusCode ?? 0,
-              statusMessage: response.statusMessage ?? '',
-              httpVersion: response.httpVersion,
-              headers: headersFromRaw(response.rawHeaders),
-              ...(response.socket?.remoteAddress && { ip: response.socket.remoteAddress }),
-              body: Buffer.concat(chunks),
-            }),
-          );
-        },
-      );
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    return new Promise<UpstreamResponse>((resolve, reject) => {
+      const outgoing = (secure ? https : http).request({
+        agent: secure ? this.#https : this.#http,
+        method: request.method,
+        hostname,
+        port: url.port || (secure ? 443 : 80),
+        path: url.pathname + url.search,
+        headers: headersToRaw(request.headers) as unknown as http.OutgoingHttpHeaders,
+        setHost: false,
+        ...(secure && {
+          // SNI takes names only (RFC 6066 §3).
+          ...(!/^[\d.]+$|:/.test(hostname) && { servername: hostname }),
+          rejectUnauthorized: !this.#insecure.has(hostname),
+        }),
+        timeout: this.#timeoutMs,
+      });
+      pending.request = outgoing;
+      let settled = false;
+      const fail = (error: Error & { code?: string }) => {
+        if (settled) return;
+        settled = true;
+        reject(new TransportError(netErrorOf(error), error.message));
+      };
+      outgoing.on('socket', (socket) => this.#track(socket));
       outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('upstream timed out'), { code: 'ETIMEDOUT' })));
-      outgoing.on('error', (error) => reject(new TransportError(netErrorOf(error), error.message)));
-      outgoing.end(request.body);
+      outgoing.on('error', fail);
+      outgoing.on('response', (response) => {
+        settled = true;
+        const ip = response.socket?.remoteAddress;
+        resolve({ response, request: outgoing, ip: ip?.startsWith('::ffff:') ? ip.slice(7) : ip });
+      });
+      const { body } = request;
+      if (body === undefined || body instanceof Uint8Array) outgoing.end(body);
+      else {
+        body.on('error', (error) => outgoing.destroy(error));
+        body.pipe(outgoing);
+      }
     });
+  }
+
+  /** The whole exchange, body buffered: for auth retries of buffered requests and cache revalidation. */
+  async send(request: OutgoingRequest, signal?: AbortSignal): Promise<TransportResponse> {
+    const pending: { request?: http.ClientRequest } = {};
+    const abort = () => pending.request?.destroy(Object.assign(new Error('aborted'), { code: 'ECONNABORTED' }));
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      const { response, ip } = await this.open({ url: new URL(request.url), method: request.method, headers: request.headers, ...(request.body && { body: request.body }) }, pending);
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      return {
+        statusCode: response.statusCode ?? 0,
+        statusMessage: response.statusMessage ?? '',
+        httpVersion: response.httpVersion,
+        headers: headersFromRaw(response.rawHeaders),
+        ...(ip !== undefined && { ip }),
+        body: Buffer.concat(chunks),
+      };
+    } catch (error) {
+      throw error instanceof TransportError ? error : new TransportError(netErrorOf(error), (error as Error).message);
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  /** Closes idle keep-alive connections (in-flight ones end with their requests). */
+  close(): void {
+    this.#http.destroy();
+    this.#https.destroy();
+  }
+
+  #track(socket: Socket): void {
+    if (this.sockets.has(socket)) return; // a reused keep-alive socket
+    const add = () => {
+      if (!socket.destroyed) this.sockets.add(socket);
+    };
+    if (socket.connecting) socket.once('connect', add);
+    else add();
+    socket.once('close', () => this.sockets.delete(socket));
   }
 }

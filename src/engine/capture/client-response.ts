@@ -1,0 +1,77 @@
+// Writing to the proxy's client: response heads exactly as given (HTTP/1 keeps order, case and
+// duplicates; HTTP/2 drops what it forbids), and a network failure the client really sees (a TCP
+// reset, or an HTTP/2 stream error) rather than an error page.
+import http2 from 'node:http2';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
+import { headerLatin1 } from '../headers.js';
+import type { HttpHeaders } from '../types.js';
+
+/** What a request looks like from here: mockttp's OngoingRequest is a Node request. */
+export interface ClientRequestLike {
+  httpVersion: string;
+  socket: Socket;
+  stream?: http2.ServerHttp2Stream;
+}
+
+export interface ClientResponseLike {
+  writeHead(statusCode: number, statusMessage: string, headers: string[]): unknown;
+  writeHead(statusCode: number, headers: Record<string, string | string[]>): unknown;
+  removeHeader(name: string): void;
+  sendDate: boolean;
+}
+
+/** Connection-specific headers HTTP/2 forbids (RFC 9113 §8.2.2); Node throws on them. */
+const NOT_IN_HTTP2 = new Set(['connection', 'upgrade', 'host', 'http2-settings', 'keep-alive', 'proxy-connection', 'transfer-encoding']);
+
+export function isHttp2(request: ClientRequestLike): boolean {
+  return request.httpVersion.startsWith('2');
+}
+
+/** Sends the status line and headers as given: nothing added by Node (no Date, no framing of its own). */
+export function writeResponseHead(request: ClientRequestLike, response: ClientResponseLike, statusCode: number, statusMessage: string, headers: HttpHeaders): void {
+  response.sendDate = false;
+  for (const name of ['connection', 'content-length', 'transfer-encoding', 'date']) response.removeHeader(name);
+  if (!isHttp2(request)) {
+    const flat: string[] = [];
+    for (const header of headers) flat.push(header.name, headerLatin1(header));
+    response.writeHead(statusCode, statusMessage, flat);
+    return;
+  }
+  const object: Record<string, string | string[]> = {};
+  for (const header of headers) {
+    const name = header.name.toLowerCase();
+    if (NOT_IN_HTTP2.has(name) || name.startsWith(':')) continue;
+    const value = headerLatin1(header);
+    const existing = object[name];
+    object[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  response.writeHead(statusCode, object); // HTTP/2 has no reason phrase
+}
+
+/**
+ * The client sees a network failure: its TCP connection reset (the TLS layers of an intercepted
+ * connection unwrapped first), or for HTTP/2 just this stream closed with INTERNAL_ERROR.
+ */
+export function resetClient(request: ClientRequestLike): void {
+  if (isHttp2(request) && request.stream) {
+    if (!request.stream.destroyed) request.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    return;
+  }
+  let socket: Socket = request.socket;
+  // An intercepted HTTPS connection: TLS over the CONNECT tunnel's socket. Reset the TCP beneath.
+  for (let depth = 0; socket instanceof TLSSocket && depth < 4; depth++) {
+    const parent = (socket as unknown as { _parent?: Socket })._parent ?? (socket as unknown as { stream?: Socket }).stream;
+    if (!parent) break;
+    socket = parent;
+  }
+  if (typeof socket.resetAndDestroy === 'function' && !socket.destroyed) {
+    try {
+      socket.resetAndDestroy();
+      return;
+    } catch {
+      // Not a TCP socket after all (a wrapped stream): destroy instead.
+    }
+  }
+  socket.destroy();
+}
