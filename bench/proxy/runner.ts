@@ -1,5 +1,5 @@
 // One proxy, alone in its process, for bench/proxy.ts: its CPU and RSS are then the proxy's own.
-// Run (by the bench, over IPC): node --import tsx --expose-gc bench/proxy/runner.ts <kind> [listeners]
+// Run (by the bench, over IPC, bundled first: see bench/proxy.ts): node --expose-gc runner.js <kind> [listeners]
 //   kind       mockttp | wrtui
 //   listeners  (wrtui only) none | mixed | mixed-streaming | completed | blocking-headers
 // Reports { type: 'ready', port } once listening; answers 'usage', 'stats', 'stop'. mockttp listens on
@@ -35,7 +35,7 @@ const plus = (headers: HttpHeaders | undefined, name: string): HttpHeaders => [.
  *         5 non-blocking — onBeforeRequest, onSendHeaders (requestHeaders), onHeadersReceived
  *         (responseHeaders), onResponseStarted (responseHeaders), onCompleted (responseHeaders).
  *  mixed-streaming: the same ten with both onHeadersReceived listeners non-blocking, i.e. with
- *         nothing that makes wrtui buffer the response (for the first-byte test).
+ *         no blocking onHeadersReceived (the first-byte test compares both).
  *  completed: one non-blocking onCompleted (responseHeaders).
  *  blocking-headers: one blocking onHeadersReceived that returns nothing.
  */
