@@ -97,7 +97,10 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
 
   // 3. requestHeaders
   const headerAnswers = live.filter((answer) => answer.response.requestHeaders);
-  if (headerAnswers.length > 0) {
+  if (headerAnswers.length === 1) {
+    // One owner: exactly its headers, order and case kept (no delta needed: nothing to conflict with).
+    verdict.requestHeaders = headerAnswers[0]!.response.requestHeaders!;
+  } else if (headerAnswers.length > 1) {
     const shown = context.shownRequestHeaders ?? [];
     const accepted: { owner: string; delta: HeaderDelta; headers: HttpHeaders }[] = [];
     for (const answer of headerAnswers) {
