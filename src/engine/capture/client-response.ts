@@ -24,6 +24,9 @@ export interface ClientResponseLike {
 /** Connection-specific headers HTTP/2 forbids (RFC 9113 §8.2.2); Node throws on them. */
 const NOT_IN_HTTP2 = new Set(['connection', 'upgrade', 'host', 'http2-settings', 'keep-alive', 'proxy-connection', 'transfer-encoding']);
 
+/** What an origin's HTTP/1.1 framing says about the connection; meaningless to an HTTP/1.0 client. */
+const FRAMING_FOR_HTTP11 = new Set(['transfer-encoding', 'connection', 'keep-alive']);
+
 export function isHttp2(request: ClientRequestLike): boolean {
   return request.httpVersion.startsWith('2');
 }
@@ -33,8 +36,14 @@ export function writeResponseHead(request: ClientRequestLike, response: ClientRe
   response.sendDate = false;
   for (const name of ['connection', 'content-length', 'transfer-encoding', 'date']) response.removeHeader(name);
   if (!isHttp2(request)) {
+    // An HTTP/1.0 client knows no chunked framing (RFC 9112 §6.1) nor keep-alive by default: its
+    // framing is Node's to choose (the body delimited by closing the connection), not the origin's.
+    const http10 = request.httpVersion !== '1.1';
     const flat: string[] = [];
-    for (const header of headers) flat.push(header.name, headerLatin1(header));
+    for (const header of headers) {
+      if (http10 && FRAMING_FOR_HTTP11.has(header.name.toLowerCase())) continue;
+      flat.push(header.name, headerLatin1(header));
+    }
     response.writeHead(statusCode, statusMessage, flat);
     return;
   }
