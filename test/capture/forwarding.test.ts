@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import http from 'node:http';
 import net from 'node:net';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { TLSSocket } from 'node:tls';
 import { generateCACertificate } from 'mockttp';
 import { getCA } from 'mockttp/dist/util/certificates';
@@ -48,6 +50,21 @@ beforeAll(async () => {
         res.write('first');
         setTimeout(() => res.end('last'), 1500);
         return;
+      case '/big': {
+        // `bytes` bytes made on the fly, written as fast as the proxy takes them.
+        const chunk = Buffer.alloc(64 * 1024, 0x61);
+        let left = Number(url.searchParams.get('bytes'));
+        res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(left) });
+        const pump = () => {
+          while (left > 0) {
+            const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+            left -= piece.length;
+            if (!res.write(piece)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        return pump();
+      }
       case '/echo':
         res.writeHead(200, { 'Content-Type': 'application/json' });
         return res.end(JSON.stringify({ ok: true }));
@@ -225,6 +242,40 @@ describe('a blocking onHeadersReceived listener holds the head, not the body', (
 });
 
 // ── 2. A chunked request body over the cap ─────────────────────────────────────────────────────
+
+describe('a large download', () => {
+  it('streams with flat memory: 128 MiB through the proxy never holds more than 32 MiB of live buffers above the baseline', async () => {
+    const bytes = 128 * 1024 * 1024;
+    const url = `${origin.url}/big?bytes=${bytes}`;
+    // Live buffers only: collected first, so the garbage of a fast stream does not count.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const buffers = () => (gc(), process.memoryUsage().arrayBuffers);
+    const baseline = buffers();
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, buffers())), 25);
+    let received = 0;
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: h.proxy.port, path: url, agent: new http.Agent({ keepAlive: false }) }, (res) => {
+          res.on('data', (chunk: Buffer) => (received += chunk.length));
+          res.on('end', () => resolve(res.statusCode ?? 0));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(200);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(received).toBe(bytes);
+    expect((peak - baseline) / 2 ** 20).toBeLessThan(32);
+    const id = requestIdOf(h, url);
+    await finished(h, id);
+    expect(h.events(id)).toEqual(ONE_HOP);
+  }, 20_000);
+});
 
 describe('a chunked request body over --max-body-size', () => {
   it('reaches the origin byte for byte, and requestBody says `error`', async () => {

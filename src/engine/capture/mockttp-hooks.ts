@@ -27,7 +27,22 @@ export async function handleEveryRequest(server: mockttp.Mockttp, handler: Reque
   if (!rule || typeof rule.handle !== 'function') {
     throw new Error("mockttp's rule objects have changed (MockedEndpoint.rule.handle): wrtui cannot take over request handling; see mockttp-hooks.ts");
   }
-  rule.handle = (request: OngoingRequest, response: OngoingResponse) => handler(request, response);
+  rule.handle = (request: OngoingRequest, response: OngoingResponse) => {
+    untrack(response);
+    return handler(request, response);
+  };
+}
+
+/**
+ * mockttp copies every byte written to a response into a tracking stream that only its 'response'
+ * event reads; with no 'response' listener nothing drains it, and a 1 GiB download keeps 1 GiB
+ * (bench/proxy). Its wrappers are own properties over Node's methods: removing them restores
+ * Node's own write/end/writeHead (and saves their bookkeeping). wrtui journals what it needs itself.
+ */
+function untrack(response: OngoingResponse): void {
+  for (const method of ['write', 'end', 'writeHead'] as const) {
+    if (Object.hasOwn(response, method)) delete (response as unknown as Record<string, unknown>)[method];
+  }
 }
 
 /**

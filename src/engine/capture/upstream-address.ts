@@ -1,13 +1,17 @@
-// The IP address mockttp actually connected to for a request (webRequest's `ip`). mockttp 4.6 has
-// no upstream address in its API, so we watch Node's own HTTP client.
+// The IP address mockttp actually connected to for a WebSocket handshake (webRequest's `ip`): plain
+// requests are forwarded by wrtui itself, which reads the address off its own socket, but handshakes
+// still go through mockttp's passthrough, and mockttp 4.6 has no upstream address in its API, so we
+// watch Node's own HTTP client.
 //
 // How. `http.client.request.start` (node:diagnostics_channel) is published for every
 // http/https ClientRequest from `ClientRequest#_finish`, by which point the request has its socket:
 // for a new connection the socket is still connecting (we read its remote address on 'connect'),
 // for a reused keep-alive socket it is connected already (we read it at once). `net.client.socket`
 // would miss reused sockets (it fires only in net.connect) and tls.connect never publishes it.
-// Which request is it? An AsyncLocalStorage holding mockttp's request id, entered in the rule's
-// `beforeRequest` hook; the channel is published synchronously in the upstream request's async chain.
+// Which request is it? An AsyncLocalStorage holding mockttp's request id, entered in the handshake's
+// matcher (or a rule's `beforeRequest` hook); the channel is published synchronously in the upstream
+// request's async chain. (Entering turns on Node 20's promise hooks for the process: ~5-15 % of a
+// small request's CPU. Plain requests no longer pay it unless a WebSocket handshake came by.)
 //
 // Entering: `AsyncLocalStorage#run` inside beforeRequest does NOT reach the upstream request.
 // mockttp does `await this.beforeRequest(...)` and then creates the upstream request in its own
