@@ -40,8 +40,11 @@ export async function handleEveryRequest(server: mockttp.Mockttp, handler: Reque
  * Node's own write/end/writeHead (and saves their bookkeeping). wrtui journals what it needs itself.
  */
 function untrack(response: OngoingResponse): void {
+  const own = response as unknown as Record<string, unknown>;
+  const node = Object.getPrototypeOf(response) as Record<string, unknown>;
+  // Assigned, not deleted: deleting would drop the response object into V8's slow dictionary mode.
   for (const method of ['write', 'end', 'writeHead'] as const) {
-    if (Object.hasOwn(response, method)) delete (response as unknown as Record<string, unknown>)[method];
+    if (Object.hasOwn(own, method) && typeof node[method] === 'function') own[method] = node[method];
   }
 }
 
