@@ -36,7 +36,8 @@ export interface Origin {
   close(): Promise<void>;
 }
 
-const WEBSOCKET_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC11B2A';
+// RFC 6455 §1.3. (A wrong one went unnoticed while mockttp terminated WebSockets with its own key.)
+const WEBSOCKET_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
 /** Starts the origin; `tls` is the certificate the https side presents (any: the proxy is told not to check it). */
 export async function startOrigin(tls: { cert: string; key: string }): Promise<Origin> {

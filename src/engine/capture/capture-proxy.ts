@@ -20,13 +20,12 @@ import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import { isHttp2, resetClient, writeResponseHead } from './client-response.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { installLoopGuard, isSocketLoopBothEnds } from './loop-guard.js';
-import { handleEveryRequest, OccasionalListener, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
-import { netErrorFromTags, netErrorOf } from './net-error.js';
+import { isSocketLoopBothEnds } from './loop-guard.js';
+import { handleEveryRequest, handleEveryUpgrade, releaseHandshakeSocket, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { netErrorOf } from './net-error.js';
 import { framed, headersToForward, ownBytes, readRequestBody, type RequestBodyRead } from './request-intake.js';
-import { frameInfoFor, inferResourceType, TAB_ID_HEADER, tabIdFrom } from './resource-type.js';
-import { UpstreamAddressTracker } from './upstream-address.js';
-import { UpstreamTransport, type UpstreamResponse } from './upstream-transport.js';
+import { frameInfoFor, inferResourceType, tabIdFrom } from './resource-type.js';
+import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
 
 export interface CaptureProxyOptions {
   lifecycle: RequestLifecycle;
@@ -57,13 +56,6 @@ export interface CaptureProxyOptions {
   recordBodies?: boolean;
 }
 
-/** A WebSocket handshake as the proxy tracks it across mockttp's notices, keyed by mockttp's request id. */
-interface Handshake {
-  flight: RequestFlight;
-  /** Phases run one after another, whatever order mockttp's notices arrive in. */
-  queue: Promise<void>;
-}
-
 /** A response to send whole (from the cache, or a redirect wrtui answers itself). */
 interface WholeResponse {
   statusCode: number;
@@ -73,7 +65,6 @@ interface WholeResponse {
 }
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
-const WEBSOCKET_PROXY_ONLY_HEADERS = new Set(['proxy-connection', 'proxy-authorization', TAB_ID_HEADER]);
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export class CaptureProxy {
@@ -88,10 +79,6 @@ export class CaptureProxy {
   readonly #cache: HttpCache | undefined;
   /** Requests between their body's arrival and their response's end, to end them on stop(). */
   readonly #inFlight = new Set<RequestFlight>();
-  readonly #handshakes = new Map<string, Handshake>();
-  /** mockttp hides the upstream address of a WebSocket handshake: Node's HTTP client tells it. */
-  readonly #handshakeAddresses = new UpstreamAddressTracker();
-  #refusedHandshakes: OccasionalListener<mockttp.CompletedResponse> | undefined;
 
   constructor(options: CaptureProxyOptions) {
     this.#options = options;
@@ -116,9 +103,6 @@ export class CaptureProxy {
         flight.fail('net::ERR_ABORTED');
       },
     });
-    // mockttp's own passthrough still carries WebSocket handshakes: its loop check needs the fix.
-    const guard = installLoopGuard();
-    if (!guard.installed) this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: guard.warning });
     this.#server = mockttp.getLocal({
       https: { cert: options.ca.cert, key: options.ca.key },
       http2: options.http2 === false ? false : true,
@@ -140,14 +124,7 @@ export class CaptureProxy {
 
   async start(): Promise<void> {
     await handleEveryRequest(this.#server, (request, response) => this.#handle(request, response));
-    // WebSocket passthrough has no request hook: the request-side events run in a matcher that
-    // routes a cancelled handshake to a rule that resets the connection.
-    const insecure = this.#options.insecureUpstreamHosts ?? [];
-    await withoutWaitingForBody(this.#server.forAnyWebSocket(), (request: mockttp.CompletedRequest) => this.#webSocketRefused(request)).always().thenResetConnection();
-    await this.#server.forAnyWebSocket().always().thenPassThrough({ ignoreHostHttpsErrors: insecure });
-    await this.#server.on('websocket-accepted', (response) => this.#onWebSocketAccepted(response));
-    this.#refusedHandshakes = new OccasionalListener(this.#server, 'response', (response) => this.#onHandshakeRefused(response));
-    await this.#server.on('abort', (request) => this.#onHandshakeAborted(request.id, request.error, request.tags));
+    await handleEveryUpgrade(this.#server, (request, socket, head) => this.#handleUpgrade(request, socket, head));
     // Malformed requests never become requests; a debug line says why the client was answered 400.
     await this.#server.on('client-error', (failure) =>
       this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `malformed request from a client: ${failure.errorCode ?? 'error'} (answered ${failure.request?.method ?? ''} ${failure.request?.url ?? ''})`.trim() }),
@@ -161,11 +138,8 @@ export class CaptureProxy {
     this.#followUps.drain();
     for (const flight of this.#inFlight) flight.fail('net::ERR_ABORTED');
     this.#inFlight.clear();
-    for (const handshake of this.#handshakes.values()) handshake.flight.fail('net::ERR_ABORTED');
-    this.#handshakes.clear();
     await this.#server.stop();
     this.#upstream.close();
-    this.#handshakeAddresses.dispose();
   }
 
   // ── plain requests ────────────────────────────────────────────────────────
@@ -185,7 +159,7 @@ export class CaptureProxy {
       body = await readRequestBody(request, this.#maxBodySize);
     } catch {
       // The client went away before its request was whole: nothing was sent, nothing to report.
-      response.destroy();
+      destroyResponse(response);
       return;
     }
     const requestBody = parseRequestBody({ method: request.method, contentType: getHeader(headers, 'content-type'), bytes: body.bytes, truncated: !body.complete });
@@ -226,6 +200,9 @@ export class CaptureProxy {
       this.#reset(request, response);
     } finally {
       this.#inFlight.delete(flight);
+      // mockttp requires a response ended or destroyed when the handler settles; a client that left
+      // (an HTTP/2 stream it cancelled, say) may leave one neither.
+      if (!response.writableEnded && !response.destroyed) destroyResponse(response);
     }
   }
 
@@ -245,10 +222,11 @@ export class CaptureProxy {
     const before = await flight.beforeRequest();
     if (before.action === 'cancel') return this.#reset(request, response);
     if (before.action === 'redirect') return this.#answerRedirect(flight, request, response, before, 'Internal Redirect', client);
+    if (flight.finished) return this.#reset(request, response); // the client left while listeners thought
 
     const frame = (sent: HttpHeaders) => framed(sent, body);
     const send = await flight.prepareToSend({ frame });
-    if (send.action === 'cancel') return this.#reset(request, response);
+    if (send.action === 'cancel' || flight.finished) return this.#reset(request, response);
     let sentHeaders = send.requestHeaders;
     let cacheRequest: CacheRequest | undefined;
     if (this.#cache) {
@@ -298,7 +276,7 @@ export class CaptureProxy {
           return this.#reset(request, response);
         }
         const again = await flight.prepareToSend({ frame });
-        if (again.action === 'cancel') return this.#reset(request, response);
+        if (again.action === 'cancel' || flight.finished) return this.#reset(request, response);
         sentHeaders = again.requestHeaders;
         continue;
       }
@@ -468,7 +446,7 @@ export class CaptureProxy {
   /** The client sees a network failure (cancel, upstream failure): its connection or stream reset. */
   #reset(request: OngoingRequest, response: OngoingResponse): void {
     resetClient(request);
-    response.destroy();
+    destroyResponse(response);
   }
 
   /** The proxy was asked, directly or through a chain, to forward to itself. */
@@ -477,97 +455,117 @@ export class CaptureProxy {
     return this.#sendWhole(request, response, plainText(508, 'Loop Detected', `wrtui: ${request.url} leads back to this proxy (a proxy loop); point the client at the target, not at wrtui's port`));
   }
 
-  // ── WebSocket handshakes (mockttp's passthrough, watched) ─────────────────
+  // ── WebSocket handshakes ──────────────────────────────────────────────────
 
   /**
-   * onBeforeRequest, onBeforeSendHeaders and onSendHeaders for a WebSocket handshake. True: a
-   * listener cancelled it. mockttp cannot change a handshake's headers or target per request, so
-   * such changes are reported, not applied; a redirect ends the handshake.
+   * A WebSocket handshake: the request-side events, the handshake sent upstream with the headers the
+   * listeners left, onHeadersReceived on the answer; on a 101 the two connections are spliced and
+   * the request completes (Chrome's webRequest sees nothing of the frames).
    */
-  async #webSocketRefused(request: Pick<mockttp.CompletedRequest, 'id' | 'url' | 'method' | 'headers' | 'rawHeaders'>): Promise<boolean> {
-    // Entered synchronously, so the upstream handshake mockttp makes next is tied to this request.
-    this.#handshakeAddresses.run(request.id, () => undefined);
-    const headers = headersFromPairs(request.rawHeaders).filter((header) => !header.name.startsWith(':') && !WEBSOCKET_PROXY_ONLY_HEADERS.has(header.name.toLowerCase()));
-    const tabId = tabIdFrom(request.headers);
+  async #handleUpgrade(request: OngoingRequest, socket: Socket, head: Buffer): Promise<void> {
+    socket.on('error', () => socket.destroy()); // the client vanished; its flight ends on 'close'
+    if (isSocketLoopBothEnds(this.#upstream.sockets, socket)) {
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `refused ${request.method} ${request.url}: it leads back to wrtui itself (a proxy loop)` });
+      socket.end(rawResponseHead(508, 'Loop Detected', [{ name: 'Content-Length', value: '0' }, { name: 'Connection', value: 'close' }]));
+      return;
+    }
+    let url: URL;
     let flight: RequestFlight;
+    const headers = headersFromPairs(request.rawHeaders);
     try {
-      flight = this.lifecycle.start({ url: request.url, method: request.method, requestHeaders: headers, type: 'websocket', tabId, ...frameInfoFor('websocket', tabId), storeId: this.storeId });
-    } catch {
-      return false;
+      url = new URL(request.url);
+      const tabId = tabIdFrom(request.headers);
+      flight = this.lifecycle.start({
+        url: request.url,
+        method: request.method,
+        requestHeaders: headersToForward(headers, url, false),
+        type: 'websocket',
+        tabId,
+        ...frameInfoFor('websocket', tabId),
+        storeId: this.storeId,
+      });
+    } catch (error) {
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `not a web request, refused: ${(error as Error).message}` });
+      socket.end(rawResponseHead(400, 'Bad Request', [{ name: 'Content-Length', value: '0' }, { name: 'Connection', value: 'close' }]));
+      return;
     }
-    this.#handshakes.set(request.id, { flight, queue: Promise.resolve() });
-    this.#refusedHandshakes?.acquire();
-    const before = await flight.beforeRequest();
-    if (before.action === 'cancel') return this.#endHandshake(request.id, true);
-    if (before.action === 'redirect') {
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: a WebSocket handshake cannot be redirected through the proxy; closing it instead of following ${before.redirectUrl}` });
+    this.#inFlight.add(flight);
+    const pending: { request?: ClientRequest } = {};
+    // The client leaving before the handshake's answer is whole ends the request (after it: nothing).
+    socket.once('close', () => {
+      this.#inFlight.delete(flight);
       flight.fail('net::ERR_ABORTED');
-      return this.#endHandshake(request.id, true);
+      pending.request?.destroy();
+    });
+    try {
+      const before = await flight.beforeRequest();
+      if (before.action === 'cancel') return resetSocket(socket);
+      if (before.action === 'redirect') {
+        // A client cannot follow a redirect of a handshake through a proxy (RFC 6455 §4.1): it fails.
+        this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: a WebSocket handshake cannot be redirected through the proxy; closing it instead of following ${before.redirectUrl}` });
+        flight.fail('net::ERR_ABORTED');
+        return resetSocket(socket);
+      }
+      if (flight.finished) return resetSocket(socket); // the client left while listeners thought
+      const send = await flight.prepareToSend();
+      if (send.action === 'cancel' || flight.finished) return resetSocket(socket);
+      let answer: UpgradeResult;
+      try {
+        answer = await this.#upstream.openUpgrade({ url, method: request.method, headers: send.requestHeaders }, pending);
+      } catch (error) {
+        flight.fail(error instanceof TransportError ? error.netError : netErrorOf(error));
+        return resetSocket(socket);
+      }
+      const decision = await flight.headersReceived({
+        statusCode: answer.response.statusCode ?? 0,
+        statusMessage: answer.response.statusMessage ?? '',
+        httpVersion: answer.response.httpVersion,
+        headers: headersFromRaw(answer.response.rawHeaders),
+        ...(answer.ip !== undefined && { ip: answer.ip }),
+      });
+      if (decision.action === 'cancel' || decision.action === 'retry-auth' || decision.action === 'redirect' || flight.finished || socket.destroyed) {
+        if (answer.kind === 'upgraded') answer.socket.destroy();
+        else answer.request.destroy();
+        if (decision.action !== 'cancel') flight.fail('net::ERR_ABORTED'); // no auth retry or redirect for a handshake
+        return resetSocket(socket);
+      }
+      const statusMessage = answer.response.statusMessage ?? '';
+      if (answer.kind === 'upgraded') {
+        const upstream = answer.socket;
+        upstream.setTimeout(0); // a quiet WebSocket is not a silent server
+        socket.write(rawResponseHead(decision.statusCode, statusMessage, decision.responseHeaders));
+        releaseHandshakeSocket(socket);
+        if (answer.head.length > 0) socket.write(answer.head);
+        if (head.length > 0) upstream.write(head);
+        flight.responseStarted();
+        flight.completed();
+        upstream.on('error', () => socket.destroy());
+        socket.on('close', () => upstream.destroy());
+        upstream.on('close', () => socket.destroy());
+        socket.pipe(upstream);
+        upstream.pipe(socket);
+        return;
+      }
+      // The origin refused to switch: its answer goes back as it is, the body delimited by closing.
+      const refused = answer.response;
+      const framing = new Set(['transfer-encoding', 'connection', 'keep-alive']);
+      socket.write(rawResponseHead(decision.statusCode, statusMessage, [...decision.responseHeaders.filter((h) => !framing.has(h.name.toLowerCase())), { name: 'Connection', value: 'close' }]));
+      releaseHandshakeSocket(socket);
+      flight.responseStarted();
+      refused.on('error', () => {
+        flight.fail('net::ERR_CONNECTION_RESET');
+        socket.destroy();
+      });
+      refused.on('end', () => {
+        flight.completed();
+        socket.end();
+      });
+      refused.pipe(socket, { end: false });
+    } catch (error) {
+      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${flight.requestId}: ${(error as Error).stack ?? error}` });
+      flight.fail('net::ERR_FAILED');
+      resetSocket(socket);
     }
-    const send = await flight.prepareToSend();
-    if (send.action === 'cancel') return this.#endHandshake(request.id, true);
-    if (send.requestHeaders !== headers) {
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: request header changes to a WebSocket handshake are not applied (mockttp has no per-request hook for upgrades)` });
-    }
-    return false;
-  }
-
-  #onWebSocketAccepted(response: { id: string; statusCode: number; statusMessage: string; rawHeaders: [string, string][] }): void {
-    const handshake = this.#handshakes.get(response.id);
-    if (!handshake) return;
-    this.#endHandshake(response.id, undefined);
-    this.#enqueue(handshake, () => this.#webSocketAnswered(handshake, response));
-  }
-
-  /** The origin refused the upgrade with an ordinary response. */
-  #onHandshakeRefused(response: mockttp.CompletedResponse): void {
-    const handshake = this.#handshakes.get(response.id);
-    if (!handshake) return;
-    this.#endHandshake(response.id, undefined);
-    this.#enqueue(handshake, () => this.#webSocketAnswered(handshake, response));
-  }
-
-  /** The handshake's answer (101, or a refusal the origin sent): the rest of the events at once. */
-  async #webSocketAnswered(handshake: Handshake, response: { id: string; statusCode: number; statusMessage?: string; rawHeaders: [string, string][] }): Promise<void> {
-    const { flight } = handshake;
-    const ip = this.#handshakeAddresses.addressOf(response.id);
-    this.#handshakeAddresses.forget(response.id);
-    if (flight.finished) return;
-    const decision = await flight.headersReceived({
-      statusCode: response.statusCode,
-      statusMessage: response.statusMessage ?? '',
-      headers: headersFromPairs(response.rawHeaders),
-      ...(ip !== undefined && { ip }),
-    });
-    if (decision.action !== 'respond') return; // a cancel already ended it; nothing else can apply to an open socket
-    flight.responseStarted();
-    flight.completed();
-  }
-
-  #onHandshakeAborted(requestId: string, error: { code?: string; message?: string } | undefined, tags: string[]): void {
-    const handshake = this.#handshakes.get(requestId);
-    if (!handshake) return; // not a handshake, or already answered: a late notice (FACTS.md)
-    this.#endHandshake(requestId, undefined);
-    this.#enqueue(handshake, () => {
-      this.#handshakeAddresses.forget(requestId);
-      // No error: the client went away (mockttp attaches one to every upstream failure). Its tags
-      // may still say passthrough-error:ECONNRESET: that is mockttp aborting the upstream request.
-      if (error === undefined || tags.some((tag) => tag.startsWith('client-'))) return handshake.flight.fail('net::ERR_ABORTED');
-      const netError: NetError = (error.code ? netErrorOf(error) : undefined) ?? netErrorFromTags(tags) ?? 'net::ERR_ABORTED';
-      handshake.flight.fail(netError);
-    });
-  }
-
-  /** The handshake needs no more notices from mockttp. */
-  #endHandshake<T>(requestId: string, result: T): T {
-    if (this.#handshakes.delete(requestId)) this.#refusedHandshakes?.release();
-    return result;
-  }
-
-  #enqueue(handshake: Handshake, step: () => void | Promise<void>): void {
-    handshake.queue = handshake.queue.then(step).catch((error) => {
-      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${handshake.flight.requestId}: ${(error as Error).stack ?? error}` });
-    });
   }
 
   // ── who may connect ───────────────────────────────────────────────────────
@@ -592,18 +590,6 @@ export class CaptureProxy {
     const host = this.#options.host ?? '127.0.0.1';
     return host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   }
-}
-
-/**
- * Adds a matcher that decides from the URL and headers alone. mockttp's own `.matching()` waits for
- * the whole request body first, and for a body over maxBodySize that loses the body: the upload
- * then never reaches the origin. Matchers are a protected field of mockttp 4.6's rule builder.
- */
-function withoutWaitingForBody<B extends object, R extends Partial<mockttp.CompletedRequest>>(builder: B, matches: (request: R) => boolean | Promise<boolean>): B {
-  const matchers = (builder as unknown as { matchers?: unknown[] }).matchers;
-  if (!Array.isArray(matchers)) throw new Error('mockttp\'s rule builder has changed: wrtui cannot add its matcher (see capture-proxy.ts)');
-  matchers.push({ matches, explain: () => 'a blocking onHeadersReceived or onAuthRequired listener would see it', dispose: () => {} });
-  return builder;
 }
 
 /** The first bytes of a response body, up to a cap, for the recorder and the cache. */
@@ -641,6 +627,27 @@ function forwardTrailers(request: OngoingRequest, response: OngoingResponse, inc
   } catch {
     // An invalid trailer: Node refuses it; the body is still complete.
   }
+}
+
+/** A response head as HTTP/1.1 bytes, for a socket wrtui writes to directly (WebSocket handshakes). */
+function rawResponseHead(statusCode: number, statusMessage: string, headers: HttpHeaders): Buffer {
+  let head = `HTTP/1.1 ${statusCode} ${statusMessage}\r\n`;
+  for (const header of headers) head += `${header.name}: ${headerLatin1(header)}\r\n`;
+  return Buffer.from(`${head}\r\n`, 'latin1');
+}
+
+/**
+ * Destroys a response so that mockttp sees it as finished. Node's HTTP/2 compatibility response has
+ * no `destroyed` property, and mockttp reports a handler that settles with a response neither ended
+ * nor destroyed as a failure ("Request handler finished successfully without ending the response").
+ */
+function destroyResponse(response: OngoingResponse): void {
+  response.destroy();
+  if (response.destroyed !== true) Object.defineProperty(response, 'destroyed', { value: true, configurable: true });
+}
+
+function resetSocket(socket: Socket): void {
+  resetClient({ httpVersion: '1.1', socket });
 }
 
 function plainText(statusCode: number, statusMessage: string, text: string): WholeResponse {

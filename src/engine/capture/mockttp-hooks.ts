@@ -1,10 +1,11 @@
 // The two places wrtui reaches into mockttp 4.6 beyond its public API. Both fail loudly if the
 // shape they rely on has changed, rather than leaving wrtui silently blind.
 import type * as mockttp from 'mockttp';
+import type { Socket } from 'node:net';
 
 /** A request as mockttp hands it to a rule: Node's request, preprocessed (absolute url, id, body reader). */
 export type OngoingRequest = mockttp.OngoingRequest & {
-  socket: import('node:net').Socket;
+  socket: Socket;
   httpVersion: string;
   stream?: import('node:http2').ServerHttp2Stream;
 };
@@ -48,37 +49,35 @@ function untrack(response: OngoingResponse): void {
   }
 }
 
+export type UpgradeHandler = (request: OngoingRequest, socket: Socket, head: Buffer) => Promise<void>;
+
 /**
- * A listener for one mockttp event that is attached only while `wanted` says so. mockttp buffers
- * every response body for as long as anyone listens to 'response'; wrtui needs that event only
- * for WebSocket handshakes an origin refuses, so it listens only while a handshake is pending.
+ * Every WebSocket handshake (any Upgrade request) goes to `handler` with the client's socket, as
+ * Node's 'upgrade' event gives it; mockttp has parsed it (absolute ws:// or wss:// url, body reader).
+ * mockttp's WebSocket passthrough re-frames every message through its own ws server and cannot
+ * change a handshake's headers; wrtui forwards the handshake itself and then pipes the bytes.
  */
-interface Emitter<T> {
-  on(event: string, fn: (value: T) => void): unknown;
-  off(event: string, fn: (value: T) => void): unknown;
+export async function handleEveryUpgrade(server: mockttp.Mockttp, handler: UpgradeHandler): Promise<void> {
+  const endpoint = await server.forAnyWebSocket().always().thenPassThrough();
+  const rule = (endpoint as unknown as { rule?: { handle?: unknown } }).rule;
+  if (!rule || typeof rule.handle !== 'function') {
+    throw new Error("mockttp's rule objects have changed (MockedEndpoint.rule.handle): wrtui cannot take over WebSocket handshakes; see mockttp-hooks.ts");
+  }
+  rule.handle = (request: OngoingRequest, socket: Socket, head: Buffer) => handler(request, socket, head);
 }
 
-export class OccasionalListener<T> {
-  readonly #emitter: Emitter<T> | undefined;
-  readonly #event: string;
-  readonly #listener: (value: T) => void;
-  #users = 0;
-
-  constructor(server: mockttp.Mockttp, event: string, listener: (value: T) => void) {
-    const emitter = (server as unknown as { eventEmitter?: unknown }).eventEmitter as Emitter<T> | undefined;
-    this.#event = event;
-    this.#listener = listener;
-    if (emitter && typeof emitter.on === 'function' && typeof emitter.off === 'function') this.#emitter = emitter;
-    // Without the emitter (another mockttp), listen always: slower, never blind.
-    else void server.on(event as 'response', listener as unknown as (response: mockttp.CompletedResponse) => void);
-  }
-
-  acquire(): void {
-    if (this.#users++ === 0) this.#emitter?.on(this.#event, this.#listener);
-  }
-
-  release(): void {
-    if (this.#users === 0) return;
-    if (--this.#users === 0) this.#emitter?.off(this.#event, this.#listener);
+/**
+ * mockttp hooks a handshake's client socket to copy everything written to it until its own ws
+ * server reports the upgrade ('ws-upgrade' with the ws connection), which never comes when wrtui
+ * splices the connection itself: the copy would grow for the life of the WebSocket. Call this right
+ * after writing the response head: mockttp then restores the socket's own write methods, reads the
+ * head it copied, and attaches to an inert stand-in for its ws connection.
+ */
+export function releaseHandshakeSocket(socket: Socket): void {
+  const inertWebSocket = { on: () => inertWebSocket, send: () => undefined };
+  try {
+    socket.emit('ws-upgrade', inertWebSocket);
+  } catch {
+    // Another mockttp: nothing hooked, or hooked differently. The WebSocket still works.
   }
 }

@@ -41,7 +41,16 @@ export interface UpstreamResponse {
   request: http.ClientRequest;
 }
 
+export type UpgradeResult =
+  | { kind: 'upgraded'; response: http.IncomingMessage; socket: Socket; head: Buffer; ip: string | undefined }
+  | ({ kind: 'refused' } & UpstreamResponse);
+
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+function addressOf(socket: Socket | null | undefined): string | undefined {
+  const ip = socket?.remoteAddress;
+  return ip?.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
 
 export class UpstreamTransport implements Transport {
   /** Every connected upstream socket, for telling a request loop back to the proxy (loop-guard.ts). */
@@ -64,40 +73,9 @@ export class UpstreamTransport implements Transport {
    * which costs ~4 % of a small request's CPU).
    */
   open(request: StreamingRequest, pending: { request?: http.ClientRequest } = {}): Promise<UpstreamResponse> {
-    const { url } = request;
-    const secure = url.protocol === 'https:' || url.protocol === 'wss:';
-    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     return new Promise<UpstreamResponse>((resolve, reject) => {
-      const outgoing = (secure ? https : http).request({
-        agent: secure ? this.#https : this.#http,
-        method: request.method,
-        hostname,
-        port: url.port || (secure ? 443 : 80),
-        path: url.pathname + url.search,
-        headers: headersToRaw(request.headers) as unknown as http.OutgoingHttpHeaders,
-        setHost: false,
-        ...(secure && {
-          // SNI takes names only (RFC 6066 §3).
-          ...(!/^[\d.]+$|:/.test(hostname) && { servername: hostname }),
-          rejectUnauthorized: !this.#insecure.has(hostname),
-        }),
-        timeout: this.#timeoutMs,
-      });
-      pending.request = outgoing;
-      let settled = false;
-      const fail = (error: Error & { code?: string }) => {
-        if (settled) return;
-        settled = true;
-        reject(new TransportError(netErrorOf(error), error.message));
-      };
-      outgoing.on('socket', (socket) => this.#track(socket));
-      outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('upstream timed out'), { code: 'ETIMEDOUT' })));
-      outgoing.on('error', fail);
-      outgoing.on('response', (response) => {
-        settled = true;
-        const ip = response.socket?.remoteAddress;
-        resolve({ response, request: outgoing, ip: ip?.startsWith('::ffff:') ? ip.slice(7) : ip });
-      });
+      const outgoing = this.#request(request, pending, reject, false);
+      outgoing.on('response', (response) => resolve({ response, request: outgoing, ip: addressOf(response.socket) }));
       const { body } = request;
       if (body === undefined || body instanceof Uint8Array) outgoing.end(body);
       else {
@@ -105,6 +83,53 @@ export class UpstreamTransport implements Transport {
         body.pipe(outgoing);
       }
     });
+  }
+
+  /**
+   * A WebSocket handshake (or any Upgrade request) on a connection of its own: resolves with the
+   * switched connection, or with the ordinary response of an origin that refused to switch.
+   */
+  openUpgrade(request: StreamingRequest, pending: { request?: http.ClientRequest } = {}): Promise<UpgradeResult> {
+    return new Promise<UpgradeResult>((resolve, reject) => {
+      const outgoing = this.#request(request, pending, reject, true);
+      outgoing.on('upgrade', (response, socket, head) => resolve({ kind: 'upgraded', response, socket, head, ip: addressOf(socket) }));
+      outgoing.on('response', (response) => resolve({ kind: 'refused', response, request: outgoing, ip: addressOf(response.socket) }));
+      outgoing.end();
+    });
+  }
+
+  #request(request: StreamingRequest, pending: { request?: http.ClientRequest }, reject: (error: TransportError) => void, upgrade: boolean): http.ClientRequest {
+    const { url } = request;
+    const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const outgoing = (secure ? https : http).request({
+      // An upgraded connection leaves the pool anyway: give it its own from the start.
+      agent: upgrade ? false : secure ? this.#https : this.#http,
+      method: request.method,
+      hostname,
+      port: url.port || (secure ? 443 : 80),
+      path: url.pathname + url.search,
+      headers: headersToRaw(request.headers) as unknown as http.OutgoingHttpHeaders,
+      setHost: false,
+      ...(secure && {
+        // SNI takes names only (RFC 6066 §3).
+        ...(!/^[\d.]+$|:/.test(hostname) && { servername: hostname }),
+        rejectUnauthorized: !this.#insecure.has(hostname),
+      }),
+      timeout: this.#timeoutMs,
+    });
+    pending.request = outgoing;
+    let settled = false;
+    outgoing.once('response', () => (settled = true));
+    outgoing.once('upgrade', () => (settled = true));
+    outgoing.on('error', (error: Error & { code?: string }) => {
+      if (settled) return;
+      settled = true;
+      reject(new TransportError(netErrorOf(error), error.message));
+    });
+    outgoing.on('socket', (socket) => this.#track(socket));
+    outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('upstream timed out'), { code: 'ETIMEDOUT' })));
+    return outgoing;
   }
 
   /** The whole exchange, body buffered: for auth retries of buffered requests and cache revalidation. */
