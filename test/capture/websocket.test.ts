@@ -1,5 +1,6 @@
 // WebSocket handshakes through the proxy: Chrome reports them as type "websocket" with the full
-// event sequence, onCompleted when the 101 arrives; a listener may cancel one.
+// event sequence, onCompleted when the 101 arrives; a listener may cancel one or change its headers;
+// after the 101 the bytes flow both ways untouched.
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -10,12 +11,15 @@ import { finished, startProxyHarness, type ProxyHarness } from '../helpers/proxy
 
 let origin: http.Server;
 let originPort: number;
+/** The handshake request headers the origin received, by path. */
+const handshakes = new Map<string, http.IncomingHttpHeaders>();
 let h: ProxyHarness;
 
 beforeAll(async () => {
   origin = http.createServer((_req, res) => res.end('not a socket'));
   const sockets = new WebSocketServer({ noServer: true });
   origin.on('upgrade', (req, socket, head) => {
+    handshakes.set(req.url ?? '', req.headers);
     if (req.url === '/deny') return void socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
     sockets.handleUpgrade(req, socket, head, (ws) => ws.on('message', (message) => ws.send(`echo ${String(message)}`)));
   });
@@ -30,10 +34,11 @@ afterAll(async () => {
 });
 
 /** A ws client whose TCP connection goes to the proxy (a plain ws:// request in proxy form). */
-function open(path: string): Promise<{ echoed?: string; error?: string }> {
+function open(path: string, onUpgrade?: (response: http.IncomingMessage) => void, message = 'hi'): Promise<{ echoed?: string; error?: string }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(`ws://127.0.0.1:${originPort}${path}`, { createConnection: () => net.connect(h.proxy.port, '127.0.0.1') });
-    ws.on('open', () => ws.send('hi'));
+    if (onUpgrade) ws.on('upgrade', onUpgrade);
+    ws.on('open', () => ws.send(message));
     ws.on('message', (message) => {
       resolve({ echoed: String(message) });
       ws.close();
@@ -73,5 +78,33 @@ describe('WebSocket handshakes', () => {
     const id = idOf('/deny');
     await finished(h, id);
     expect(h.events(id).slice(-3)).toEqual(['onHeadersReceived', 'onResponseStarted', 'onCompleted']);
+  });
+
+  it('a listener\'s request and response header changes apply to the handshake; the ip is the origin\'s', async () => {
+    const api = h.api('socket-headers').chrome.webRequest!;
+    const filter = { urls: ['ws://*/*'], types: ['websocket' as const] };
+    api.onBeforeSendHeaders.addListener(
+      (d) => (d.url.endsWith('/headers') ? { requestHeaders: [...d.requestHeaders!, { name: 'X-Rule', value: 'handshake' }] } : undefined),
+      filter,
+      ['blocking', 'requestHeaders'],
+    );
+    api.onHeadersReceived.addListener(
+      (d) => (d.url.endsWith('/headers') ? { responseHeaders: [...d.responseHeaders!, { name: 'X-Rule-Answer', value: 'yes' }] } : undefined),
+      filter,
+      ['blocking', 'responseHeaders'],
+    );
+    let upgradeHeaders: http.IncomingHttpHeaders = {};
+    expect(await open('/headers', (response) => (upgradeHeaders = response.headers))).toEqual({ echoed: 'echo hi' });
+    expect(handshakes.get('/headers')?.['x-rule']).toBe('handshake');
+    expect(upgradeHeaders['x-rule-answer']).toBe('yes');
+    const id = idOf('/headers');
+    await finished(h, id);
+    const completed = h.webRequestEntries((e) => e.details.requestId === id && e.event === 'onCompleted')[0]!.details as OnCompletedDetails;
+    expect(completed.ip).toBe('127.0.0.1');
+  });
+
+  it('after the 101 the connection carries any bytes both ways: a 200 KiB message is echoed whole', async () => {
+    const big = 'x'.repeat(200 * 1024);
+    expect(await open('/big', undefined, big)).toEqual({ echoed: `echo ${big}` });
   });
 });
