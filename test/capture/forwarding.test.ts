@@ -488,6 +488,17 @@ describe('responses without a body (HEAD, 204, 304)', () => {
 
 // ── 7. Trailers ────────────────────────────────────────────────────────────────────────────────
 
+describe('an origin answering 407 Proxy Authentication Required', () => {
+  it('is not passed on as wrtui\'s own demand: the client sees a network failure, onErrorOccurred net::ERR_UNEXPECTED_PROXY_AUTH', async () => {
+    const url = `${origin.url}/status?code=407`;
+    await expect(viaNodeHttp(url)).rejects.toThrow();
+    const id = requestIdOf(h, url);
+    const last = await finished(h, id);
+    expect(h.events(id)).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onErrorOccurred']);
+    expect((last.details as { error?: string }).error).toBe('net::ERR_UNEXPECTED_PROXY_AUTH');
+  });
+});
+
 describe('trailers', () => {
   it('a chunked response\'s trailer reaches the HTTP/1.1 client', async () => {
     const url = `${origin.url}/trailer`;

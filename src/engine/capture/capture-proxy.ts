@@ -284,6 +284,13 @@ export class CaptureProxy {
         incoming.resume();
         return this.#answerRedirect(flight, request, response, decision, 'Found', client);
       }
+      if (decision.action === 'respond' && decision.statusCode === 407) {
+        // An origin asking for *proxy* credentials that no listener gave: passed on, the client would
+        // take it for wrtui's own demand. Chrome fails it (ERR_UNEXPECTED_PROXY_AUTH); so does wrtui.
+        upstream.request.destroy();
+        flight.fail('net::ERR_UNEXPECTED_PROXY_AUTH');
+        return this.#reset(request, response);
+      }
       if (decision.action === 'redirect' && !flight.finished) this.#followUps.expect(flight, client);
       return this.#relay(flight, request, response, upstream, {
         statusCode: decision.statusCode,
