@@ -16,7 +16,7 @@ import { generateCACertificate } from 'mockttp';
 import { getCA } from 'mockttp/dist/util/certificates';
 import { ProxyAgent, request as undiciRequest } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
+import type { JournalEntry, LogEntry, WebRequestEntry } from '../../src/engine/journal.js';
 import type { HttpHeaders, OnBeforeRequestDetails, OnCompletedDetails, OnSendHeadersDetails } from '../../src/engine/types.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { finished, requestIdOf, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
@@ -495,7 +495,7 @@ describe('an origin answering 407 Proxy Authentication Required', () => {
     const id = requestIdOf(h, url);
     const last = await finished(h, id);
     expect(h.events(id)).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onErrorOccurred']);
-    expect((last.details as { error?: string }).error).toBe('net::ERR_UNEXPECTED_PROXY_AUTH');
+    expect((last as WebRequestEntry).details).toMatchObject({ error: 'net::ERR_UNEXPECTED_PROXY_AUTH' });
   });
 });
 
