@@ -1,7 +1,7 @@
 // The capture proxy's cost, side by side in one run. Run: node --import tsx bench/proxy.ts
 // (not a test: it prints a table and says which targets held; about 3 minutes on 2 cores).
 //
-// Processes (the approach of bench/loop-check.ts, one step further): every proxy runs alone in its
+// Processes: every proxy runs alone in its
 // own process (bench/proxy/runner.ts), so its CPU and RSS are its own; the origin and all clients
 // run in another (bench/proxy/load.ts); this process only conducts and samples. Loopback only.
 // The runner is bundled first with the settings scripts/build.js ships wrtui with (esbuild, ESM,
@@ -30,7 +30,7 @@
 //    measured. The bench counts idle connections closed before the window ended ("lost"; must be 0).
 //    Keeping them alive instead with periodic requests would add ~250 requests/s to the load.
 //    Every non-2xx answer and every error is counted, per variant (a healthy request must never be
-//    refused; mockttp's own loop check refuses some on loopback: see loop-guard.ts).
+//    refused; bare mockttp's own loop check refuses some on loopback, see ../shared/design/FACTS.md).
 // 3. First byte of a slow stream (origin: head + first chunk at once, the rest 2 s later): each
 //    variant on a keep-alive connection warmed by one small GET, one variant after the other.
 // 4. 1 GiB download (generated on the fly, discarded by the client), each proxy in a fresh process:

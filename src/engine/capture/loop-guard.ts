@@ -1,56 +1,35 @@
-// A replacement for mockttp's passthrough loop check. Tied to mockttp 4.6.x: read this before
-// upgrading mockttp.
+// Proxy-loop detection for wrtui's own forwarding (capture-proxy.ts, plain requests and WebSocket
+// handshakes alike): before forwarding, is the client's connection one of wrtui's own upstream
+// connections coming back? That happens when wrtui is asked, directly or through a chain of
+// proxies, to forward to its own listening port; forwarding would then loop until sockets run out.
+// CaptureProxy answers such a request 508 Loop Detected.
 //
-// Why it exists. Before forwarding a request, mockttp 4.6 asks whether the incoming socket is the
-// other end of one of the rule's own upstream sockets (`isSocketLoop(this.outgoingSockets,
-// clientSocket)` in dist/rules/requests/request-step-impls.js, defined in dist/util/socket-util.js).
-// That check has two faults:
-//  - Cost: every request copies the rule's Set of upstream sockets into an array and walks it
-//    (lodash `some`, address getters and `normalizeIP` per socket). mockttp keeps a keep-alive
-//    upstream agent per downstream connection, so 1,000 idle browser connections mean 1,000
-//    sockets walked per request: O(open connections) on the proxy's only thread.
-//  - False loops: it compares one end only (outgoing local address:port === incoming remote
-//    address:port). Linux lets two auto-bound connections share a local port as long as their
-//    peers differ, so on loopback a client's ephemeral port can equal the local port of an upstream
-//    socket to some origin; mockttp then answers a healthy request "Passthrough loop detected".
-// The fix: an index per upstream-socket Set, keyed by each socket's local address:port and kept in
-// step with the Set's add/delete/clear, and a loop only when BOTH ends mirror (the incoming
-// socket's remote end is an upstream socket's local end AND its local end is that socket's remote
-// end): the two sockets are then the two ends of one TCP connection. A real loop (the proxy asked
-// to forward to its own listening port) still matches on both ends.
+// The upstream side is UpstreamTransport's `sockets`, a plain Set of its connected sockets (added on
+// connect, deleted on close). A loop is the incoming socket being the other end of one of them, and
+// that takes BOTH ends to mirror: the incoming socket's remote end is the upstream socket's local end
+// AND its local end is the upstream socket's remote end. Comparing one end only is not enough: Linux
+// lets two auto-bound connections share a local port as long as their peers differ, so on loopback a
+// client's ephemeral port can equal the local port of an upstream socket to some origin, and a
+// one-end check would call that healthy request a loop.
 //
-// How it is installed. mockttp's call sites read the function through the CommonJS module object at
-// call time (`(0, socket_util_1.isSocketLoop)(...)`), so replacing that export is enough and touches
-// nothing else. The patch refuses to apply to another mockttp major.minor (the file layout, the
-// export or its call sites may have moved) and says so in its result instead of failing silently.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// Cost: the check runs for every request, and the Set holds a socket per idle keep-alive upstream
+// connection (a thousand is ordinary). So it never walks the Set: the Set gets an index by local
+// address:port, kept in step by shadowing that one Set instance's add/delete/clear (own properties;
+// Set.prototype is untouched), and a check is one map lookup.
+//
+// (mockttp's passthrough step had a check of its own that walked every upstream socket per request
+// and compared one end only; wrtui no longer uses that step, so nothing here touches mockttp.)
 import type { Socket } from 'node:net';
-import { dirname, join } from 'node:path';
-
-const SUPPORTED_MOCKTTP = '4.6';
-const SOCKET_UTIL = 'mockttp/dist/util/socket-util';
-
-type LoopCheck = (outgoingSockets: Set<Socket>, incomingSocket: Socket) => boolean;
-interface SocketUtilModule {
-  isSocketLoop: LoopCheck;
-}
-
-export type LoopGuardStatus = { installed: true } | { installed: false; warning: string };
-
-const require = createRequire(import.meta.url);
 
 // What we know of an upstream socket, read once when it is indexed: after a socket closes Node
-// may no longer be able to tell its addresses, and deleting from the index must still work.
+// may no longer be able to tell its addresses, and deleting it from the index must still work.
 interface Ends {
   local: string;
   remote: string | undefined;
 }
 
-/** One Set's upstream sockets, by local address:port (usually one socket per key, rarely two). */
-interface SocketIndex {
-  byLocal: Map<string, Set<Socket>>;
-}
+/** Upstream sockets by local "address port" (usually one socket per key; rarely two). */
+type SocketIndex = Map<string, Set<Socket>>;
 
 const ends = new WeakMap<Socket, Ends>();
 const indexes = new WeakMap<Set<Socket>, SocketIndex>();
@@ -64,7 +43,7 @@ function endpoint(address: string | undefined, port: number | undefined): string
 function indexSocket(set: Set<Socket>, index: SocketIndex, socket: Socket): void {
   const local = endpoint(socket.localAddress, socket.localPort);
   if (local === undefined) {
-    // Not connected yet (mockttp adds on 'connect', but be safe) or already closed (irrelevant).
+    // Not connected yet (UpstreamTransport adds on 'connect', but be safe) or already closed.
     if (socket.connecting) {
       socket.once('connect', () => {
         if (set.has(socket)) indexSocket(set, index, socket);
@@ -73,28 +52,25 @@ function indexSocket(set: Set<Socket>, index: SocketIndex, socket: Socket): void
     return;
   }
   ends.set(socket, { local, remote: endpoint(socket.remoteAddress, socket.remotePort) });
-  let bucket = index.byLocal.get(local);
-  if (!bucket) index.byLocal.set(local, (bucket = new Set()));
+  let bucket = index.get(local);
+  if (!bucket) index.set(local, (bucket = new Set()));
   bucket.add(socket);
 }
 
 function unindexSocket(index: SocketIndex, socket: Socket): void {
   const known = ends.get(socket);
   if (!known) return;
-  const bucket = index.byLocal.get(known.local);
+  const bucket = index.get(known.local);
   if (!bucket) return;
   bucket.delete(socket);
-  if (bucket.size === 0) index.byLocal.delete(known.local);
+  if (bucket.size === 0) index.delete(known.local);
 }
 
-/**
- * The index for one of mockttp's upstream-socket Sets, built on first sight and then maintained by
- * shadowing that Set instance's add/delete/clear (own properties; Set.prototype is untouched).
- */
+/** The index of one Set of upstream sockets: built on first sight, then kept in step with the Set. */
 function indexFor(set: Set<Socket>): SocketIndex {
   let index = indexes.get(set);
   if (index) return index;
-  const built: SocketIndex = { byLocal: new Map() };
+  const built: SocketIndex = new Map();
   for (const socket of set) indexSocket(set, built, socket);
   const { add, delete: remove, clear } = Set.prototype;
   Object.defineProperties(set, {
@@ -121,7 +97,7 @@ function indexFor(set: Set<Socket>): SocketIndex {
       configurable: true,
       writable: true,
       value() {
-        built.byLocal.clear();
+        built.clear();
         clear.call(set);
       },
     },
@@ -132,16 +108,16 @@ function indexFor(set: Set<Socket>): SocketIndex {
 
 /**
  * Is `incomingSocket` the other end of one of `outgoingSockets`? O(1): one map lookup by the
- * incoming socket's remote end, then a comparison of the other end. When the incoming socket cannot
- * tell its local end (an unusual wrapper), it falls back to mockttp's one-end comparison, so a
- * loop is never missed for want of information.
+ * incoming socket's remote end, then a comparison of the other end. When either side cannot tell
+ * the other end (an unusual socket wrapper), a match of the first end is taken as a loop, so a loop
+ * is never missed for want of information.
  */
 export function isSocketLoopBothEnds(outgoingSockets: Set<Socket>, incomingSocket: Socket): boolean {
   const index = indexFor(outgoingSockets);
-  if (index.byLocal.size === 0) return false;
+  if (index.size === 0) return false;
   const peer = endpoint(incomingSocket.remoteAddress, incomingSocket.remotePort);
   if (peer === undefined) return false;
-  const candidates = index.byLocal.get(peer);
+  const candidates = index.get(peer);
   if (!candidates) return false;
   const self = endpoint(incomingSocket.localAddress, incomingSocket.localPort);
   for (const socket of candidates) {
@@ -149,70 +125,4 @@ export function isSocketLoopBothEnds(outgoingSockets: Set<Socket>, incomingSocke
     if (self === undefined || remote === undefined || remote === self) return true;
   }
   return false;
-}
-
-/** The installed mockttp's version. Its package.json is not in its `exports`, so read the file. */
-export function mockttpVersion(): string {
-  let dir = dirname(require.resolve('mockttp'));
-  for (;;) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'mockttp' && typeof pkg.version === 'string') return pkg.version;
-    } catch {
-      // no package.json at this level: keep walking up
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('mockttp package.json not found');
-    dir = parent;
-  }
-}
-
-let mockttpCheck: LoopCheck | undefined; // mockttp's own check while ours is installed
-
-function socketUtil(): SocketUtilModule {
-  return require(SOCKET_UTIL) as SocketUtilModule;
-}
-
-/**
- * Replace mockttp's loop check with `isSocketLoopBothEnds`. Idempotent. On a mockttp other than
- * 4.6.x, or if the export is not where 4.6 has it, nothing is patched and a warning is returned
- * (mockttp's own check stays in force: correct, only slower and occasionally wrong on loopback).
- */
-export function installLoopGuard(): LoopGuardStatus {
-  if (mockttpCheck) return { installed: true };
-  let version: string;
-  let mod: SocketUtilModule;
-  try {
-    version = mockttpVersion();
-    mod = socketUtil();
-  } catch (error) {
-    return { installed: false, warning: `loop guard not installed: cannot load mockttp internals (${String(error)})` };
-  }
-  if (version.split('.').slice(0, 2).join('.') !== SUPPORTED_MOCKTTP) {
-    return {
-      installed: false,
-      warning:
-        `loop guard not installed: written for mockttp ${SUPPORTED_MOCKTTP}.x, found ${version}. ` +
-        `mockttp's own loop check is in use (O(open connections) per request, rare false "Passthrough loop detected" on loopback); ` +
-        `re-check src/engine/capture/loop-guard.ts against the new version.`,
-    };
-  }
-  const descriptor = Object.getOwnPropertyDescriptor(mod, 'isSocketLoop');
-  if (typeof descriptor?.value !== 'function' || !descriptor.writable) {
-    return { installed: false, warning: `loop guard not installed: ${SOCKET_UTIL}.isSocketLoop is not a writable function in mockttp ${version}` };
-  }
-  mockttpCheck = descriptor.value as LoopCheck;
-  mod.isSocketLoop = isSocketLoopBothEnds;
-  return { installed: true };
-}
-
-/** Put mockttp's own check back (for tests and the side-by-side bench). */
-export function uninstallLoopGuard(): void {
-  if (!mockttpCheck) return;
-  socketUtil().isSocketLoop = mockttpCheck;
-  mockttpCheck = undefined;
-}
-
-export function isLoopGuardInstalled(): boolean {
-  return mockttpCheck !== undefined;
 }
