@@ -454,8 +454,8 @@ console.log(
   ),
 );
 console.log(`  RSS in MiB (1 MiB = 2^20 B); MB/s = MiB/s of body received by the client. Bare mockttp keeps every response`);
-console.log(`  body it forwards until the response ends (its response-tracking stream is not drained without a 'response'`);
-console.log(`  listener, and maxBodySize is unlimited by default); wrtui sets both (FACTS.md).`);
+console.log(`  body it forwards until the response ends (it copies each into a tracking stream that only a 'response' listener`);
+console.log(`  drains); wrtui gives each response Node's own write methods back (src/engine/capture/mockttp-hooks.ts).`);
 
 // ── verdicts ────────────────────────────────────────────────────────────────
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
