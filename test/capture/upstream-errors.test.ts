@@ -182,6 +182,24 @@ describe('upstream failures over plain http', () => {
     await expectStillServing();
   });
 
+  it('HTTP/0.9 (no status line) on the default port 80 is taken as Chrome takes it: statusLine "HTTP/0.9 200 OK", no headers, the body until close', async (context) => {
+    // Port 80 needs the right to bind it (root, or CAP_NET_BIND_SERVICE) and a free 127.0.0.2:80.
+    const old = net.createServer((socket) => socket.once('data', () => socket.end('<p>hello from 1991</p>')));
+    const bound = await new Promise<boolean>((resolve) => {
+      old.once('error', () => resolve(false));
+      old.listen(80, '127.0.0.2', () => resolve(true));
+    });
+    if (!bound) return context.skip();
+    servers.push(old);
+    old.on('connection', (socket: net.Socket) => socket.on('error', () => {}));
+    const url = 'http://127.0.0.2/ancient';
+    expect(await clientOutcome(harness, url)).toEqual({ failed: false, status: 200, body: '<p>hello from 1991</p>' });
+    const { events, last } = await journalOf(harness, url);
+    expect(events).toEqual(STARTED.concat('onCompleted'));
+    expect(last.details).toMatchObject({ statusLine: 'HTTP/0.9 200 OK', statusCode: 200, responseHeaders: [] });
+    await expectStillServing();
+  });
+
   it('reset mid-response (head and part of the body, then RST) → onResponseStarted, then net::ERR_CONNECTION_RESET, never onCompleted', async () => {
     const base = await rawOrigin((socket) => {
       socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(4096)}`);

@@ -254,7 +254,8 @@ export class CaptureProxy {
       const head: ResponseHead = {
         statusCode: incoming.statusCode ?? 0,
         statusMessage: incoming.statusMessage ?? '',
-        httpVersion: incoming.httpVersion,
+        httpVersion: upstream.http09 ? '0.9' : incoming.httpVersion,
+        ...(upstream.http09 && { statusLine: 'HTTP/0.9 200 OK' }),
         headers: headersFromRaw(incoming.rawHeaders),
         ...(upstream.ip !== undefined && { ip: upstream.ip }),
       };

@@ -37,6 +37,8 @@ export interface UpstreamResponse {
   response: http.IncomingMessage;
   /** The server's address as connected to (IPv4-mapped IPv6 unmapped). */
   ip: string | undefined;
+  /** The server answered in HTTP/0.9 (no status line, no headers; the body ends with the connection). */
+  http09: boolean;
   /** The request, to abort it (and its socket) when the client goes away. */
   request: http.ClientRequest;
 }
@@ -46,6 +48,34 @@ export type UpgradeResult =
   | ({ kind: 'refused' } & UpstreamResponse);
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+/** Connections whose server answered in HTTP/0.9 (see acceptHttp09). */
+const HTTP09 = new WeakSet<Socket>();
+const HTTP10_HEAD = Buffer.from('HTTP/1.0 200 OK\r\n\r\n', 'latin1');
+
+/**
+ * Node's HTTP client cannot read an HTTP/0.9 answer (bytes with no status line). The first bytes a
+ * new connection receives decide: if they do not start like "HTTP/", the answer is given to Node
+ * as what it means, an HTTP/1.0 200 with no headers whose body ends with the connection, and the
+ * connection is marked. Only the first read is looked at (Readable#push, put back at once).
+ */
+function acceptHttp09(socket: Socket): void {
+  const own = socket as unknown as { push: (chunk: Buffer | null) => boolean };
+  const push = (Object.getPrototypeOf(socket) as typeof own).push;
+  own.push = function (this: Socket, chunk: Buffer | null): boolean {
+    own.push = push;
+    if (chunk && chunk.length > 0 && !startsLikeStatusLine(chunk)) {
+      HTTP09.add(socket);
+      return push.call(this, Buffer.concat([HTTP10_HEAD, chunk]));
+    }
+    return push.call(this, chunk);
+  };
+}
+
+function startsLikeStatusLine(chunk: Buffer): boolean {
+  const length = Math.min(chunk.length, 5);
+  return chunk.subarray(0, length).toString('latin1').toUpperCase() === 'HTTP/'.slice(0, length);
+}
 
 function addressOf(socket: Socket | null | undefined): string | undefined {
   const ip = socket?.remoteAddress;
@@ -75,7 +105,10 @@ export class UpstreamTransport implements Transport {
   open(request: StreamingRequest, pending: { request?: http.ClientRequest } = {}): Promise<UpstreamResponse> {
     return new Promise<UpstreamResponse>((resolve, reject) => {
       const outgoing = this.#request(request, pending, reject, false);
-      outgoing.on('response', (response) => resolve({ response, request: outgoing, ip: addressOf(response.socket) }));
+      outgoing.on('response', (response) => resolve({ response, request: outgoing, ip: addressOf(response.socket), http09: HTTP09.has(response.socket) }));
+      // Chrome still takes an HTTP/0.9 answer on the scheme's default port (only there). It can only
+      // be a connection's first answer, so only new connections to such a port are watched.
+      if (request.url.port === '') outgoing.once('socket', (socket) => socket.connecting && acceptHttp09(socket));
       const { body } = request;
       if (body === undefined || body instanceof Uint8Array) outgoing.end(body);
       else {
@@ -93,7 +126,7 @@ export class UpstreamTransport implements Transport {
     return new Promise<UpgradeResult>((resolve, reject) => {
       const outgoing = this.#request(request, pending, reject, true);
       outgoing.on('upgrade', (response, socket, head) => resolve({ kind: 'upgraded', response, socket, head, ip: addressOf(socket) }));
-      outgoing.on('response', (response) => resolve({ kind: 'refused', response, request: outgoing, ip: addressOf(response.socket) }));
+      outgoing.on('response', (response) => resolve({ kind: 'refused', response, request: outgoing, ip: addressOf(response.socket), http09: false }));
       outgoing.end();
     });
   }
