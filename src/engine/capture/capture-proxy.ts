@@ -1,19 +1,20 @@
 // The live proxy. mockttp terminates the client side: plain HTTP proxying, CONNECT with TLS
-// interception through wrtui's CA, HTTP/2, WebSocket upgrades. Every plain request then comes to
-// wrtui's own handler (mockttp-hooks.ts), which runs the request lifecycle around its own upstream
-// client (upstream-transport.ts), so each phase happens where a browser has it:
+// interception through wrtui's CA, HTTP/2, WebSocket upgrades. Every request and WebSocket
+// handshake then comes to wrtui's own handlers (mockttp-hooks.ts), which run the request lifecycle
+// around wrtui's own upstream client (upstream-transport.ts), so each phase happens where a browser
+// has it:
 //   request body in        → onBeforeRequest, onBeforeSendHeaders, onSendHeaders
 //   upstream response head → onHeadersReceived (blocking listeners hold the head, never the body),
 //                            onAuthRequired (retried upstream in place), onBeforeRedirect
 //   first byte / last byte → onResponseStarted / onCompleted; a failure → onErrorOccurred
 // Bodies stream both ways; only the first --max-body-size bytes are kept (requestBody, recorder,
-// cache). WebSocket handshakes still go through mockttp's passthrough, watched from its events.
+// cache). After a WebSocket's 101 the two connections are spliced; webRequest sees no frames.
 import * as mockttp from 'mockttp';
 import type { Server, Socket } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { getHeader, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
-import type { HttpHeaders, NetError } from '../types.js';
+import type { HttpHeaders } from '../types.js';
 import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
