@@ -6,7 +6,7 @@ import { getLocal, generateCACertificate, type Mockttp } from 'mockttp';
 import { getCA } from 'mockttp/dist/util/certificates';
 import { ProxyAgent, fetch as undiciFetch, request as undiciRequest } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { netErrorFromTags, netErrorOf } from '../../src/engine/capture/net-error.js';
+import { netErrorOf } from '../../src/engine/capture/net-error.js';
 
 // ── Real failures ─────────────────────────────────────────────────────────────────────────────
 
@@ -227,103 +227,6 @@ describe('netErrorOf: real TLS failures', () => {
 
 // ── Through mockttp: the tags and rule events it records for upstream failures ────────────────
 
-describe('netErrorFromTags and netErrorOf: mockttp’s record of real upstream failures', () => {
-  let proxy: Mockttp;
-  let proxyCa: Pem;
-  let agent: ProxyAgent;
-  const responseTags = new Map<string, string[]>();
-  const abortErrors = new Map<string, unknown>();
-  const abortTags = new Map<string, (string | string[])[]>();
-
-  beforeAll(async () => {
-    // mockttp reports each failure on the console as well; keep the test output readable.
-    vi.spyOn(console, 'log').mockImplementation(() => {});
-    vi.spyOn(console, 'warn').mockImplementation(() => {});
-    vi.spyOn(console, 'error').mockImplementation(() => {});
-    proxyCa = await generateCACertificate();
-    proxy = getLocal({ recordTraffic: false, https: { cert: proxyCa.cert, key: proxyCa.key } });
-    await proxy.start();
-    await proxy.forAnyRequest().always().thenPassThrough();
-    await proxy.on('response', (response) => responseTags.set(response.id, response.tags));
-    await proxy.on('rule-event', (event) => {
-      if (event.eventType !== 'passthrough-abort') return;
-      const data = event.eventData as { error: unknown; tags: (string | string[])[] };
-      abortErrors.set(event.requestId, data.error);
-      abortTags.set(event.requestId, data.tags);
-    });
-    // mockttp serves plain HTTP and TLS on one port; talk plain HTTP to the proxy itself.
-    agent = new ProxyAgent({ uri: `http://127.0.0.1:${proxy.port}`, proxyTunnel: false, requestTls: { ca: proxyCa.cert } });
-  }, 30_000);
-
-  afterAll(async () => {
-    await agent?.close();
-    await proxy?.stop();
-    vi.restoreAllMocks();
-  });
-
-  /** Sends `url` through the proxy and returns what mockttp recorded about it. */
-  async function throughProxy(url: string) {
-    const before = new Set(responseTags.keys());
-    const response = await undiciRequest(url, { dispatcher: agent, headersTimeout: 5_000, bodyTimeout: 5_000 });
-    await response.body.arrayBuffer();
-    await vi.waitFor(() => {
-      if ([...responseTags.keys()].every((id) => before.has(id))) throw new Error('no response event yet');
-    });
-    const id = [...responseTags.keys()].find((key) => !before.has(key))!;
-    await vi.waitFor(() => {
-      if (!abortErrors.has(id)) throw new Error('no passthrough-abort rule event yet');
-    });
-    return { status: response.statusCode, tags: responseTags.get(id)!, error: abortErrors.get(id), abortTags: abortTags.get(id)! };
-  }
-
-  it('a refused upstream connection: passthrough-error:ECONNREFUSED → net::ERR_CONNECTION_REFUSED', async () => {
-    const seen = await throughProxy(`http://127.0.0.1:${await closedPort()}/`);
-    expect(seen.status).toBe(502);
-    expect(seen.tags).toContain('passthrough-error:ECONNREFUSED');
-    expect(netErrorFromTags(seen.tags)).toBe('net::ERR_CONNECTION_REFUSED');
-    expect(netErrorFromTags(seen.abortTags)).toBe('net::ERR_CONNECTION_REFUSED');
-    expect(netErrorOf(seen.error)).toBe('net::ERR_CONNECTION_REFUSED');
-  });
-
-  it('an upstream that closes without answering: the tags say reset, the rule event’s error says empty', async () => {
-    const port = await listen(rawServer((socket) => socket.end()));
-    const seen = await throughProxy(`http://127.0.0.1:${port}/`);
-    expect(netErrorFromTags(seen.tags)).toBe('net::ERR_CONNECTION_RESET');
-    expect(netErrorOf(seen.error)).toBe('net::ERR_EMPTY_RESPONSE');
-  });
-
-  it('an upstream that is not HTTP: passthrough-error:HPE_* → net::ERR_INVALID_HTTP_RESPONSE', async () => {
-    const port = await listen(rawServer((socket) => socket.end('garbage\r\n\r\n')));
-    const seen = await throughProxy(`http://127.0.0.1:${port}/`);
-    expect(netErrorFromTags(seen.tags)).toBe('net::ERR_INVALID_HTTP_RESPONSE');
-    expect(netErrorOf(seen.error)).toBe('net::ERR_INVALID_HTTP_RESPONSE');
-  });
-
-  it('an unresolvable upstream host: passthrough-error:ENOTFOUND → net::ERR_NAME_NOT_RESOLVED', async () => {
-    const seen = await throughProxy('http://nonexistent.invalid/');
-    expect(netErrorFromTags(seen.tags)).toBe('net::ERR_NAME_NOT_RESOLVED');
-    expect(netErrorOf(seen.error)).toBe('net::ERR_NAME_NOT_RESOLVED');
-  }, 15_000);
-
-  it('an upstream with a self-signed certificate → net::ERR_CERT_AUTHORITY_INVALID', async () => {
-    const port = await httpsServer({ cert: root.cert, key: root.key });
-    const seen = await throughProxy(`https://localhost:${port}/`);
-    expect(seen.tags).toContain('passthrough-error:DEPTH_ZERO_SELF_SIGNED_CERT');
-    expect(netErrorFromTags(seen.tags)).toBe('net::ERR_CERT_AUTHORITY_INVALID');
-    expect(netErrorOf(seen.error)).toBe('net::ERR_CERT_AUTHORITY_INVALID');
-  });
-
-  it('an upstream whose TLS versions do not overlap: EPROTO plus the alert tag → net::ERR_SSL_VERSION_OR_CIPHER_MISMATCH', async () => {
-    // mockttp's upstream client speaks TLS 1.2 and 1.3; a server pinned to TLS 1.0 answers its
-    // ClientHello with a protocol_version alert (70).
-    const port = await httpsServer({ cert: localhostLeaf.cert, key: localhostLeaf.key, minVersion: 'TLSv1', maxVersion: 'TLSv1' });
-    const seen = await throughProxy(`https://localhost:${port}/`);
-    expect(seen.tags).toEqual(expect.arrayContaining(['passthrough-error:EPROTO', 'passthrough-tls-error:ssl-alert-70']));
-    expect(netErrorFromTags(seen.tags)).toBe('net::ERR_SSL_VERSION_OR_CIPHER_MISMATCH');
-    expect(netErrorOf(seen.error)).toBe('net::ERR_SSL_VERSION_OR_CIPHER_MISMATCH');
-  });
-});
-
 // ── What cannot be provoked on loopback: tables ───────────────────────────────────────────────
 
 function systemError(code: string, syscall?: string, message = `${syscall ?? 'read'} ${code}`): Error {
@@ -460,39 +363,5 @@ describe('netErrorOf: where it looks', () => {
     for (const unknown of [undefined, null, 42, 'nonsense', new Error('boom'), { code: 'EWHATEVER' }, cyclic, ...prototypeNames]) {
       expect(netErrorOf(unknown)).toBe('net::ERR_FAILED');
     }
-  });
-});
-
-describe('netErrorFromTags: mockttp’s passthrough-error tags', () => {
-  it('names the failure from passthrough-error:<CODE>', () => {
-    expect(netErrorFromTags(['passthrough-error:ECONNREFUSED'])).toBe('net::ERR_CONNECTION_REFUSED');
-    expect(netErrorFromTags(['client-tag', 'passthrough-error:CERT_HAS_EXPIRED'])).toBe('net::ERR_CERT_DATE_INVALID');
-  });
-
-  it('reads the tunnel variants (<type>-passthrough-error:<CODE>)', () => {
-    expect(netErrorFromTags(['raw-passthrough-error:ECONNRESET'])).toBe('net::ERR_CONNECTION_RESET');
-  });
-
-  it('prefers the TLS alert over a bare EPROTO', () => {
-    expect(netErrorFromTags(['passthrough-error:EPROTO', 'passthrough-tls-error:ssl-alert-70'])).toBe('net::ERR_SSL_VERSION_OR_CIPHER_MISMATCH');
-    expect(netErrorFromTags(['passthrough-error:EPROTO', 'passthrough-tls-error:ssl-alert-112'])).toBe('net::ERR_SSL_UNRECOGNIZED_NAME_ALERT');
-    expect(netErrorFromTags(['passthrough-error:EPROTO'])).toBe('net::ERR_SSL_PROTOCOL_ERROR');
-  });
-
-  it('reads a client abort as net::ERR_ABORTED', () => {
-    expect(netErrorFromTags(['passthrough-error:E_DOWNSTREAM_ABORT', 'passthrough-error:mockttp-abort'])).toBe('net::ERR_ABORTED');
-    expect(netErrorFromTags(['passthrough-error:E_RULE_BREQ_CLOSE', 'passthrough-error:mockttp-abort'])).toBe('net::ERR_ABORTED');
-  });
-
-  it('reads the nested tags of the passthrough-abort rule event', () => {
-    expect(netErrorFromTags([['passthrough-error:ENOTFOUND']])).toBe('net::ERR_NAME_NOT_RESOLVED');
-  });
-
-  it('is net::ERR_FAILED for a failure without a known code, undefined when no failure is recorded', () => {
-    expect(netErrorFromTags(['passthrough-error:undefined'])).toBe('net::ERR_FAILED');
-    expect(netErrorFromTags(['passthrough-error:ESOMETHINGNEW'])).toBe('net::ERR_FAILED');
-    expect(netErrorFromTags(['passthrough-error:constructor', 'passthrough-tls-error:ssl-alert-toString'])).toBe('net::ERR_FAILED');
-    expect(netErrorFromTags([])).toBeUndefined();
-    expect(netErrorFromTags(['http2', 'some-client-tag'])).toBeUndefined();
   });
 });

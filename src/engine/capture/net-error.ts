@@ -1,15 +1,15 @@
 // Upstream failures named as Chrome names them in onErrorOccurred (§6.2 `error`): a Node, undici
-// or mockttp failure becomes the `net::ERR_*` string a browser extension would have seen.
+// or mockttp failure (replayed recordings may carry mockttp's codes) becomes the `net::ERR_*`
+// string a browser extension would have seen.
 //
 // Sources of Chrome's mapping: net/base/net_errors_posix.cc (MapSystemError), the connect-time
 // refinement in net/socket/socket_posix.cc (MapConnectError), net/ssl/openssl_ssl_util.cc
 // (MapOpenSSLErrorSSL) and the certificate status → error table of net/cert.
 //
 // Where Chrome's answer cannot be copied:
-// - Node reports "the server closed before any response" as ECONNRESET "socket hang up" and
-//   mockttp tags it passthrough-error:ECONNRESET. From the error object wrtui recognises it
-//   (Chrome: net::ERR_EMPTY_RESPONSE); from tags alone it is net::ERR_CONNECTION_RESET. Node says
-//   the same when the request is destroyed locally: callers know their own aborts (ERR_ABORTED).
+// - Node reports "the server closed before any response" as ECONNRESET "socket hang up"; from the
+//   error object wrtui recognises it (Chrome: net::ERR_EMPTY_RESPONSE). Node says the same when the
+//   request is destroyed locally: callers know their own aborts (ERR_ABORTED).
 // - A body cut short by the server (FIN or RST) is ECONNRESET "aborted" in Node; Chrome would say
 //   ERR_CONTENT_LENGTH_MISMATCH, ERR_INCOMPLETE_CHUNKED_ENCODING or ERR_CONNECTION_RESET depending
 //   on framing and on how the socket closed, none of which Node exposes: net::ERR_CONNECTION_RESET.
@@ -139,8 +139,8 @@ const SSL_REASONS = table({
   TLSV1_ALERT_UNRECOGNIZED_NAME: 'net::ERR_SSL_UNRECOGNIZED_NAME_ALERT',
 });
 
-// The same, keyed by the TLS alert number the server sent (RFC 8446 §6), for mockttp's
-// `passthrough-tls-error:ssl-alert-<N>` tags and OpenSSL's "SSL alert number N" messages.
+// The same, keyed by the TLS alert number the server sent (RFC 8446 §6), for OpenSSL's
+// "SSL alert number N" messages.
 const TLS_ALERTS = table({
   20: 'net::ERR_SSL_BAD_RECORD_MAC_ALERT',
   30: 'net::ERR_SSL_DECOMPRESSION_FAILURE_ALERT',
@@ -185,39 +185,6 @@ export function netErrorOf(error: unknown): NetError {
     }
   }
   return ERR_FAILED;
-}
-
-/**
- * Chrome's name for the upstream failure mockttp recorded in a request's or response's tags
- * (`passthrough-error:<CODE>`, `passthrough-tls-error:ssl-alert-<N>`, and the tunnel variants
- * `<type>-passthrough-error:<CODE>`), or undefined when the tags record no upstream failure.
- * mockttp's `passthrough-abort` rule event nests its tags one level (an array inside the array);
- * both shapes are read.
- */
-export function netErrorFromTags(tags: ReadonlyArray<string | ReadonlyArray<string>>): NetError | undefined {
-  const flat = tags.flat();
-  let tlsAlert: NetError | undefined;
-  let fallback: NetError | undefined;
-  for (const tag of flat) {
-    const alert = /^passthrough-tls-error:ssl-alert-(\d+)$/.exec(tag);
-    if (alert) {
-      tlsAlert ??= TLS_ALERTS.get(String(Number(alert[1]))) ?? SSL_PROTOCOL_ERROR;
-      continue;
-    }
-    const failure = /^(?:[\w-]+-)?passthrough-error:(.+)$/.exec(tag);
-    if (!failure) continue;
-    const code = failure[1]!;
-    if (code === 'undefined' || code === 'UNKNOWN') {
-      fallback ??= ERR_FAILED;
-      continue;
-    }
-    const named = nameCode(code);
-    // EPROTO says only "TLS went wrong"; an alert tag says what.
-    if (named === SSL_PROTOCOL_ERROR) fallback ??= named;
-    else if (named !== undefined) return named;
-    else fallback ??= ERR_FAILED;
-  }
-  return tlsAlert ?? fallback;
 }
 
 function nameOne(error: unknown): NetError | undefined {
