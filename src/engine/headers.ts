@@ -83,6 +83,18 @@ export function withHeader(headers: HttpHeaders, name: string, value: string | u
   return kept;
 }
 
+/** Lower-case name → value, or values for a repeated name: Node's header-object shape. */
+export function headerObject(headers: HttpHeaders): Record<string, string | string[]> {
+  const object: Record<string, string | string[]> = {};
+  for (const header of headers) {
+    const name = header.name.toLowerCase();
+    const value = headerLatin1(header);
+    const existing = object[name];
+    object[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return object;
+}
+
 /** Deep enough for a listener to mutate freely: new array, new header objects. */
 export function cloneHeaders(headers: HttpHeaders): HttpHeaders {
   return headers.map((header) =>

@@ -12,13 +12,13 @@
 import * as mockttp from 'mockttp';
 import type { Server, Socket } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import { getHeader, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
+import { getHeader, headerObject, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
 import type { HttpHeaders } from '../types.js';
 import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
-import { isHttp2, resetClient, writeResponseHead } from './client-response.js';
+import { isHttp2, ORIGIN_FRAMING, resetClient, writeResponseHead } from './client-response.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
 import { isSocketLoopBothEnds } from './loop-guard.js';
@@ -231,7 +231,7 @@ export class CaptureProxy {
     let sentHeaders = send.requestHeaders;
     let cacheRequest: CacheRequest | undefined;
     if (this.#cache) {
-      cacheRequest = { url: flight.url, method: flight.method, headers: headerMap(sentHeaders) };
+      cacheRequest = { url: flight.url, method: flight.method, headers: headerObject(sentHeaders) };
       const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client);
       if (answer === 'reset') return this.#reset(request, response);
       if (answer) return this.#sendWhole(request, response, answer);
@@ -364,7 +364,7 @@ export class CaptureProxy {
       this.#cache.store(head.cacheRequest, {
         statusCode: head.statusCode,
         statusMessage: head.statusMessage,
-        headers: headerMap(head.headers),
+        headers: headerObject(head.headers),
         rawHeaders: pairsOf(head.headers),
         ...(kept.whole && { body: bytes }),
       });
@@ -401,18 +401,18 @@ export class CaptureProxy {
       }
       ip = upstream.ip;
       const body = upstream.body instanceof Uint8Array ? upstream.body : new Uint8Array();
-      const rawHeaders = pairsOf(upstream.headers);
-      const outcome = cache.revalidated(lookup, cacheRequest, {
+      const fromUpstream: CacheResponse = {
         statusCode: upstream.statusCode,
         statusMessage: upstream.statusMessage ?? '',
-        headers: headerMap(upstream.headers),
-        rawHeaders,
+        headers: headerObject(upstream.headers),
+        rawHeaders: pairsOf(upstream.headers),
         body,
-      });
+      };
+      const outcome = cache.revalidated(lookup, cacheRequest, fromUpstream);
       if (outcome.kind === 'not-modified') response = outcome.response;
       else {
         fromCache = false;
-        response = { statusCode: upstream.statusCode, statusMessage: upstream.statusMessage ?? '', headers: headerMap(upstream.headers), rawHeaders, body };
+        response = fromUpstream;
       }
     }
     const decision = await flight.headersReceived({
@@ -460,8 +460,12 @@ export class CaptureProxy {
 
   /** The proxy was asked, directly or through a chain, to forward to itself. */
   #refuseLoop(request: OngoingRequest, response: OngoingResponse): Promise<void> {
-    this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `refused ${request.method} ${request.url}: it leads back to wrtui itself (a proxy loop)` });
+    this.#journalLoop(request);
     return this.#sendWhole(request, response, plainText(508, 'Loop Detected', `wrtui: ${request.url} leads back to this proxy (a proxy loop); point the client at the target, not at wrtui's port`));
+  }
+
+  #journalLoop(request: OngoingRequest): void {
+    this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `refused ${request.method} ${request.url}: it leads back to wrtui itself (a proxy loop)` });
   }
 
   // ── WebSocket handshakes ──────────────────────────────────────────────────
@@ -474,7 +478,7 @@ export class CaptureProxy {
   async #handleUpgrade(request: OngoingRequest, socket: Socket, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy()); // the client vanished; its flight ends on 'close'
     if (isSocketLoopBothEnds(this.#upstream.sockets, socket)) {
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `refused ${request.method} ${request.url}: it leads back to wrtui itself (a proxy loop)` });
+      this.#journalLoop(request);
       socket.end(rawResponseHead(508, 'Loop Detected', [{ name: 'Content-Length', value: '0' }, { name: 'Connection', value: 'close' }]));
       return;
     }
@@ -557,8 +561,7 @@ export class CaptureProxy {
       }
       // The origin refused to switch: its answer goes back as it is, the body delimited by closing.
       const refused = answer.response;
-      const framing = new Set(['transfer-encoding', 'connection', 'keep-alive']);
-      socket.write(rawResponseHead(decision.statusCode, statusMessage, [...decision.responseHeaders.filter((h) => !framing.has(h.name.toLowerCase())), { name: 'Connection', value: 'close' }]));
+      socket.write(rawResponseHead(decision.statusCode, statusMessage, [...decision.responseHeaders.filter((h) => !ORIGIN_FRAMING.has(h.name.toLowerCase())), { name: 'Connection', value: 'close' }]));
       releaseHandshakeSocket(socket);
       flight.responseStarted();
       refused.on('error', () => {
@@ -661,18 +664,6 @@ function resetSocket(socket: Socket): void {
 
 function plainText(statusCode: number, statusMessage: string, text: string): WholeResponse {
   return { statusCode, statusMessage, headers: [{ name: 'Content-Type', value: 'text/plain; charset=utf-8' }], body: Buffer.from(`${text}\n`) };
-}
-
-/** Lower-case name → value(s), the shape http-cache-semantics reads. */
-function headerMap(headers: HttpHeaders): Record<string, string | string[]> {
-  const map: Record<string, string | string[]> = {};
-  for (const header of headers) {
-    const name = header.name.toLowerCase();
-    const value = headerLatin1(header);
-    const existing = map[name];
-    map[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return map;
 }
 
 function pairsOf(headers: HttpHeaders): [string, string][] {

@@ -4,7 +4,7 @@
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { headerLatin1 } from '../headers.js';
+import { headerLatin1, headerObject } from '../headers.js';
 import type { HttpHeaders } from '../types.js';
 
 /** What a request looks like from here: mockttp's OngoingRequest is a Node request. */
@@ -24,8 +24,11 @@ export interface ClientResponseLike {
 /** Connection-specific headers HTTP/2 forbids (RFC 9113 §8.2.2); Node throws on them. */
 const NOT_IN_HTTP2 = new Set(['connection', 'upgrade', 'host', 'http2-settings', 'keep-alive', 'proxy-connection', 'transfer-encoding']);
 
-/** What an origin's HTTP/1.1 framing says about the connection; meaningless to an HTTP/1.0 client. */
-const FRAMING_FOR_HTTP11 = new Set(['transfer-encoding', 'connection', 'keep-alive']);
+/**
+ * What an origin's HTTP/1.1 framing says about its connection to wrtui: meaningless to an HTTP/1.0
+ * client, and to any client whose response wrtui delimits by closing the connection.
+ */
+export const ORIGIN_FRAMING = new Set(['transfer-encoding', 'connection', 'keep-alive']);
 
 export function isHttp2(request: ClientRequestLike): boolean {
   return request.httpVersion.startsWith('2');
@@ -41,21 +44,14 @@ export function writeResponseHead(request: ClientRequestLike, response: ClientRe
     const http10 = request.httpVersion !== '1.1';
     const flat: string[] = [];
     for (const header of headers) {
-      if (http10 && FRAMING_FOR_HTTP11.has(header.name.toLowerCase())) continue;
+      if (http10 && ORIGIN_FRAMING.has(header.name.toLowerCase())) continue;
       flat.push(header.name, headerLatin1(header));
     }
     response.writeHead(statusCode, statusMessage, flat);
     return;
   }
-  const object: Record<string, string | string[]> = {};
-  for (const header of headers) {
-    const name = header.name.toLowerCase();
-    if (NOT_IN_HTTP2.has(name) || name.startsWith(':')) continue;
-    const value = headerLatin1(header);
-    const existing = object[name];
-    object[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  response.writeHead(statusCode, object); // HTTP/2 has no reason phrase
+  const allowed = headers.filter((header) => !header.name.startsWith(':') && !NOT_IN_HTTP2.has(header.name.toLowerCase()));
+  response.writeHead(statusCode, headerObject(allowed)); // HTTP/2 has no reason phrase
 }
 
 /**
