@@ -1,13 +1,13 @@
 // Proxy-loop detection (loop-guard.ts) through the real CaptureProxy on 127.0.0.1: a request that
 // leads back to wrtui itself is answered 508 (plain HTTP, and HTTPS through CONNECT), a client whose
 // port merely coincides with an upstream socket's local port is served, and the both-ends rule
-// itself, O(1) per check, over a Set that changes under it.
+// itself, O(1) per check, over upstream sockets that come and go.
 import http from 'node:http';
 import net from 'node:net';
 import { ProxyAgent, request as undiciRequest } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/engine/journal.js';
-import { isSocketLoopBothEnds } from '../../src/engine/capture/loop-guard.js';
+import { UpstreamSockets } from '../../src/engine/capture/loop-guard.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 
@@ -132,37 +132,37 @@ describe('a coincidence of local ports is not a loop', () => {
   });
 });
 
-describe('isSocketLoopBothEnds', () => {
+describe('UpstreamSockets.leadBack', () => {
   // Plain objects with a socket's four address fields: enough for the check.
   const sock = (local: string, localPort: number, remote: string, remotePort: number) =>
     ({ localAddress: local, localPort, remoteAddress: remote, remotePort, connecting: false }) as unknown as net.Socket;
 
-  it('calls a loop only when both ends mirror, and follows the Set as it changes', () => {
+  it('calls a loop only when both ends mirror, and follows the sockets as they come and go', () => {
     const upstream = sock('127.0.0.1', 40000, '127.0.0.1', 8000); // proxy → its own port 8000
     const toOrigin = sock('127.0.0.1', 40002, '127.0.0.1', 9000); // proxy → an origin on 9000
-    const outgoing = new Set([upstream]);
+    const outgoing = new UpstreamSockets([upstream]);
     // The other end of `upstream`, as a dual-stack listener sees it.
-    expect(isSocketLoopBothEnds(outgoing, sock('::ffff:127.0.0.1', 8000, '::ffff:127.0.0.1', 40000))).toBe(true);
-    outgoing.add(toOrigin); // added after the index was built
+    expect(outgoing.leadBack(sock('::ffff:127.0.0.1', 8000, '::ffff:127.0.0.1', 40000))).toBe(true);
+    outgoing.add(toOrigin); // added after a check
     // A client whose ephemeral port is 40002 talking to the proxy on 8000: same port, other peer
     // (a one-end comparison would call this a loop).
-    expect(isSocketLoopBothEnds(outgoing, sock('127.0.0.1', 8000, '127.0.0.1', 40002))).toBe(false);
-    expect(isSocketLoopBothEnds(outgoing, sock('127.0.0.1', 9000, '127.0.0.1', 40002))).toBe(true); // toOrigin's other end
+    expect(outgoing.leadBack(sock('127.0.0.1', 8000, '127.0.0.1', 40002))).toBe(false);
+    expect(outgoing.leadBack(sock('127.0.0.1', 9000, '127.0.0.1', 40002))).toBe(true); // toOrigin's other end
     outgoing.delete(upstream);
-    expect(isSocketLoopBothEnds(outgoing, sock('127.0.0.1', 8000, '127.0.0.1', 40000))).toBe(false);
+    expect(outgoing.leadBack(sock('127.0.0.1', 8000, '127.0.0.1', 40000))).toBe(false);
     outgoing.clear();
-    expect(isSocketLoopBothEnds(outgoing, sock('127.0.0.1', 9000, '127.0.0.1', 40002))).toBe(false);
+    expect(outgoing.leadBack(sock('127.0.0.1', 9000, '127.0.0.1', 40002))).toBe(false);
     outgoing.add(upstream); // the index is still kept after clear()
-    expect(isSocketLoopBothEnds(outgoing, sock('127.0.0.1', 8000, '127.0.0.1', 40000))).toBe(true);
+    expect(outgoing.leadBack(sock('127.0.0.1', 8000, '127.0.0.1', 40000))).toBe(true);
   });
 
   it('takes a one-end match as a loop when the incoming socket cannot tell its local end', () => {
-    const outgoing = new Set([sock('127.0.0.1', 40000, '127.0.0.1', 9000)]);
+    const outgoing = new UpstreamSockets([sock('127.0.0.1', 40000, '127.0.0.1', 9000)]);
     const wrapped = { remoteAddress: '127.0.0.1', remotePort: 40000 } as unknown as net.Socket;
-    expect(isSocketLoopBothEnds(outgoing, wrapped)).toBe(true);
+    expect(outgoing.leadBack(wrapped)).toBe(true);
   });
 
-  it('real sockets: the accepted end of an upstream connection is a loop until that socket leaves the Set', async () => {
+  it('real sockets: the accepted end of an upstream connection is a loop until that socket is deleted', async () => {
     const accepted: net.Socket[] = [];
     const listener = net.createServer((socket) => accepted.push(socket.on('error', () => {}))).listen(0, '::');
     await new Promise((resolve) => listener.once('listening', resolve));
@@ -172,7 +172,7 @@ describe('isSocketLoopBothEnds', () => {
         const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
         socket.on('error', () => {});
       });
-    const outgoing = new Set<net.Socket>();
+    const outgoing = new UpstreamSockets();
     try {
       const upstream = await connect();
       const stranger = await connect(); // a client of the same listener, not in the Set
@@ -180,22 +180,22 @@ describe('isSocketLoopBothEnds', () => {
       await expect.poll(() => accepted.length).toBe(2);
       const [ofUpstream, ofStranger] = accepted[0]!.remotePort === upstream.localPort ? accepted : [accepted[1]!, accepted[0]!];
       expect(ofUpstream!.remoteAddress).toBe('::ffff:127.0.0.1'); // the dual-stack view
-      expect(isSocketLoopBothEnds(outgoing, ofUpstream!)).toBe(true);
-      expect(isSocketLoopBothEnds(outgoing, ofStranger!)).toBe(false);
-      expect(isSocketLoopBothEnds(outgoing, upstream)).toBe(false); // a socket is not its own other end
+      expect(outgoing.leadBack(ofUpstream!)).toBe(true);
+      expect(outgoing.leadBack(ofStranger!)).toBe(false);
+      expect(outgoing.leadBack(upstream)).toBe(false); // a socket is not its own other end
       // As UpstreamTransport does: deleted on close (when Node may no longer know its addresses).
       const closed = new Promise((resolve) => upstream.once('close', resolve));
       upstream.destroy();
       await closed;
       outgoing.delete(upstream);
-      expect(isSocketLoopBothEnds(outgoing, ofUpstream!)).toBe(false);
+      expect(outgoing.leadBack(ofUpstream!)).toBe(false);
     } finally {
       for (const socket of [...outgoing, ...accepted]) socket.destroy();
       await new Promise((resolve) => listener.close(resolve));
     }
   });
 
-  it('is O(1) per check: after the index is built, a check reads no upstream socket', () => {
+  it('is O(1) per check: a check reads no upstream socket', () => {
     let reads = 0;
     const counted = (port: number) => {
       const fields = { localAddress: '127.0.0.1', localPort: port, remoteAddress: '127.0.0.1', remotePort: 9000, connecting: false };
@@ -204,18 +204,18 @@ describe('isSocketLoopBothEnds', () => {
       ) as PropertyDescriptorMap;
     };
     const fake = (port: number) => Object.defineProperties({}, counted(port)) as net.Socket;
-    const outgoing = new Set(Array.from({ length: 1_000 }, (_, i) => fake(30_000 + i)));
+    const outgoing = new UpstreamSockets(Array.from({ length: 1_000 }, (_, i) => fake(30_000 + i))); // reads each socket once
     const miss = sock('127.0.0.1', 8000, '127.0.0.1', 50_000);
     const hit = sock('127.0.0.1', 9000, '127.0.0.1', 30_500);
-    expect(isSocketLoopBothEnds(outgoing, miss)).toBe(false); // builds the index: reads each socket once
+    expect(outgoing.leadBack(miss)).toBe(false);
     reads = 0;
     for (let i = 0; i < 100; i++) {
-      expect(isSocketLoopBothEnds(outgoing, miss)).toBe(false);
-      expect(isSocketLoopBothEnds(outgoing, hit)).toBe(true);
+      expect(outgoing.leadBack(miss)).toBe(false);
+      expect(outgoing.leadBack(hit)).toBe(true);
     }
     expect(reads).toBe(0);
     outgoing.add(fake(31_000)); // indexing a new socket reads that socket only
     expect(reads).toBeLessThanOrEqual(5);
-    expect(isSocketLoopBothEnds(outgoing, sock('127.0.0.1', 9000, '127.0.0.1', 31_000))).toBe(true);
+    expect(outgoing.leadBack(sock('127.0.0.1', 9000, '127.0.0.1', 31_000))).toBe(true);
   });
 });

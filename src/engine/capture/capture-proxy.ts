@@ -21,7 +21,6 @@ import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, writeResponseHead } from './client-response.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { isSocketLoopBothEnds } from './loop-guard.js';
 import { handleEveryRequest, handleEveryUpgrade, releaseHandshakeSocket, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { netErrorOf } from './net-error.js';
 import { framed, headersToForward, ownBytes, readRequestBody, type RequestBodyRead } from './request-intake.js';
@@ -147,7 +146,7 @@ export class CaptureProxy {
 
   /** One client request, from its arrival to the end of its response (mockttp waits for this). */
   async #handle(request: OngoingRequest, response: OngoingResponse): Promise<void> {
-    if (isSocketLoopBothEnds(this.#upstream.sockets, request.socket)) return this.#refuseLoop(request, response);
+    if (this.#upstream.sockets.leadBack(request.socket)) return this.#refuseLoop(request, response);
     let url: URL;
     try {
       url = new URL(request.url);
@@ -477,7 +476,7 @@ export class CaptureProxy {
    */
   async #handleUpgrade(request: OngoingRequest, socket: Socket, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy()); // the client vanished; its flight ends on 'close'
-    if (isSocketLoopBothEnds(this.#upstream.sockets, socket)) {
+    if (this.#upstream.sockets.leadBack(socket)) {
       this.#journalLoop(request);
       socket.end(rawResponseHead(508, 'Loop Detected', [{ name: 'Content-Length', value: '0' }, { name: 'Connection', value: 'close' }]));
       return;

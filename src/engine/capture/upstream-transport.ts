@@ -14,6 +14,7 @@ import { headersFromRaw, headersToRaw } from '../headers.js';
 import type { HttpHeaders } from '../types.js';
 import type { OutgoingRequest, Transport, TransportResponse } from '../web-request/transport.js';
 import { TransportError } from '../web-request/transport.js';
+import { UpstreamSockets } from './loop-guard.js';
 import { netErrorOf } from './net-error.js';
 
 export interface UpstreamTransportOptions {
@@ -84,7 +85,7 @@ function addressOf(socket: Socket | null | undefined): string | undefined {
 
 export class UpstreamTransport implements Transport {
   /** Every connected upstream socket, for telling a request loop back to the proxy (loop-guard.ts). */
-  readonly sockets = new Set<Socket>();
+  readonly sockets = new UpstreamSockets();
   readonly #insecure: ReadonlySet<string>;
   readonly #timeoutMs: number;
   // One pool per scheme; the https agent keys its pool by TLS options, so insecure hosts are separate.
