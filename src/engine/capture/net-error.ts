@@ -1,6 +1,5 @@
-// Upstream failures named as Chrome names them in onErrorOccurred (§6.2 `error`): a Node, undici
-// or mockttp failure (replayed recordings may carry mockttp's codes) becomes the `net::ERR_*`
-// string a browser extension would have seen.
+// Upstream failures named as Chrome names them in onErrorOccurred (§6.2 `error`): a Node or undici
+// failure becomes the `net::ERR_*` string a browser extension would have seen.
 //
 // Sources of Chrome's mapping: net/base/net_errors_posix.cc (MapSystemError), the connect-time
 // refinement in net/socket/socket_posix.cc (MapConnectError), net/ssl/openssl_ssl_util.cc
@@ -57,9 +56,6 @@ const SYSTEM_ERRORS = table({
   // Aborts asked for by someone (the client, the caller), not caused by the network.
   ABORT_ERR: 'net::ERR_ABORTED',
   UND_ERR_ABORTED: 'net::ERR_ABORTED',
-  E_DOWNSTREAM_ABORT: 'net::ERR_ABORTED', // mockttp: the client left before upstream connected
-  'mockttp-abort': 'net::ERR_ABORTED',
-  E_MIRRORED_FAILURE: ERR_FAILED, // mockttp: an upstream failure that had no code of its own
   // HTTP framing
   HPE_HEADER_OVERFLOW: 'net::ERR_RESPONSE_HEADERS_TOO_BIG',
   UND_ERR_HEADERS_OVERFLOW: 'net::ERR_RESPONSE_HEADERS_TOO_BIG',
@@ -167,7 +163,7 @@ const MAX_ERRORS_EXAMINED = 32;
 /**
  * Chrome's name for a failure: looks at the error, then its `cause` chain and an AggregateError's
  * `errors` (Node's happy-eyeballs connect), outermost first, and takes the first it can name.
- * Accepts Errors, mockttp's plain `{ name, code, message }` objects and bare codes or net:: names.
+ * Accepts Errors, plain `{ name, code, message }` objects and bare codes or net:: names.
  */
 export function netErrorOf(error: unknown): NetError {
   const queue: unknown[] = [error];
@@ -193,8 +189,7 @@ function nameOne(error: unknown): NetError | undefined {
   const { code, syscall, message, name, socket } = error as {
     code?: unknown; syscall?: unknown; message?: unknown; name?: unknown; socket?: { bytesRead?: unknown };
   };
-  // mockttp's 'abort' notice wraps the upstream error's message: "Upstream connection error: <message>".
-  const text = typeof message === 'string' ? message.replace(/^Upstream connection error: /, '') : '';
+  const text = typeof message === 'string' ? message : '';
 
   if (typeof code === 'string' && code !== '') {
     // Node's http client: the server closed without sending a byte of response.
@@ -225,8 +220,8 @@ function nameCode(code: string): NetError | undefined {
   const named = SYSTEM_ERRORS.get(code) ?? CERTIFICATE_ERRORS.get(code);
   if (named !== undefined) return named;
   if (code.startsWith('HPE_')) return 'net::ERR_INVALID_HTTP_RESPONSE';
-  // ERR_TLS_* without an entry above: Node refused the TLS setup itself (mockttp's
-  // ERR_TLS_CONTEXT_UNSUPPORTED for legacy configurations, bad protocol bounds…).
+  // ERR_TLS_* without an entry above: Node refused the TLS setup itself (ERR_TLS_CONTEXT_UNSUPPORTED
+  // for legacy configurations, bad protocol bounds…).
   if (code === 'EPROTO' || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) return nameTlsFailure(code, '');
   return undefined;
 }
