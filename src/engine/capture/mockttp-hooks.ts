@@ -23,15 +23,19 @@ export type RequestHandler = (request: OngoingRequest, response: OngoingResponse
  * replaced on the rule object mockttp built (a public field of its MockedEndpoint in 4.6).
  */
 export async function handleEveryRequest(server: mockttp.Mockttp, handler: RequestHandler): Promise<void> {
-  const endpoint = await server.forAnyRequest().always().thenPassThrough();
-  const rule = (endpoint as unknown as { rule?: { handle?: unknown; requestCount?: number } }).rule;
-  if (!rule || typeof rule.handle !== 'function') {
-    throw new Error("mockttp's rule objects have changed (MockedEndpoint.rule.handle): wrtui cannot take over request handling; see mockttp-hooks.ts");
-  }
-  rule.handle = (request: OngoingRequest, response: OngoingResponse) => {
+  takeOver(await server.forAnyRequest().always().thenPassThrough(), 'request handling', (request: OngoingRequest, response: OngoingResponse) => {
     untrack(response);
     return handler(request, response);
-  };
+  });
+}
+
+/** Replaces the `handle` of the rule mockttp built for `endpoint`, or says plainly that it cannot. */
+function takeOver(endpoint: mockttp.MockedEndpoint, what: string, handle: (...args: never[]) => Promise<void>): void {
+  const rule = (endpoint as unknown as { rule?: { handle?: unknown } }).rule;
+  if (!rule || typeof rule.handle !== 'function') {
+    throw new Error(`mockttp's rule objects have changed (MockedEndpoint.rule.handle): wrtui cannot take over ${what}; see mockttp-hooks.ts`);
+  }
+  rule.handle = handle;
 }
 
 /**
@@ -58,12 +62,7 @@ export type UpgradeHandler = (request: OngoingRequest, socket: Socket, head: Buf
  * change a handshake's headers; wrtui forwards the handshake itself and then pipes the bytes.
  */
 export async function handleEveryUpgrade(server: mockttp.Mockttp, handler: UpgradeHandler): Promise<void> {
-  const endpoint = await server.forAnyWebSocket().always().thenPassThrough();
-  const rule = (endpoint as unknown as { rule?: { handle?: unknown } }).rule;
-  if (!rule || typeof rule.handle !== 'function') {
-    throw new Error("mockttp's rule objects have changed (MockedEndpoint.rule.handle): wrtui cannot take over WebSocket handshakes; see mockttp-hooks.ts");
-  }
-  rule.handle = (request: OngoingRequest, socket: Socket, head: Buffer) => handler(request, socket, head);
+  takeOver(await server.forAnyWebSocket().always().thenPassThrough(), 'WebSocket handshakes', handler);
 }
 
 /**
