@@ -24,9 +24,15 @@ try {
   process.exit(result.status || 1);
 }
 const { numPassedTests: passed, numFailedTests: failed, numPendingTests: skipped, numTotalTests: total } = summary;
-console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+// A test file that fails to load (a missing fixture, a syntax error) counts no failed test, yet
+// fails the run: name such files, so that the closing line never reads "0 failed" beside exit 1.
+const broken = (summary.testResults ?? []).filter((file) => file.status === 'failed' && (file.assertionResults ?? []).every((test) => test.status !== 'failed'));
+const brokenNote = broken.length > 0 ? `, ${broken.length} file${broken.length === 1 ? '' : 's'} failed to load` : '';
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped${brokenNote}`);
+for (const file of broken) console.error(`tests: ${file.name} failed to load: ${String(file.message ?? '').split('\n')[0]}`);
 if (total === 0 || passed === 0) {
   console.error('tests: zero tests ran; failing on purpose');
   process.exit(1);
 }
+if (result.status !== 0 && failed === 0 && broken.length === 0) console.error(`tests: the runner exited with ${result.status} although every test passed; see its output above`);
 process.exit(result.status ?? 1);

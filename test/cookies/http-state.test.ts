@@ -17,7 +17,8 @@ interface DateCase {
   expected: string | null;
 }
 
-const dataDir = resolve(process.cwd(), '../shared/data');
+// The suite's data lives in the repository (fixtures/http-state/README.md: source and licence).
+const dataDir = resolve(import.meta.dirname, '../../fixtures/http-state');
 const parser = JSON.parse(readFileSync(resolve(dataDir, 'http-state-parser-cases.json'), 'utf8')) as {
   harness: string;
   cases: ParserCase[];
