@@ -7,7 +7,7 @@
 // clock stops when the engine journals the reload and its registry holds the new marker's
 // listener. The watcher, the debounce, esbuild, the import and the swap are all inside. Saves are
 // spaced by a random 50–350 ms, as an author's are, which also lets the type checker (on, as by
-// default) run in between. Memory: reloads through RuleHost.reload (no watcher), each a new build
+// default) run in between. Memory: reloads through ExtensionHost.reload (no watcher), each a new build
 // and a new module; RSS and heap after a full GC, before and after.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Engine } from '../src/engine/engine.js';
-import { RuleHost } from '../src/engine/rules/rule-host.js';
+import { ExtensionHost } from '../src/engine/extensions/extension-host.js';
 
 const SAVES = Number(process.env.RELOAD_SAVES ?? 100);
 const MEMORY_RELOADS = Number(process.env.RELOAD_MEMORY_RELOADS ?? 1000);
@@ -71,7 +71,7 @@ async function measureLatency(dir: string): Promise<number[]> {
   const file = path.join(dir, 'bench.ts');
   await writeFile(file, ruleSource('m0'));
   const engine = await Engine.open();
-  const host = await RuleHost.start(engine, { dir });
+  const host = await ExtensionHost.start(engine, { rulesDir: dir });
   const latencies: number[] = [];
   try {
     for (let save = 1; save <= SAVES; save++) {
@@ -104,7 +104,7 @@ async function measureMemory(dir: string): Promise<{ before: { rss: number; heap
   const file = path.join(dir, 'bench.ts');
   await writeFile(file, ruleSource('warm'));
   const engine = await Engine.open();
-  const host = await RuleHost.start(engine, { dir, watch: false, typeCheck: false });
+  const host = await ExtensionHost.start(engine, { rulesDir: dir, watch: false, typeCheck: false });
   try {
     for (let i = 0; i < 20; i++) await host.reload('bench'); // warm up esbuild and the loader
     const before = settleMemory();
@@ -136,7 +136,7 @@ try {
     ['save → live listener, median', `${median.toFixed(1)} ms  (target < ${TARGET_MEDIAN_MS} ms: ${median < TARGET_MEDIAN_MS ? 'met' : 'MISSED'})`],
     ['save → live listener, p95', `${percentile(latencies, 95).toFixed(1)} ms`],
     ['save → live listener, min / max', `${latencies[0]!.toFixed(1)} / ${latencies.at(-1)!.toFixed(1)} ms`],
-    ['  of which the watcher debounce', '40 ms (RuleHostOptions.debounceMs)'],
+    ['  of which the watcher debounce', '40 ms (ExtensionHostOptions.debounceMs)'],
     [`reload without watcher (×${MEMORY_RELOADS}), mean`, `${(memory.ms / MEMORY_RELOADS).toFixed(1)} ms`],
     ['RSS before → after', `${mb(memory.before.rss)} → ${mb(memory.after.rss)}  (+${mb(memory.after.rss - memory.before.rss)})`],
     ['heap after GC before → after', `${mb(memory.before.heap)} → ${mb(memory.after.heap)}  (+${mb(memory.after.heap - memory.before.heap)})`],

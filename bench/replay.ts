@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { CaptureProxy } from '../src/engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority } from '../src/engine/capture/certificate-authority.js';
 import { Engine } from '../src/engine/engine.js';
-import { RuleHost } from '../src/engine/rules/rule-host.js';
+import { ExtensionHost } from '../src/engine/extensions/extension-host.js';
 import { openRecording } from '../src/engine/session/open-recording.js';
 import { SessionRecorder } from '../src/engine/session/session-recorder.js';
 import { replaySession } from '../src/engine/session/session-replay.js';
@@ -110,7 +110,7 @@ function generatedRequest(n: number) {
 
 async function generateSession(file: string, rulesDir: string): Promise<void> {
   const engine = await Engine.open({});
-  const host = await RuleHost.start(engine, { dir: rulesDir, watch: false, typeCheck: false });
+  const host = await ExtensionHost.start(engine, { rulesDir, watch: false, typeCheck: false });
   const recorder = await SessionRecorder.start(engine, { file, redact: false, maxBodySize: 1024 * 1024 });
   const origin = new GeneratedOrigin();
   let next = 0;

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Builds dist/cli.js from src/ with esbuild: one ESM file, dependencies left as imports.
+// Builds dist/ from src/ with esbuild: dist/cli.js (one ESM file, dependencies left as imports) and
+// dist/extension-worker.cjs, the script every rule's and extension's worker runs.
 // `npm ci` runs it (the "prepare" script), so `npx wrtui` works right after install.
+import { writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['src/cli.ts'],
+  entryPoints: { cli: 'src/cli.ts', 'worker-script': 'src/engine/extensions/worker-script.ts' },
   outdir: 'dist',
   // The TUI (React, Ink) is its own chunk: headless, replay and ca never load it.
   splitting: true,
@@ -17,3 +19,7 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+// The worker's script is built once here, so a running wrtui never bundles it (worker-script.ts).
+const { buildWorkerSource, WORKER_SCRIPT_FILE } = await import('../dist/worker-script.js');
+await writeFile(`dist/${WORKER_SCRIPT_FILE}`, await buildWorkerSource('src/engine/extensions/worker'));

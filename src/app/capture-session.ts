@@ -6,7 +6,7 @@ import { CaptureProxy } from '../engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority, type CertificateAuthority } from '../engine/capture/certificate-authority.js';
 import { HttpCache } from '../engine/capture/http-cache.js';
 import { Engine } from '../engine/engine.js';
-import { RuleHost } from '../engine/rules/rule-host.js';
+import { ExtensionHost } from '../engine/extensions/extension-host.js';
 import type { SessionRecorder } from '../engine/session/session-recorder.js';
 import { captureConsole } from './console-capture.js';
 import { startRecording } from './record-session.js';
@@ -29,6 +29,10 @@ export interface SessionOptions {
   rulesDir: string;
   /** Reload rules on save (--no-watch turns it off). */
   watchRules: boolean;
+  /** Unpacked extension folders (--extension). */
+  extensions?: string[];
+  /** The heap cap of each rule's or extension's worker (MB). */
+  workerHeapMb?: number;
   /** --record: the session file to write (src/engine/session/README.md). */
   record?: string;
   /** --redact / --no-redact; undefined: <state-dir>/settings.json decides (default off). */
@@ -40,7 +44,8 @@ export interface CaptureSession {
   ca: CertificateAuthority;
   proxy: CaptureProxy;
   incognitoProxy: CaptureProxy | undefined;
-  rules: RuleHost;
+  /** The rules and extensions, each in its own worker. */
+  rules: ExtensionHost;
   /** Writing the session file, with --record. */
   recorder: SessionRecorder | undefined;
   /** Stops the proxies, writes the cookie store and finishes the session file. */
@@ -57,7 +62,13 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
   });
   const restoreConsole = captureConsole(engine.journal);
   // Rules first, so the first request already meets them.
-  const rules = await RuleHost.start(engine, { dir: resolve(options.rulesDir), watch: options.watchRules });
+  const rules = await ExtensionHost.start(engine, {
+    rulesDir: resolve(options.rulesDir),
+    extensions: options.extensions ?? [],
+    watch: options.watchRules,
+    stateDir,
+    ...(options.workerHeapMb !== undefined && { limits: { heapLimitMb: options.workerHeapMb } }),
+  });
   const ca = await loadOrCreateCertificateAuthority(stateDir);
   for (const warning of ca.warnings) engine.journal.append({ kind: 'log', level: 'warn', source: 'ca', message: warning });
 

@@ -66,6 +66,22 @@ export interface RuleEntry {
   location?: string;
 }
 
+/** An extension's or rule's worker changed state: started, serving, faulted and restarting, given up. */
+export interface RuntimeEntry {
+  kind: 'runtime';
+  /** The rule's or extension's name (its owner id). */
+  owner: string;
+  state: 'starting' | 'running' | 'restarting' | 'crashed' | 'stopped';
+  /** Why (a fault: stuck, out of memory, exited, crashed). */
+  reason?: string;
+  /** What it was doing when it faulted: the event and URL of the oldest unanswered event. */
+  doing?: { event: WebRequestEventName; url: string; forMs: number };
+  /** Where it was stuck or crashed, `file:line:col`, when known. */
+  location?: string;
+  /** Restarts after faults so far. */
+  restarts: number;
+}
+
 /** Problems that belong to no single request event (listener errors outside the lifecycle, lastError unchecked, …). */
 export interface LogEntry {
   kind: 'log';
@@ -100,6 +116,7 @@ export type JournalEntryBody =
   | CookieChangedEntry
   | HandlerBehaviorChangedEntry
   | RuleEntry
+  | RuntimeEntry
   | LogEntry
   | BodyEntry
   | ReplayDiffEntry

@@ -20,6 +20,10 @@ export interface Cookie {
   storeId: string;
 }
 
+/** Chrome's cookie field beyond the spec (chrome.cookies.SameSiteStatus); cookies.set accepts it. */
+export const SAME_SITE_STATUSES = ['no_restriction', 'lax', 'strict', 'unspecified'] as const;
+export type SameSiteStatus = (typeof SAME_SITE_STATUSES)[number];
+
 // ── §2.2 CookieStore ──────────────────────────────────────────────────────────
 export interface CookieStore {
   id: string;

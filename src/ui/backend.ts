@@ -2,7 +2,7 @@
 // commands (dry-run, rules, cookies). The UI never touches the engine's internals, so component
 // tests give it a small fake and replay could give it another engine.
 import type { JournalEntry } from '../engine/journal.js';
-import type { RuleStatus } from '../engine/rules/rule-host.js';
+import type { RuleStatus } from '../engine/extensions/extension-host.js';
 import type { Cookie } from '../engine/types.js';
 
 export type SessionMode = 'live' | 'replay';

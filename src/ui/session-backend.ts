@@ -1,4 +1,4 @@
-// The TuiBackend of a live capture session: the engine's journal and commands, the RuleHost's
+// The TuiBackend of a live capture session: the engine's journal and commands, the ExtensionHost's
 // controls, and cookie edits made through a cookies API of wrtui's own (an owner named "wrtui"
 // with the cookies permission on <all_urls>), so that onChanged fires exactly as it does when an
 // extension edits a cookie, and rules listening to onChanged hear of it.
@@ -8,7 +8,7 @@ import type { CaptureSession } from '../app/capture-session.js';
 import type { Engine } from '../engine/engine.js';
 import { toSpecCookie, type SameSiteStatus } from '../engine/cookies/index.js';
 import { createOwner } from '../engine/owner.js';
-import type { RuleHost } from '../engine/rules/rule-host.js';
+import type { ExtensionHost } from '../engine/extensions/extension-host.js';
 import type { Cookie } from '../engine/types.js';
 import type { CertificateAuthorityInfo, CookiesControl, RulesControl, SessionMode, TuiBackend } from './backend.js';
 
@@ -75,7 +75,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
   };
 }
 
-function rulesControl(host: RuleHost): RulesControl {
+function rulesControl(host: ExtensionHost): RulesControl {
   return {
     list: () => host.rules(),
     onChange: (listener) => host.onChange(listener),

@@ -3,20 +3,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.js';
 import type { JournalEntry } from '../../src/engine/journal.js';
-import { RuleHost } from '../../src/engine/rules/rule-host.js';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { runRequest } from '../../src/engine/web-request/run-request.js';
 import { ScriptedOrigin } from '../helpers/web-request-harness.js';
 import { EXAMPLES_DIR } from './example-rules.js';
 
 describe('the shipped example rules', () => {
   let engine: Engine;
-  let host: RuleHost;
+  let host: ExtensionHost;
   const entries: JournalEntry[] = [];
 
   beforeAll(async () => {
     engine = await Engine.open();
     engine.journal.subscribe((entry) => entries.push(entry));
-    host = await RuleHost.start(engine, { dir: EXAMPLES_DIR, watch: false, typeCheck: false });
+    host = await ExtensionHost.start(engine, { rulesDir: EXAMPLES_DIR, watch: false, typeCheck: false });
   });
   afterAll(async () => {
     await host?.close();

@@ -52,6 +52,8 @@ describe('rule console', () => {
       files: { 'narrator.ts': ruleSource('narrator', "  chrome.webRequest.onBeforeRequest.addListener((d: { url: string }) => console.log('saw', d.url), { urls: ['<all_urls>'] });") },
     });
     await folder.run('http://page.example/');
+    // An observing listener runs in the rule's worker, unwaited: its output arrives after the request.
+    await folder.waitForEntry((e) => e.kind === 'log' && e.source === 'narrator', { since: 0 });
     expect(folder.logEntries('narrator').map((e) => e.message)).toEqual(['saw http://page.example/']);
   });
 });

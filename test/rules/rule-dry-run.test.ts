@@ -67,6 +67,6 @@ describe('dry-run', () => {
 
   it('setDryRun on an unknown rule throws', async () => {
     folder = await openRuleFolder();
-    expect(() => folder!.host.setDryRun('nobody', true)).toThrow('no rule named "nobody"');
+    expect(() => folder!.host.setDryRun('nobody', true)).toThrow('no rule or extension named "nobody"');
   });
 });

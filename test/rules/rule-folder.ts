@@ -1,11 +1,11 @@
-// A temporary rules folder with a RuleHost over an Engine, for tests that write real files and
+// A temporary rules folder with a ExtensionHost over an Engine, for tests that write real files and
 // wait for real file-system events.
 import { mkdtemp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
 import type { JournalEntry, LogEntry, RuleEntry, WebRequestEntry } from '../../src/engine/journal.js';
-import { RuleHost, type RuleHostOptions } from '../../src/engine/rules/rule-host.js';
+import { ExtensionHost, type ExtensionHostOptions } from '../../src/engine/extensions/extension-host.js';
 import type { RequestInit } from '../../src/engine/web-request/lifecycle.js';
 import { runRequest, type RequestResult } from '../../src/engine/web-request/run-request.js';
 import { ScriptedOrigin } from '../helpers/web-request-harness.js';
@@ -13,7 +13,7 @@ import { ScriptedOrigin } from '../helpers/web-request-harness.js';
 export interface RuleFolder {
   dir: string;
   engine: Engine;
-  host: RuleHost;
+  host: ExtensionHost;
   entries: JournalEntry[];
   /** Writes `source` to `file` (relative to the folder), making folders as needed. */
   write(file: string, source: string): Promise<void>;
@@ -37,7 +37,7 @@ export interface RuleFolder {
 export interface RuleFolderOptions {
   /** Files written before the host starts. */
   files?: Record<string, string>;
-  host?: Omit<RuleHostOptions, 'dir'>;
+  host?: Omit<ExtensionHostOptions, 'rulesDir'>;
   engine?: EngineOptions;
 }
 
@@ -52,7 +52,7 @@ export async function openRuleFolder(options: RuleFolderOptions = {}): Promise<R
   const engine = await Engine.open(options.engine ?? {});
   const entries: JournalEntry[] = [];
   engine.journal.subscribe((entry) => entries.push(entry));
-  const host = await RuleHost.start(engine, { typeCheck: false, ...options.host, dir });
+  const host = await ExtensionHost.start(engine, { typeCheck: false, ...options.host, rulesDir: dir });
 
   const waitForEntry = (match: (entry: JournalEntry) => boolean, { since = entries.length, timeoutMs = 5000 } = {}) =>
     new Promise<JournalEntry>((resolve, reject) => {
@@ -124,7 +124,7 @@ export function markerRule(name: string, marker: string): string {
 }
 
 /** The URL patterns of a rule's live listeners. */
-export function listenerUrls(host: RuleHost, name: string): string[] {
+export function listenerUrls(host: ExtensionHost, name: string): string[] {
   return (host.rule(name)?.listeners ?? []).flatMap((listener) => listener.filter.urls);
 }
 

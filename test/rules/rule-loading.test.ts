@@ -61,7 +61,7 @@ describe('imports', () => {
     expect(folder.host.rule('uses-helper')?.listeners[0]?.filter.urls).toEqual(['*://helper.example/*']);
   });
 
-  it('leaves npm packages external and resolves them from the rules folder (ESM "import" conditions)', async () => {
+  it('bundles npm packages, resolved from the rules folder with the ESM "import" conditions', async () => {
     folder = await openRuleFolder({
       files: {
         'node_modules/greeting/package.json': JSON.stringify({
@@ -71,14 +71,13 @@ describe('imports', () => {
         }),
         'node_modules/greeting/esm.js': "export const greeting = 'hello from esm'; export const loads = (globalThis.__greetingLoads = (globalThis.__greetingLoads ?? 0) + 1);\n",
         'node_modules/greeting/cjs.cjs': "exports.greeting = 'hello from cjs';\n",
-        'greets.ts': ruleSource('greets', '  console.log(greeting);', { permissions: [] }, "import { greeting } from 'greeting';\nimport { EventEmitter } from 'node:events';\nvoid EventEmitter;"),
+        'greets.ts': ruleSource('greets', '  console.log(greeting, loads);', { permissions: [] }, "import { greeting, loads } from 'greeting';"),
       },
     });
     expect(folder.host.rule('greets')?.state).toBe('active');
-    expect(folder.logEntries('greets').map((e) => e.message)).toEqual(['hello from esm']);
-    // The package is a real import, not a copy in the bundle: a reload does not evaluate it again.
-    await folder.host.reload('greets');
-    expect((globalThis as { __greetingLoads?: number }).__greetingLoads).toBe(1);
+    expect(folder.logEntries('greets').map((e) => e.message)).toEqual(['hello from esm 1']);
+    // The package runs in the rule's own realm, not in wrtui's: the proxy's globals never see it.
+    expect((globalThis as { __greetingLoads?: number }).__greetingLoads).toBeUndefined();
   });
 
   it('fails with esbuild\'s message and location when an import cannot be resolved', async () => {
@@ -109,16 +108,37 @@ describe('--no-watch', () => {
 });
 
 describe('a missing rules folder', () => {
-  it('is reported, and nothing is loaded', async () => {
+  it('without watching: is reported, and nothing is loaded', async () => {
     const { Engine } = await import('../../src/engine/engine.js');
-    const { RuleHost } = await import('../../src/engine/rules/rule-host.js');
+    const { ExtensionHost } = await import('../../src/engine/extensions/extension-host.js');
     const engine = await Engine.open();
     const messages: string[] = [];
     engine.journal.subscribe((entry) => entry.kind === 'log' && messages.push(entry.message));
-    const host = await RuleHost.start(engine, { dir: '/nonexistent/wrtui-rules', typeCheck: false });
+    const host = await ExtensionHost.start(engine, { rulesDir: '/nonexistent/wrtui-rules', typeCheck: false, watch: false });
     expect(host.rules()).toEqual([]);
     expect(messages).toEqual(['the rules folder /nonexistent/wrtui-rules does not exist: no rules loaded']);
     await host.close();
     await engine.close();
+  });
+
+  it('watched: is named in a warning at start, and its rules load when it appears', async () => {
+    const { Engine } = await import('../../src/engine/engine.js');
+    const { ExtensionHost } = await import('../../src/engine/extensions/extension-host.js');
+    const { mkdtemp, mkdir, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const parent = await mkdtemp(path.join(tmpdir(), 'wrtui-later-'));
+    const dir = path.join(parent, 'later-rules');
+    const engine = await Engine.open();
+    const entries: { kind: string; message?: string; action?: string }[] = [];
+    engine.journal.subscribe((entry) => entries.push(entry as never));
+    const host = await ExtensionHost.start(engine, { rulesDir: dir, typeCheck: false, pollMs: 50, debounceMs: 20 });
+    expect(entries.filter((e) => e.kind === 'log').map((e) => e.message)).toEqual([`the rules folder ${dir} does not exist; wrtui loads it when it appears`]);
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'late.ts'), markerRule('late', 'late.example'));
+    await expect.poll(() => host.rule('late')?.state, { timeout: 5000 }).toBe('active');
+    await host.close();
+    await engine.close();
+    await rm(parent, { recursive: true, force: true });
   });
 });

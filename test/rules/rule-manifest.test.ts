@@ -23,9 +23,9 @@ describe('checkManifest', () => {
     const { manifest, warnings } = checkManifest({ name: 'x', version: '1.0', permissions: ['webRequestBlocking', 'tabs'] });
     expect(manifest).toEqual({ name: 'x', permissions: ['webRequestBlocking', 'tabs'], host_permissions: [] });
     expect(warnings).toEqual([
-      "Permission 'tabs' is unknown or not supported by wrtui (known: webRequest, webRequestBlocking, cookies); it grants nothing",
+      "Permission 'tabs' is unknown or not supported by wrtui (known: webRequest, webRequestBlocking, cookies, storage, alarms); it grants nothing",
       "'webRequestBlocking' without 'webRequest' grants nothing: chrome.webRequest needs 'webRequest'",
-      'unknown manifest key "version" ignored (known: name, permissions, host_permissions, dryRun, precedence)',
+      'unknown manifest key "version" ignored (known: name, permissions, host_permissions, dryRun, precedence, node)',
     ]);
   });
 
@@ -62,7 +62,7 @@ describe('manifest problems through the host', () => {
     expect(second).toMatchObject({
       file: folder.path('b-second.ts'),
       state: 'failed',
-      error: { message: 'duplicate rule name "twin": a-first.ts already uses it; each rule needs its own manifest.name' },
+      error: { message: 'duplicate name "twin": a-first.ts already uses it; each rule and extension needs its own name' },
     });
     expect(folder.engine.registry.describe().map((listener) => listener.filter.urls[0])).toEqual(['*://a.example/*']);
   });
@@ -80,7 +80,7 @@ describe('manifest problems through the host', () => {
     expect(folder.host.rule('extra')?.state).toBe('active');
     expect(folder.ruleEntries('extra').map((e) => [e.action, e.message])).toEqual([
       ['loaded', '0 listeners, precedence 1'],
-      ['warning', 'unknown manifest key "description" ignored (known: name, permissions, host_permissions, dryRun, precedence)'],
+      ['warning', 'unknown manifest key "description" ignored (known: name, permissions, host_permissions, dryRun, precedence, node)'],
     ]);
   });
 

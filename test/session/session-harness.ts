@@ -1,12 +1,12 @@
 // Recording sessions for the tests: a real proxy (CaptureProxy with recordBodies), rules loaded
-// from a folder by RuleHost, the SessionRecorder on the engine's journal, and an origin with the
+// from a folder by ExtensionHost, the SessionRecorder on the engine's journal, and an origin with the
 // routes the tests need. Everything lives in one temporary folder, removed by cleanup().
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { JournalEntry } from '../../src/engine/journal.js';
-import { RuleHost } from '../../src/engine/rules/rule-host.js';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { SessionRecorder } from '../../src/engine/session/session-recorder.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
@@ -109,9 +109,9 @@ export async function recordSession(options: RecordOptions): Promise<Recording> 
   const origin = await startTestOrigin();
   const harness = await startProxyHarness({ proxy: { recordBodies: true, followUpTimeoutMs: 300 } });
   const file = join(dir, 'session.ndjson');
-  let host: RuleHost | undefined;
+  let host: ExtensionHost | undefined;
   try {
-    host = await RuleHost.start(harness.engine, { dir: rulesDir, watch: false, typeCheck: false });
+    host = await ExtensionHost.start(harness.engine, { rulesDir, watch: false, typeCheck: false });
     const recorder = await SessionRecorder.start(harness.engine, { file, redact: options.redact ?? false, maxBodySize: 1024 * 1024, ...(options.stateDir && { stateDir: options.stateDir }) });
     await options.traffic(harness, origin);
     // The last requests' trailing notices (onCompleted after the body) have landed.

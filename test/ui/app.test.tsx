@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RuleStatus } from '../../src/engine/rules/rule-host.js';
+import type { RuleStatus } from '../../src/engine/extensions/extension-host.js';
 import { COMMANDS } from '../../src/ui/commands/command-table.js';
 import { KEYS, respond, startHarness, type Harness } from './ui-harness.js';
 
@@ -396,6 +396,9 @@ describe('the rules view', () => {
     {
       name: 'good-rule',
       file: '/r/good-rule.ts',
+      kind: 'rule',
+      extensionId: 'aaaabbbbccccddddeeeeffffgggghhhh',
+      runtime: { state: 'running', restarts: 0, heapUsedBytes: 6_291_456, node: false },
       state: 'active',
       dryRun: false,
       precedence: 1,
@@ -408,6 +411,9 @@ describe('the rules view', () => {
     {
       name: 'bad-rule',
       file: '/r/bad-rule.ts',
+      kind: 'rule',
+      extensionId: undefined,
+      runtime: { state: 'stopped', restarts: 0, heapUsedBytes: 0, node: false },
       state: 'failed',
       dryRun: true,
       precedence: undefined,

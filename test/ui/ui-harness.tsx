@@ -5,7 +5,7 @@ import { render } from 'ink-testing-library';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from '../../src/engine/engine.js';
-import type { RuleStatus } from '../../src/engine/rules/rule-host.js';
+import type { RuleStatus } from '../../src/engine/extensions/extension-host.js';
 import type { TuiBackend, RulesControl } from '../../src/ui/backend.js';
 import { stripAnsi } from '../../src/ui/ansi.js';
 import { App } from '../../src/ui/components/App.js';

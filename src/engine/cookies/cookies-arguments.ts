@@ -3,7 +3,7 @@
 // throws a TypeError at the call site (Chrome and Firefox both throw synchronously here; these are
 // programming errors, not runtime failures, so they are not reported through lastError or a
 // rejected Promise). Messages follow Chrome's bindings (extensions/renderer/bindings).
-import { SAME_SITE_STATUSES } from './set-details.js';
+import { SAME_SITE_STATUSES } from '../types.js';
 
 type PropertyType = 'string' | 'boolean' | 'number';
 

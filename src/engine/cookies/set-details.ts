@@ -17,12 +17,12 @@
 //   secure, httpOnly false (spec).
 //   sameSite         Chrome's extra field: no_restriction | lax | strict | unspecified (default).
 import { Cookie as ToughCookie, canonicalDomain, defaultPath, getPublicSuffix } from 'tough-cookie';
+import type { SameSiteStatus } from '../types.js';
 import { hostHasNoRegistrableDomain } from './chrome-cookie-rules.js';
 import type { RequestTarget } from './cookie-match.js';
 import { MAX_COOKIE_LIFETIME_MS } from './expiry.js';
 
-export type SameSiteStatus = 'no_restriction' | 'lax' | 'strict' | 'unspecified';
-export const SAME_SITE_STATUSES: readonly SameSiteStatus[] = ['no_restriction', 'lax', 'strict', 'unspecified'];
+export { SAME_SITE_STATUSES, type SameSiteStatus } from '../types.js';
 
 /** spec §4.3 (plus Chrome's sameSite). */
 export interface CookieSetDetails {

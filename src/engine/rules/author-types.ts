@@ -44,7 +44,7 @@ export type {
 } from '../types.js';
 
 /** The permissions wrtui implements; others are accepted with a warning and grant nothing. */
-export type RulePermission = 'webRequest' | 'webRequestBlocking' | 'cookies';
+export type RulePermission = 'webRequest' | 'webRequestBlocking' | 'cookies' | 'storage' | 'alarms';
 
 /** The `manifest` a rule file exports: a browser extension's manifest, reduced to what matters here. */
 export interface RuleManifest {
@@ -58,6 +58,11 @@ export interface RuleManifest {
   dryRun?: boolean;
   /** An integer; when rules' verdicts conflict, the higher precedence wins. Default 0, then file name order. */
   precedence?: number;
+  /**
+   * Give the rule Node's globals (process, Buffer, require) and built-in modules (node:fs, …).
+   * Without it a rule sees a browser's globals only, as an extension does. Default false.
+   */
+  node?: boolean;
 }
 
 /**

@@ -1,4 +1,3 @@
-// Rule files: what the CLI and the UI use. See rule-host.ts for how rules load and reload.
-export { RuleHost, type RuleHostOptions, type RuleProblem, type RuleState, type RuleStatus } from './rule-host.js';
+// Rule files: one-file extensions, loaded by the extension host (../extensions/extension-host.ts).
 export type { TypeDiagnostic } from './rule-type-checker.js';
 export type { RuleBackground, RuleContext, RuleManifest, RulePermission } from './author-types.js';

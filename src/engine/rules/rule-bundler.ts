@@ -1,21 +1,17 @@
-// Builds one rule with esbuild into a single ES module: the rule and its local helpers bundled
-// (so re-importing reloads all of them, not only the entry, FACTS.md), npm packages left as
-// imports. Package imports are resolved here, from the importing file's folder, and written as
-// absolute file URLs: the bundle can then live in a temporary folder and still load the same
-// package files the rules folder would. The source map has absolute source paths, so stack
-// traces name the rule's .ts file and line wherever the bundle is loaded from.
-import { isBuiltin } from 'node:module';
+// Builds one rule with esbuild into a single CommonJS script that runs in the rule's worker, in
+// the rule's own realm (extensions/worker/worker-main.ts): the rule, its local helpers and the npm
+// packages it imports, all bundled, as an extension's build would; Node's built-in modules stay
+// `require` calls, which only a rule whose manifest says `node: true` may use. The source map has
+// absolute source paths, so locations name the rule's .ts file and line.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { build, type BuildFailure, type Message, type Plugin } from 'esbuild';
-import { RULE_GLOBALS_MODULE } from './rule-globals.js';
 
 export interface RuleBundle {
-  /** The ES module, without a sourceMappingURL comment (the loader decides how the map travels). */
+  /** The CommonJS script, without a sourceMappingURL comment (the map travels beside it). */
   code: string;
   /** The source map; sources are absolute paths. */
   map: SourceMapPayload;
-  /** Absolute paths of the local files bundled: the rule and every helper it imports. */
+  /** Absolute paths of the files bundled: the rule, every helper and package file it imports. */
   inputs: string[];
 }
 
@@ -39,8 +35,6 @@ export class RuleBuildError extends Error {
   }
 }
 
-const AUTHOR_TYPES_SPECIFIER = 'wrtui/rules';
-const GLOBALS_SPECIFIER = 'wrtui:rule-globals';
 const NAMESPACE = 'wrtui';
 
 /**
@@ -57,14 +51,13 @@ export async function bundleRule(file: string, outFile: string): Promise<RuleBun
       outfile: outFile,
       bundle: true,
       platform: 'node',
-      format: 'esm',
+      format: 'cjs',
       target: 'node20',
       write: false,
       metafile: true,
       sourcemap: 'external',
       sourcesContent: false,
       logLevel: 'silent',
-      inject: [GLOBALS_SPECIFIER],
       plugins: [ruleImports],
     });
   } catch (error) {
@@ -80,8 +73,7 @@ export async function bundleRule(file: string, outFile: string): Promise<RuleBun
   const outDir = path.dirname(outFile);
   // Absolute paths: right wherever the bundle is loaded from, and readable by tools (vite, editors).
   map.sources = map.sources.map((source) => (isVirtual(source) ? source : path.resolve(outDir, source)));
-  // Real files are read from disk by whoever needs their text; the virtual module has no file.
-  map.sourcesContent = map.sources.map((source) => (source === `${NAMESPACE}:rule-globals` ? RULE_GLOBALS_MODULE : null));
+  map.sourcesContent = map.sources.map(() => null);
   const code = js.text.replace(/\/\/# sourceMappingURL=\S+\s*$/, '');
   const inputs = Object.keys(result.metafile.inputs)
     .filter((input) => !isVirtual(input))
@@ -101,32 +93,11 @@ function buildError(message: Message, workingDir: string, count: number): RuleBu
   return new RuleBuildError(`${location ? `${location}: ` : ''}${message.text}${more}`, location);
 }
 
-/** Resolves what a rule imports that is not a relative path. */
+/** `wrtui/rules` holds types only: a value import of it finds an empty module. */
 const ruleImports: Plugin = {
   name: 'wrtui-rule-imports',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /.*/ }, async (args) => {
-      if (args.pluginData === NAMESPACE) return undefined; // our own nested resolve below
-      const specifier = args.path;
-      if (specifier === GLOBALS_SPECIFIER) return { path: 'rule-globals', namespace: NAMESPACE };
-      // Types only; a value import of it under verbatimModuleSyntax finds an empty module.
-      if (specifier === AUTHOR_TYPES_SPECIFIER) return { path: 'author-types', namespace: NAMESPACE };
-      if (specifier.startsWith('.') || path.isAbsolute(specifier) || specifier.startsWith('file:')) return undefined;
-      if (isBuiltin(specifier)) return { path: specifier, external: true };
-      // A package: resolved as Node would from the importer's folder ("import" conditions), kept external.
-      const resolved = await pluginBuild.resolve(specifier, {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-        importer: args.importer,
-        pluginData: NAMESPACE,
-      });
-      if (resolved.errors.length > 0) return { errors: resolved.errors };
-      if (resolved.external || !path.isAbsolute(resolved.path)) return { path: resolved.path, external: true };
-      return { path: pathToFileURL(resolved.path).href, external: true };
-    });
-    pluginBuild.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({
-      contents: args.path === 'rule-globals' ? RULE_GLOBALS_MODULE : 'export {};',
-      loader: 'js',
-    }));
+    pluginBuild.onResolve({ filter: /^wrtui\/rules$/ }, () => ({ path: 'author-types', namespace: NAMESPACE }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: NAMESPACE }, () => ({ contents: 'export {};', loader: 'js' }));
   },
 };

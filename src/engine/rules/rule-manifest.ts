@@ -4,8 +4,8 @@
 import { validateMatchPattern } from '../match-pattern.js';
 import type { RuleManifest, RulePermission } from './author-types.js';
 
-export const KNOWN_PERMISSIONS: readonly RulePermission[] = ['webRequest', 'webRequestBlocking', 'cookies'];
-const KNOWN_KEYS = new Set(['name', 'permissions', 'host_permissions', 'dryRun', 'precedence']);
+export const KNOWN_PERMISSIONS: readonly RulePermission[] = ['webRequest', 'webRequestBlocking', 'cookies', 'storage', 'alarms'];
+const KNOWN_KEYS = new Set(['name', 'permissions', 'host_permissions', 'dryRun', 'precedence', 'node']);
 
 /** A manifest that passed the checks, with plain mutable arrays. */
 export interface ValidManifest {
@@ -14,6 +14,8 @@ export interface ValidManifest {
   host_permissions: string[];
   dryRun?: boolean;
   precedence?: number;
+  /** The rule runs with Node's globals and built-in modules (the user's own code may opt in). */
+  node?: boolean;
 }
 
 export class ManifestError extends Error {
@@ -61,6 +63,7 @@ export function checkManifest(value: unknown): CheckedManifest {
   if (input.precedence !== undefined && (typeof input.precedence !== 'number' || !Number.isFinite(input.precedence))) {
     throw new ManifestError('manifest.precedence must be a finite number (higher wins conflicts)');
   }
+  if (input.node !== undefined && typeof input.node !== 'boolean') throw new ManifestError('manifest.node must be true or false (true gives the rule Node\'s globals and built-in modules)');
   for (const key of Object.keys(input)) {
     if (!KNOWN_KEYS.has(key)) warnings.push(`unknown manifest key ${JSON.stringify(key)} ignored (known: ${[...KNOWN_KEYS].join(', ')})`);
   }
@@ -72,6 +75,7 @@ export function checkManifest(value: unknown): CheckedManifest {
       host_permissions: hostPermissions,
       ...(input.dryRun !== undefined && { dryRun: input.dryRun }),
       ...(input.precedence !== undefined && { precedence: input.precedence }),
+      ...(input.node !== undefined && { node: input.node }),
     },
     warnings,
   };

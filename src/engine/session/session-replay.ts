@@ -2,7 +2,7 @@
 // happened. A fresh Engine (no state dir: nothing is read from or written to disk) whose cookie
 // stores start as they were when recording started, so cookies evolve during replay as they did
 // live: recorded Set-Cookie headers go into the store through the lifecycle and later requests
-// carry them. Rules load from the folder once (RuleHost, watch off), applied or, with dryRun, not.
+// carry them. Rules load from the folder once (ExtensionHost, watch off), applied or, with dryRun, not.
 // Requests run through replay-driver.ts in the recorded interleaving (replay-scheduler.ts) over
 // RecordedTransport: no network at all.
 //
@@ -12,7 +12,7 @@
 import { Cookie as ToughCookie } from 'tough-cookie';
 import { Engine } from '../engine.js';
 import type { JournalEntry } from '../journal.js';
-import { RuleHost } from '../rules/rule-host.js';
+import { ExtensionHost } from '../extensions/extension-host.js';
 import type { ProgressListener } from './progress.js';
 import type { RecordedRequest, RecordedSession } from './recorded-session.js';
 import { RecordedTransport } from './recorded-transport.js';
@@ -43,7 +43,7 @@ export interface ReplayResult {
 
 interface ReplayRun {
   engine: Engine;
-  host: RuleHost | undefined;
+  host: ExtensionHost | undefined;
   journal: JournalEntry[];
   /** Replayed requestId per recorded request. */
   replayedIds: Map<RecordedRequest, string>;
@@ -108,9 +108,9 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
     options.onEntry?.(entry as ReplayStreamEntry);
   });
   seedCookies(engine, session);
-  let host: RuleHost | undefined;
+  let host: ExtensionHost | undefined;
   try {
-    host = options.rulesDir ? await RuleHost.start(engine, { dir: options.rulesDir, watch: false, typeCheck: false }) : undefined;
+    host = options.rulesDir ? await ExtensionHost.start(engine, { rulesDir: options.rulesDir, watch: false, typeCheck: false }) : undefined;
   } catch (error) {
     await engine.close();
     throw error;

@@ -1,11 +1,13 @@
 // Calls the listeners of one event for one request: each gets its own copy of the details with only
 // the optional fields its extraInfoSpec asked for; blocking answers are awaited with a timeout; a
 // throw, a hang or a rejected Promise becomes a 'failed' outcome, never an exception in the proxy.
+// Listeners in extension workers (`remote`) are sent the event instead: one message per worker
+// and event, the details serialised once; their answers come back through the same checks.
 import { cloneHeaders } from '../headers.js';
 import type { ListenerOutcome } from '../journal.js';
 import type { BlockingResponse, HttpHeaders, WebRequestBody, WebRequestDetails, WebRequestEventName } from '../types.js';
 import { checkBlockingResponse, type CheckedBlockingResponse } from './blocking-response.js';
-import type { RegisteredListener } from './listener-registry.js';
+import type { RegisteredListener, RemoteEndpoint, RemoteResult } from './listener-registry.js';
 
 export interface ListenerAnswer {
   listener: RegisteredListener;
@@ -71,7 +73,15 @@ export function dispatch(
   const pending: Promise<void>[] = [];
 
   const base = baseDetails(full);
+  let remote: Map<RemoteEndpoint, RegisteredListener[]> | undefined;
   for (const listener of listeners) {
+    if (listener.remote) {
+      remote ??= new Map();
+      const group = remote.get(listener.remote.endpoint);
+      if (group) group.push(listener);
+      else remote.set(listener.remote.endpoint, [listener]);
+      continue;
+    }
     const started = performance.now();
     let result: unknown;
     let asyncAnswer: Promise<unknown> | undefined;
@@ -118,6 +128,13 @@ export function dispatch(
       ),
     );
   }
+  if (remote) {
+    const json = new DetailsJson(full);
+    for (const [endpoint, group] of remote) {
+      const waiting = sendToWorker(endpoint, group, event, json, options, answers, failures);
+      if (waiting) pending.push(waiting);
+    }
+  }
   const finish = (): DispatchResult => {
     // Keep answers in registration order whatever order the Promises settled in.
     answers.sort((a, b) => a.listener.id - b.listener.id);
@@ -135,6 +152,90 @@ export function dispatch(
     return { answers: answers.filter((answer) => answer.checked.kind !== 'invalid'), failures };
   };
   return pending.length > 0 ? Promise.all(pending).then(finish) : finish();
+}
+
+/**
+ * Sends the event to one worker's listeners. Returns a Promise when blocking listeners are among
+ * them (their answers, failures or the timeout land in `answers` / `failures`); non-blocking ones
+ * are not waited for (their failures reach the journal later, as a log entry).
+ */
+function sendToWorker(
+  endpoint: RemoteEndpoint,
+  group: RegisteredListener[],
+  event: WebRequestEventName,
+  json: DetailsJson,
+  options: DispatchOptions,
+  answers: ListenerAnswer[],
+  failures: ListenerOutcome[],
+): Promise<void> | undefined {
+  const started = performance.now();
+  const blocking = group.filter((listener) => listener.blocking);
+  if (!endpoint.responsive) {
+    for (const listener of blocking) failures.push(failure(listener, event, started, endpoint.unresponsiveReason));
+    return undefined;
+  }
+  const lids = group.map((listener) => listener.remote!.lid);
+  const sent = endpoint.send(event, lids, json.for(group), json.url, blocking.length > 0 ? options.timeoutMs : 0);
+  if (!sent) return undefined;
+  return sent.then((results) => {
+    if (!Array.isArray(results)) {
+      for (const listener of blocking) failures.push(failure(listener, event, started, results.failed));
+      return;
+    }
+    const byLid = new Map(blocking.map((listener) => [listener.remote!.lid, listener]));
+    for (const result of results) {
+      const listener = byLid.get(result[0]);
+      if (!listener) continue;
+      const durationMs = performance.now() - started;
+      if (result[1] === 'value') {
+        answers.push({ listener, checked: checkBlockingResponse(event, result[2]), durationMs });
+        continue;
+      }
+      const [, outcome, message, location] = result as Exclude<RemoteResult, [number, 'value', unknown]>;
+      const reason = outcome === 'invalid' ? `invalid BlockingResponse: ${message}` : `listener ${outcome}: ${message}`;
+      failures.push({ owner: listener.owner.id, event, status: 'failed', reason, ...(location !== undefined && { location }), durationMs });
+    }
+  });
+}
+
+/**
+ * The details as JSON for workers, made at most once per set of optional fields: a worker whose
+ * listeners did not ask for headers is not sent them. requestBody.raw bytes travel as base64.
+ */
+class DetailsJson {
+  readonly url: string;
+  readonly #full: WebRequestDetails;
+  readonly #byFields = new Map<number, string>();
+
+  constructor(full: WebRequestDetails) {
+    this.#full = full;
+    this.url = full.url;
+  }
+
+  for(group: readonly RegisteredListener[]): string {
+    let fields = 0;
+    for (const listener of group) {
+      const spec = listener.extraInfoSpec;
+      if (spec.has('requestHeaders')) fields |= 1;
+      if (spec.has('responseHeaders')) fields |= 2;
+      if (spec.has('requestBody')) fields |= 4;
+    }
+    let json = this.#byFields.get(fields);
+    if (json === undefined) {
+      const full = this.#full as unknown as Record<string, unknown>;
+      const shown: Record<string, unknown> = fields === 7 ? full : { ...full };
+      if (!(fields & 1)) delete shown.requestHeaders;
+      if (!(fields & 2)) delete shown.responseHeaders;
+      if (!(fields & 4)) delete shown.requestBody;
+      json = (shown.requestBody as WebRequestBody | undefined)?.raw ? JSON.stringify(shown, bytesAsBase64) : JSON.stringify(shown);
+      this.#byFields.set(fields, json);
+    }
+    return json;
+  }
+}
+
+function bytesAsBase64(_key: string, value: unknown): unknown {
+  return value instanceof ArrayBuffer ? { $bytes: Buffer.from(value).toString('base64') } : value;
 }
 
 function failure(listener: RegisteredListener, event: WebRequestEventName, started: number, reason: string, error?: unknown): ListenerOutcome {

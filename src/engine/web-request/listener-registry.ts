@@ -25,6 +25,34 @@ export interface RegisteredListener {
   readonly blocking: boolean;
   /** onAuthRequired with "asyncBlocking": answers through a callback instead of a return value. */
   readonly asyncBlocking: boolean;
+  /** Set when the listener runs in an extension's worker: dispatch sends it the event instead of calling `callback`. */
+  readonly remote?: RemoteListener;
+}
+
+/** A listener in an extension's worker, as the proxy thread knows it. */
+export interface RemoteListener {
+  readonly endpoint: RemoteEndpoint;
+  /** The listener's id in its worker. */
+  readonly lid: number;
+}
+
+/** A result from a worker: what one listener answered, or how it failed. */
+export type RemoteResult =
+  | [lid: number, outcome: 'value', value: unknown]
+  | [lid: number, outcome: 'threw' | 'rejected' | 'invalid', message: string, location?: string];
+
+/** The proxy thread's end of an extension's worker (extensions/extension-worker.ts). */
+export interface RemoteEndpoint {
+  /** False while the worker does not answer (stuck, restarting): its listeners are skipped, with a failed outcome for blocking ones. */
+  readonly responsive: boolean;
+  /** Why it is not responsive, for that outcome. */
+  readonly unresponsiveReason: string;
+  /**
+   * Sends one event (details as JSON) to some of the worker's listeners. With `timeoutMs` > 0 the
+   * caller waits: resolves with their results, or with why none came (the timeout passed, the
+   * worker was stopped).
+   */
+  send(event: WebRequestEventName, lids: number[], details: string, url: string, timeoutMs: number): Promise<RemoteResult[] | { failed: string }> | undefined;
 }
 
 /** What the UI shows of a listener. */
@@ -36,7 +64,7 @@ export interface ListenerDescription {
   extraInfoSpec: string[];
 }
 
-const BLOCKING_PERMISSION_MESSAGE =
+export const BLOCKING_PERMISSION_MESSAGE =
   'You do not have permission to use blocking webRequest listeners. Be sure to declare the webRequestBlocking permission in your manifest.';
 
 export class ListenerRegistry {
@@ -49,7 +77,7 @@ export class ListenerRegistry {
   }
 
   /** Chrome's addListener(callback, filter, extraInfoSpec?): throws a TypeError and registers nothing when invalid. */
-  add(owner: Owner, event: WebRequestEventName, callback: unknown, filter: unknown, extraInfoSpec?: unknown): void {
+  add(owner: Owner, event: WebRequestEventName, callback: unknown, filter: unknown, extraInfoSpec?: unknown, remote?: RemoteListener): void {
     const where = `webRequest.${event}.addListener`;
     if (typeof callback !== 'function') throw new TypeError(`${where}: the listener must be a function.`);
     let compiled: CompiledRequestFilter;
@@ -74,6 +102,7 @@ export class ListenerRegistry {
       extraInfoSpec: spec,
       blocking,
       asyncBlocking: spec.has('asyncBlocking'),
+      ...(remote && { remote }),
     });
     this.#onChange?.();
   }
@@ -145,7 +174,8 @@ export class ListenerRegistry {
   }
 }
 
-function validateExtraInfoSpec(event: WebRequestEventName, value: unknown, where: string): ReadonlySet<string> {
+/** Checks an addListener's extraInfoSpec as Chrome does; throws a TypeError saying what is wrong. */
+export function validateExtraInfoSpec(event: WebRequestEventName, value: unknown, where: string): ReadonlySet<string> {
   if (value === undefined || value === null) return new Set();
   const allowed = EXTRA_INFO_SPEC[event];
   if (allowed.length === 0) throw new TypeError(`${where}: ${event} takes no extraInfoSpec, only a filter.`);

@@ -4,7 +4,7 @@
 import { Box } from 'ink';
 import { dirname } from 'node:path';
 import { useMemo, type Dispatch, type SetStateAction } from 'react';
-import type { RuleStatus } from '../../engine/rules/rule-host.js';
+import type { RuleStatus } from '../../engine/extensions/extension-host.js';
 import { renderLine } from '../ansi.js';
 import type { TuiBackend } from '../backend.js';
 import type { CommandName } from '../commands/command-table.js';

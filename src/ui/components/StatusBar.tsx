@@ -3,7 +3,7 @@
 // handlerBehaviorChanged quota (used/20 and when the next slot frees).
 import { Box } from 'ink';
 import { relative } from 'node:path';
-import type { RuleStatus } from '../../engine/rules/rule-host.js';
+import type { RuleStatus } from '../../engine/extensions/extension-host.js';
 import { renderLine } from '../ansi.js';
 import type { TuiBackend } from '../backend.js';
 import { line, type Segment, type StyledLine } from '../detail/styled-line.js';

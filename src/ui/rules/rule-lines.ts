@@ -2,7 +2,7 @@
 // the handlerBehaviorChanged quota meter, type errors) and the selected rule in full: its error
 // with file:line, its listeners per event with their filters, its type errors.
 import { relative } from 'node:path';
-import type { RuleStatus } from '../../engine/rules/rule-host.js';
+import type { RuleStatus } from '../../engine/extensions/extension-host.js';
 import { formatClock, formatCountdown } from '../format.js';
 import { blank, heading, line, type Segment, type StyledLine } from '../detail/styled-line.js';
 

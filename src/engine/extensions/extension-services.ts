@@ -1,0 +1,92 @@
+// What an extension's worker may ask of the engine, answered on the proxy thread for one
+// extension: cookies (through the same CookiesApi the in-process namespace uses, so host
+// permissions, Chrome's checks and messages are identical), handlerBehaviorChanged under the
+// extension's quota, storage.local / storage.session, alarms. The services outlive the extension's
+// workers: a restarted worker finds its storage and alarms as it left them.
+import { CookiesApi } from '../cookies/cookies-api.js';
+import type { Engine } from '../engine.js';
+import type { Owner } from '../owner.js';
+import type { Cookie } from '../types.js';
+import type { Alarm } from './alarm-scheduler.js';
+import { AlarmScheduler } from './alarm-scheduler.js';
+import { StorageAreas, type StorageAreaName } from './storage-areas.js';
+
+export class ExtensionServices {
+  readonly storage: StorageAreas;
+  readonly alarms: AlarmScheduler;
+  readonly #engine: Engine;
+  readonly #cookieApis = new WeakMap<Owner, CookiesApi>();
+
+  private constructor(engine: Engine, storage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
+    this.#engine = engine;
+    this.storage = storage;
+    this.alarms = new AlarmScheduler(onAlarm);
+  }
+
+  static async open(engine: Engine, options: { stateDir: string | undefined; extensionId: string; name: string; onAlarm: (alarm: Alarm) => void }): Promise<ExtensionServices> {
+    const storage = await StorageAreas.open(options.stateDir, options.extensionId, (message) =>
+      engine.journal.append({ kind: 'log', level: 'warn', source: options.name, message }),
+    );
+    return new ExtensionServices(engine, storage, options.onAlarm);
+  }
+
+  /** Runs `method(args)` for `owner`; throws an Error whose message the extension sees (lastError or a rejection). */
+  async call(owner: Owner, method: string, args: unknown[]): Promise<unknown> {
+    const [namespace, fn] = method.split('.', 2) as [string, string];
+    switch (namespace) {
+      case 'cookies': {
+        if (!owner.permissions.has('cookies')) throw new Error('the "cookies" permission is missing');
+        const api = this.cookiesApi(owner);
+        const outcome =
+          fn === 'get' ? api.get(args[0] as never)
+          : fn === 'getAll' ? api.getAll(args[0] as never)
+          : fn === 'set' ? api.set(args[0] as never)
+          : fn === 'remove' ? api.remove(args[0] as never)
+          : fn === 'getAllCookieStores' ? api.getAllCookieStores()
+          : undefined;
+        if (!outcome) throw new Error(`cookies.${fn} is not supported`);
+        if (!outcome.ok) throw new Error(outcome.error);
+        return outcome.value;
+      }
+      case 'webRequest':
+        if (fn !== 'handlerBehaviorChanged' || !owner.permissions.has('webRequest')) throw new Error(`${method} is not supported`);
+        this.#engine.handlerBehaviorChanged(owner);
+        return undefined;
+      case 'storage':
+        if (!owner.permissions.has('storage')) throw new Error('the "storage" permission is missing');
+        return this.storage.handle(fn, args[0] as StorageAreaName, args.slice(1));
+      case 'alarms':
+        if (!owner.permissions.has('alarms')) throw new Error('the "alarms" permission is missing');
+        return this.alarms.handle(fn, args);
+      default:
+        throw new Error(`${method} is not supported`);
+    }
+  }
+
+  /** The cookies API as `owner` sees it (one per owner: it keeps Chrome's access order). */
+  cookiesApi(owner: Owner): CookiesApi {
+    let api = this.#cookieApis.get(owner);
+    if (!api) {
+      api = new CookiesApi(this.#engine.cookies, owner, {
+        onSetRefused: (_details, reason) => this.#engine.journal.append({ kind: 'log', level: 'info', source: owner.id, message: `cookies.set refused: ${reason}` }),
+      });
+      this.#cookieApis.set(owner, api);
+    }
+    return api;
+  }
+
+  mayAccess(owner: Owner, cookie: Cookie): boolean {
+    return this.cookiesApi(owner).mayAccess(cookie);
+  }
+
+  /** The extension was reloaded (an update, in Chrome's terms): session storage and alarms start over. */
+  reloaded(): void {
+    this.storage.clearSession();
+    this.alarms.clearAll();
+  }
+
+  async close(): Promise<void> {
+    this.alarms.clearAll();
+    await this.storage.flush();
+  }
+}

@@ -1,0 +1,512 @@
+// The proxy thread's end of one extension's worker: one running version of one rule or
+// extension. It starts the worker, stages the listeners the background registers until the host
+// makes this version live (commit), sends events to the worker and waits for blocking answers
+// (RemoteEndpoint), answers the worker's API calls through the extension's services, relays its
+// console and its uncaught errors to the journal, and watches its health:
+//
+//   - a ping every heartbeat; a ping unanswered for `stuckAfterMs` means the event loop is stuck
+//     (a `while (true)`): the stack is read through the inspector (stuck-stack.ts), the worker is
+//     terminated and the fault reported;
+//   - a blocking call that times out makes the worker "not responding" at once: further events
+//     skip it (a failed outcome, no wait) until it answers a ping again;
+//   - the worker running out of heap (resourceLimits) or exiting (process.exit in a Node rule) is
+//     a fault too.
+//
+// A fault while loading is a load failure (the host keeps the previous version); a fault once live
+// is reported through onFault, and the host decides on a restart.
+import { SourceMap, type SourceMapPayload } from 'node:module';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Engine } from '../engine.js';
+import type { Owner } from '../owner.js';
+import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
+import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-registry.js';
+import type { ExtensionServices } from './extension-services.js';
+import type { HostItem, ListenerResult, WorkerBoot, WorkerItem } from './protocol.js';
+import { stackOfStuckWorker } from './stuck-stack.js';
+import { mapped } from './worker/stack-frames.js';
+import { workerSource } from './worker-script.js';
+
+export interface WorkerLimits {
+  /** The worker's V8 old-generation heap cap (MB). */
+  heapLimitMb: number;
+  /** How long a background may take to load (ms). */
+  backgroundTimeoutMs: number;
+  /** A ping unanswered this long means the event loop is stuck: the worker is restarted (ms). */
+  stuckAfterMs: number;
+  /** A ping unanswered this long means the worker is not answering: events skip it meanwhile (ms). */
+  unresponsiveAfterMs: number;
+  /** How often the worker is pinged (ms). */
+  heartbeatMs: number;
+}
+
+export const DEFAULT_WORKER_LIMITS: WorkerLimits = {
+  heapLimitMb: 1024,
+  backgroundTimeoutMs: 5000,
+  stuckAfterMs: 5000,
+  unresponsiveAfterMs: 1000,
+  heartbeatMs: 1000,
+};
+
+/** Why a worker stopped serving once live. */
+export interface WorkerFault {
+  kind: 'stuck' | 'out-of-memory' | 'exited' | 'crashed';
+  message: string;
+  /** What it was doing: the event and URL of the oldest unanswered event, if any. */
+  doing?: { event: WebRequestEventName; url: string; forMs: number };
+  /** `file:line:col` where it was stuck or crashed, when known. */
+  location?: string;
+}
+
+export class LoadFailure extends Error {
+  readonly location: string | undefined;
+  constructor(message: string, location?: string) {
+    super(message);
+    this.name = 'LoadFailure';
+    this.location = location;
+  }
+}
+
+export interface ExtensionWorkerOptions {
+  engine: Engine;
+  boot: WorkerBoot;
+  services: ExtensionServices;
+  limits: WorkerLimits;
+  /** Extensions: the owner their manifest.json makes. */
+  owner?: Owner;
+  /** Rules: the owner made from the manifest the rule's module exports; throws when it is invalid. */
+  ownerFromManifest?: (manifest: unknown) => Owner;
+  /** A fault once live (never during loading). */
+  onFault: (fault: WorkerFault) => void;
+  /** The journal source of its logs: the rule's or extension's name. */
+  source: string;
+}
+
+interface PendingCall {
+  resolve: (results: RemoteResult[] | { failed: string }) => void;
+  timer: NodeJS.Timeout;
+  event: WebRequestEventName;
+  url: string;
+  since: number;
+}
+
+interface StagedListener {
+  lid: number;
+  event: WebRequestEventName;
+  filter: unknown;
+  extraInfoSpec: string[];
+}
+
+type State = 'loading' | 'live' | 'disposed';
+
+export class ExtensionWorker implements RemoteEndpoint {
+  readonly boot: WorkerBoot;
+  /** Resolves once the background ran without error; rejects with a LoadFailure. */
+  readonly loaded: Promise<Owner>;
+  readonly #options: ExtensionWorkerOptions;
+  readonly #engine: Engine;
+  readonly #worker: Worker;
+  #state: State = 'loading';
+  #owner: Owner | undefined;
+  #resolveLoaded!: (owner: Owner) => void;
+  #rejectLoaded!: (failure: LoadFailure) => void;
+  readonly #loadTimer: NodeJS.Timeout;
+
+  #staged: StagedListener[] = [];
+  /** Listeners of this worker in the engine's registry, by their id in the worker. */
+  readonly #live = new Map<number, { event: WebRequestEventName; stub: () => void }>();
+  #outbox: HostItem[] = [];
+  #flushScheduled = false;
+  #nextCall = 1;
+  readonly #pending = new Map<number, PendingCall>();
+
+  #stuck = false;
+  #pingN = 0;
+  #pingSentAt: number | undefined;
+  readonly #heartbeat: NodeJS.Timeout;
+  #heapUsed = 0;
+  /** The latest event the worker never answered (its call timed out), for a fault's "doing". */
+  #lastUnanswered: { event: WebRequestEventName; url: string; since: number } | undefined;
+  #cookieUnsubscribe: (() => void) | undefined;
+  readonly #maps = new Map<string, SourceMap>();
+  #terminating = false;
+
+  private constructor(options: ExtensionWorkerOptions, code: string) {
+    this.#options = options;
+    this.#engine = options.engine;
+    this.boot = options.boot;
+    this.#owner = options.owner;
+    this.loaded = new Promise<Owner>((resolve, reject) => {
+      this.#resolveLoaded = resolve;
+      this.#rejectLoaded = reject;
+    });
+    // Nobody may await a failed load (a restart); the host reads the outcome itself.
+    this.loaded.catch(() => {});
+    for (const unit of [...options.boot.scripts, ...(options.boot.rule ? [options.boot.rule] : [])]) {
+      if (unit.map) this.#maps.set(unit.file, new SourceMap(unit.map as SourceMapPayload));
+    }
+
+    this.#worker = new Worker(code, {
+      eval: true,
+      // The worker is one self-contained script: no loader (tsx, a test runner's) of the parent's.
+      execArgv: [],
+      workerData: options.boot,
+      resourceLimits: { maxOldGenerationSizeMb: options.limits.heapLimitMb },
+      // The extension's output goes to the journal; the worker's own stdio must never reach the TUI.
+      stdout: true,
+      stderr: true,
+      name: `wrtui ${options.boot.kind} ${options.boot.name}`,
+    });
+    this.#worker.stdout.on('data', (chunk: Buffer) => this.#log('info', chunk.toString('utf8').replace(/\n$/, '')));
+    this.#worker.stderr.on('data', (chunk: Buffer) => this.#log('warn', chunk.toString('utf8').replace(/\n$/, '')));
+    this.#worker.on('message', (batch: WorkerItem[]) => this.#receive(batch));
+    this.#worker.on('error', (error: Error & { code?: string }) => this.#crashed(error));
+    this.#worker.on('exit', (code) => this.#exited(code));
+
+    this.#loadTimer = setTimeout(() => void this.#loadTimedOut(), options.limits.backgroundTimeoutMs);
+    this.#heartbeat = setInterval(() => this.#beat(), options.limits.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  static async start(options: ExtensionWorkerOptions): Promise<ExtensionWorker> {
+    return new ExtensionWorker(options, await workerSource());
+  }
+
+  get owner(): Owner | undefined {
+    return this.#owner;
+  }
+
+  get threadId(): number {
+    return this.#worker.threadId;
+  }
+
+  /** Bytes of the worker's V8 heap in use, as of its last answer to a ping. */
+  get heapUsed(): number {
+    return this.#heapUsed;
+  }
+
+  /** Not answering: a ping has gone unanswered for `unresponsiveAfterMs` (its event loop did not turn), or it is stuck. */
+  get responsive(): boolean {
+    if (this.#state === 'disposed' || this.#stuck) return false;
+    return this.#pingSentAt === undefined || performance.now() - this.#pingSentAt < this.#options.limits.unresponsiveAfterMs;
+  }
+
+  get unresponsiveReason(): string {
+    if (this.#state === 'disposed') return 'its worker was stopped; the request went on without it';
+    if (this.#stuck) return 'its worker is stuck and being restarted; the request went on without it';
+    const forMs = this.#pingSentAt === undefined ? 0 : Math.round(performance.now() - this.#pingSentAt);
+    return `its worker has not answered for ${forMs} ms (busy or stuck); the request went on without it`;
+  }
+
+  /** Makes the staged listeners live, in the order they were added. The previous version must be disposed first. */
+  commit(): void {
+    if (this.#state !== 'loading') throw new Error(`cannot commit a ${this.#state} worker`);
+    this.#state = 'live';
+    for (const staged of this.#staged) this.#register(staged);
+    this.#staged = [];
+  }
+
+  /** Sends runtime.onInstalled (or onStartup) to the background. */
+  lifecycle(event: 'onInstalled' | 'onStartup', details: unknown): void {
+    this.#enqueue(['lifecycle', event, details]);
+  }
+
+  alarm(alarm: unknown): void {
+    this.#enqueue(['alarm', alarm]);
+  }
+
+  /** Removes its listeners from the engine and terminates the worker. Pending events go on without it. */
+  async dispose(): Promise<void> {
+    if (this.#state === 'disposed') return;
+    const wasLoading = this.#state === 'loading';
+    this.#state = 'disposed';
+    clearTimeout(this.#loadTimer);
+    clearInterval(this.#heartbeat);
+    this.#unregisterAll();
+    this.#cookieUnsubscribe?.();
+    this.#cookieUnsubscribe = undefined;
+    for (const call of this.#pending.values()) {
+      clearTimeout(call.timer);
+      call.resolve({ failed: 'its worker was stopped (reloaded, unloaded or restarted); the request went on without it' });
+    }
+    this.#pending.clear();
+    if (wasLoading) this.#rejectLoaded(new LoadFailure('the load was abandoned'));
+    this.#terminating = true;
+    await this.#worker.terminate();
+  }
+
+  // ── RemoteEndpoint ────────────────────────────────────────────────────────
+
+  send(event: WebRequestEventName, lids: number[], details: string, url: string, timeoutMs: number): Promise<RemoteResult[] | { failed: string }> | undefined {
+    if (timeoutMs <= 0) {
+      this.#enqueue(['event', 0, event, lids, details]);
+      return undefined;
+    }
+    const call = this.#nextCall++;
+    this.#enqueue(['event', call, event, lids, details]);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(call);
+        this.#lastUnanswered = { event, url, since: performance.now() - timeoutMs };
+        resolve({ failed: `listener did not answer within ${timeoutMs} ms; the request went on without it` });
+        // Busy, stuck, or a listener whose Promise never settles? A ping tells them apart.
+        this.#ping();
+      }, timeoutMs);
+      this.#pending.set(call, { resolve, timer, event, url, since: performance.now() });
+    });
+  }
+
+  // ── messages ──────────────────────────────────────────────────────────────
+
+  #enqueue(item: HostItem): void {
+    if (this.#state === 'disposed') return;
+    this.#outbox.push(item);
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      queueMicrotask(() => this.#flush());
+    }
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (this.#state !== 'disposed' && batch.length > 0) this.#worker.postMessage(batch);
+  }
+
+  #receive(batch: WorkerItem[]): void {
+    if (this.#state === 'disposed') return;
+    for (const item of batch) {
+      switch (item[0]) {
+        case 'answers':
+          this.#answered(item[1], item[2]);
+          break;
+        case 'pong':
+          if (item[1] === this.#pingN) {
+            this.#pingSentAt = undefined;
+            this.#lastUnanswered = undefined;
+          }
+          this.#heapUsed = item[2];
+          break;
+        case 'add':
+          this.#added({ lid: item[1], event: item[2], filter: item[3], extraInfoSpec: item[4] });
+          break;
+        case 'remove':
+          this.#removed(item[1]);
+          break;
+        case 'call':
+          void this.#call(item[1], item[2], item[3]);
+          break;
+        case 'lateFailure': {
+          const [, event, requestId, message, location] = item;
+          this.#log('warn', `${event} (request ${requestId}): ${message}${location ? ` at ${location}` : ''}`);
+          break;
+        }
+        case 'log':
+          this.#log(item[1], item[2]);
+          break;
+        case 'uncaught':
+          this.#log('error', `${item[2]}${item[3] ? ` at ${item[3]}` : ''}`);
+          break;
+        case 'missing':
+          if (item[2] !== undefined) this.#log('debug', `${item[1]} is undefined: the manifest does not ask for the "${item[2]}" permission`);
+          else this.#log('warn', `${item[1]} is not available in wrtui; it is undefined here, as an API without its permission is in a browser`);
+          break;
+        case 'cookieListeners':
+          this.#cookieListeners(item[1]);
+          break;
+        case 'manifest':
+          this.#manifest(item[1]);
+          break;
+        case 'ready':
+          this.#ready();
+          break;
+        case 'loadFailed':
+          this.#loadFailed(new LoadFailure(item[1], item[2]));
+          break;
+      }
+    }
+  }
+
+  #answered(call: number, results: ListenerResult[]): void {
+    const pending = this.#pending.get(call);
+    if (!pending) return; // timed out already
+    this.#pending.delete(call);
+    clearTimeout(pending.timer);
+    pending.resolve(results);
+  }
+
+  #manifest(manifest: unknown): void {
+    if (this.#state !== 'loading' || this.#owner || !this.#options.ownerFromManifest) return;
+    try {
+      this.#owner = this.#options.ownerFromManifest(manifest);
+    } catch (error) {
+      this.#loadFailed(new LoadFailure((error as Error).message, this.boot.rule?.source));
+    }
+  }
+
+  #added(listener: StagedListener): void {
+    if (this.#state === 'live') return this.#register(listener);
+    if (this.#state === 'loading') this.#staged.push(listener);
+  }
+
+  #removed(lid: number): void {
+    if (this.#state === 'loading') {
+      this.#staged = this.#staged.filter((staged) => staged.lid !== lid);
+      return;
+    }
+    const live = this.#live.get(lid);
+    if (!live || !this.#owner) return;
+    this.#live.delete(lid);
+    this.#engine.registry.remove(this.#owner, live.event, live.stub);
+  }
+
+  #register({ lid, event, filter, extraInfoSpec }: StagedListener): void {
+    const owner = this.#owner;
+    if (!owner) return;
+    // A stand-in callback: dispatch sends remote listeners their events instead of calling it.
+    const stub = () => {};
+    try {
+      this.#engine.registry.add(owner, event, stub, filter, extraInfoSpec, { endpoint: this, lid });
+      this.#live.set(lid, { event, stub });
+    } catch (error) {
+      // The worker validated this already; a refusal here means its message was not what it checked.
+      this.#log('error', `a ${event} listener was refused by the engine: ${(error as Error).message}`);
+    }
+  }
+
+  #unregisterAll(): void {
+    const owner = this.#owner;
+    if (!owner) return;
+    for (const { event, stub } of this.#live.values()) this.#engine.registry.remove(owner, event, stub);
+    this.#live.clear();
+  }
+
+  async #call(id: number, method: string, args: unknown[]): Promise<void> {
+    const owner = this.#owner;
+    try {
+      if (!owner) throw new Error(`${method} was called before the rule's manifest was read`);
+      const value = await this.#options.services.call(owner, method, args);
+      this.#enqueue(['reply', id, true, value]);
+    } catch (error) {
+      this.#enqueue(['reply', id, false, error instanceof Error ? error.message : String(error)]);
+    }
+  }
+
+  #cookieListeners(count: number): void {
+    const owner = this.#owner;
+    if (count > 0 && !this.#cookieUnsubscribe && owner) {
+      this.#cookieUnsubscribe = this.#engine.cookies.onChanged((info: CookieChangeInfo) => {
+        if (this.#options.services.mayAccess(owner, info.cookie)) this.#enqueue(['cookieChanged', JSON.stringify(info)]);
+      });
+    } else if (count === 0 && this.#cookieUnsubscribe) {
+      this.#cookieUnsubscribe();
+      this.#cookieUnsubscribe = undefined;
+    }
+  }
+
+  #ready(): void {
+    if (this.#state !== 'loading') return;
+    clearTimeout(this.#loadTimer);
+    if (!this.#owner) return this.#loadFailed(new LoadFailure('the rule did not report its manifest', this.boot.rule?.source));
+    this.#resolveLoaded(this.#owner);
+  }
+
+  #loadFailed(failure: LoadFailure): void {
+    if (this.#state !== 'loading') return;
+    clearTimeout(this.#loadTimer);
+    this.#rejectLoaded(failure);
+    void this.dispose();
+  }
+
+  async #loadTimedOut(): Promise<void> {
+    if (this.#state !== 'loading') return;
+    const ms = this.#options.limits.backgroundTimeoutMs;
+    const where = await this.#stuckLocation();
+    const message =
+      this.boot.kind === 'rule'
+        ? `the background did not settle within ${ms} ms (an async background must resolve; see backgroundTimeoutMs)`
+        : `the background's top-level code did not finish within ${ms} ms`;
+    this.#loadFailed(new LoadFailure(where ? `${message}; it was busy at ${where}` : message, where ?? this.boot.rule?.source));
+  }
+
+  // ── health ────────────────────────────────────────────────────────────────
+
+  #beat(): void {
+    if (this.#state !== 'live') return;
+    if (this.#pingSentAt === undefined) return this.#ping();
+    const forMs = performance.now() - this.#pingSentAt;
+    if (forMs >= this.#options.limits.stuckAfterMs && !this.#stuck) void this.#stuckFor(forMs);
+  }
+
+  #ping(): void {
+    if (this.#pingSentAt !== undefined || this.#state === 'disposed') return;
+    this.#pingSentAt = performance.now();
+    this.#enqueue(['ping', ++this.#pingN]);
+  }
+
+  async #stuckFor(forMs: number): Promise<void> {
+    if (this.#state !== 'live') return;
+    const doing = this.#doing();
+    this.#stuck = true;
+    const location = await this.#stuckLocation();
+    if (this.#state !== 'live') return;
+    this.#fault({
+      kind: 'stuck',
+      message: `its event loop did not turn for ${Math.round(forMs)} ms (a synchronous loop?)`,
+      ...(doing && { doing }),
+      ...(location && { location }),
+    });
+  }
+
+  /** Where the worker's thread is now, in the user's files (read through the inspector). */
+  async #stuckLocation(): Promise<string | undefined> {
+    const frames = await stackOfStuckWorker(this.#worker.threadId);
+    for (const frame of frames) {
+      const file = frame.url.startsWith('file://') ? decodeURIComponent(frame.url.slice('file://'.length)) : frame.url;
+      if (!this.#isUserFile(file)) continue;
+      return mapped(this.#maps.get(file), file, frame.line, frame.column);
+    }
+    return undefined;
+  }
+
+  #isUserFile(file: string): boolean {
+    if (file === this.boot.rule?.file) return true;
+    const relative = path.relative(this.boot.rootDir, file);
+    return this.boot.kind === 'extension' && relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  }
+
+  #doing(): WorkerFault['doing'] {
+    let oldest: { event: WebRequestEventName; url: string; since: number } | undefined = this.#lastUnanswered;
+    for (const call of this.#pending.values()) if (!oldest || call.since < oldest.since) oldest = call;
+    return oldest && { event: oldest.event, url: oldest.url, forMs: Math.round(performance.now() - oldest.since) };
+  }
+
+  #crashed(error: Error & { code?: string }): void {
+    const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    const fault: WorkerFault = outOfMemory
+      ? { kind: 'out-of-memory', message: `it ran out of memory (heap limit ${this.#options.limits.heapLimitMb} MB)` }
+      : { kind: 'crashed', message: `its worker crashed: ${error.message}` };
+    if (this.#state === 'loading') return this.#loadFailed(new LoadFailure(fault.message));
+    const doing = this.#doing();
+    this.#fault({ ...fault, ...(doing && { doing }) });
+  }
+
+  #exited(code: number): void {
+    if (this.#terminating || this.#state === 'disposed') return;
+    const message = `its worker exited with code ${code} (process.exit?)`;
+    if (this.#state === 'loading') return this.#loadFailed(new LoadFailure(message));
+    const doing = this.#doing();
+    this.#fault({ kind: 'exited', message, ...(doing && { doing }) });
+  }
+
+  #fault(fault: WorkerFault): void {
+    if (this.#state !== 'live') return;
+    void this.dispose();
+    this.#options.onFault(fault);
+  }
+
+  #log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void {
+    this.#engine.journal.append({ kind: 'log', level, source: this.#owner?.id ?? this.#options.source, message });
+  }
+}

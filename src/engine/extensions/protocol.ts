@@ -1,0 +1,90 @@
+// The messages between the proxy thread (the host) and one extension's worker.
+//
+// Every postMessage carries a batch: an array of the items below, gathered during one turn of the
+// sender's event loop, so that ten events of one request, or the answers to them, cost one
+// message and one wake-up of the other thread. Items are tuples with a string tag first: cheap to
+// clone and still readable in a debugger. Details objects travel as JSON text: one stringify on
+// the proxy thread serves every listener of the worker, and the worker parses it with the JSON of
+// the extension's own realm, so listeners get objects of their own realm (as in a browser).
+//
+// Hand-written rather than birpc or Comlink: both are built for request/response calls with
+// Promise bookkeeping per call, which the blocking events need, but the observing events (most of
+// them) need no answer and the per-event cost is what the benchmark measures. See the README's
+// "Extension host" section for the figures.
+import type { WebRequestEventName } from '../types.js';
+
+/** What the host tells a new worker (its workerData). */
+export interface WorkerBoot {
+  /** runtime.id */
+  extensionId: string;
+  /** The owner id in the journal: the rule's or extension's name. */
+  name: string;
+  kind: 'rule' | 'extension';
+  /** For extensions: the parsed manifest.json (runtime.getManifest()). Rules report theirs. */
+  manifest: Record<string, unknown> | undefined;
+  /** Permissions the extension's manifest grants (extensions; rules learn theirs from their module). */
+  permissions: string[];
+  hostPermissions: string[];
+  /** The extension's folder (extensions) or the rule file's folder. */
+  rootDir: string;
+  /** `chrome-extension://<id>/`: runtime.getURL and self.location. */
+  baseUrl: string;
+  /** What runs, in order, in one global scope. */
+  scripts: ScriptUnit[];
+  /** Rules: the CJS bundle whose default export is the background. */
+  rule: ScriptUnit | undefined;
+  /** Whether runtime.onInstalled fires once the top level ran, and with which reason. */
+  installReason: 'install' | 'update' | undefined;
+  previousVersion: string | undefined;
+  /** Non-blocking console calls and timers run at most this long before being reported (ms). */
+  backgroundTimeoutMs: number;
+}
+
+/** One script of the background: read from `file`, or given as `code` (a bundle) with its source map. */
+export interface ScriptUnit {
+  /** The path stack traces name (the real file, or the bundle's made-up path). */
+  file: string;
+  code?: string;
+  /** A bundle's source map (sources are absolute paths). */
+  map?: unknown;
+  /** The file the user wrote, when `file` is a bundle of it (a rule's .ts file). */
+  source?: string;
+}
+
+/** A listener's result for one event: [listener id, outcome, value or message, location?]. */
+export type ListenerResult =
+  | [lid: number, outcome: 'value', value: unknown]
+  | [lid: number, outcome: 'threw' | 'rejected' | 'invalid', message: string, location?: string];
+
+/** host → worker */
+export type HostItem =
+  /** An event for some of the worker's listeners; `call` 0 = nobody waits for the answer. */
+  | ['event', call: number, event: WebRequestEventName, lids: number[], details: string]
+  /** The answer to the worker's `call`. */
+  | ['reply', id: number, ok: boolean, value: unknown]
+  /** A cookie change the extension's cookies.onChanged listeners may see. */
+  | ['cookieChanged', info: string]
+  | ['alarm', alarm: unknown]
+  | ['ping', n: number]
+  /** runtime.onInstalled / onStartup, once the top level ran. */
+  | ['lifecycle', event: 'onInstalled' | 'onStartup', details: unknown];
+
+/** worker → host */
+export type WorkerItem =
+  /** A rule's `manifest` export, before its background runs (the host checks it too). */
+  | ['manifest', manifest: unknown]
+  | ['add', lid: number, event: WebRequestEventName, filter: unknown, extraInfoSpec: string[]]
+  | ['remove', lid: number]
+  | ['answers', call: number, results: ListenerResult[]]
+  /** A non-blocking listener failed (nobody waited for it). */
+  | ['lateFailure', event: WebRequestEventName, requestId: string, message: string, location?: string]
+  | ['call', id: number, method: string, args: unknown[]]
+  | ['cookieListeners', count: number]
+  | ['log', level: 'debug' | 'info' | 'warn' | 'error', message: string]
+  /** An uncaught exception or unhandled rejection: reported, the worker goes on, as in a browser. */
+  | ['uncaught', what: 'exception' | 'rejection', message: string, location?: string]
+  /** The extension reached for an API wrtui does not have, or one its manifest does not grant (`permission`); once per name. */
+  | ['missing', name: string, permission?: string]
+  | ['pong', n: number, heapUsed: number]
+  | ['ready']
+  | ['loadFailed', message: string, location?: string];

@@ -1,0 +1,165 @@
+// chrome.storage.local and chrome.storage.session of one extension, on the proxy thread so that
+// they outlive a restarted worker (as they outlive a restarted service worker in Chrome).
+// local persists in `<state-dir>/extensions/<extension id>/storage.json` (lowdb over the same
+// atomic, 0600 adapter as the cookie store; a burst of changes is one write); session lives in
+// memory and is emptied when the extension is reloaded (as Chrome empties it on an update).
+// Values are JSON data, as Chrome stores them; a change reports {oldValue, newValue} per key.
+import { rename } from 'node:fs/promises';
+import path from 'node:path';
+import { Low } from 'lowdb';
+import { AtomicJsonFile, CorruptJsonFileError } from '../cookies/atomic-json-file.js';
+
+export type StorageAreaName = 'local' | 'session';
+type Items = Record<string, unknown>;
+export type StorageChanges = Record<string, { oldValue?: unknown; newValue?: unknown }>;
+
+/** chrome.storage.local.QUOTA_BYTES and session's (Chrome 112+), in bytes of key + JSON value. */
+export const STORAGE_QUOTA_BYTES = 10_485_760;
+const WRITE_DELAY_MS = 50;
+
+export class StorageAreas {
+  readonly #local: Low<Items> | undefined;
+  #localItems: Items;
+  #session: Items = {};
+  #writeTimer: NodeJS.Timeout | undefined;
+  #writing: Promise<void> = Promise.resolve();
+  readonly #onProblem: (message: string) => void;
+
+  private constructor(local: Low<Items> | undefined, items: Items, onProblem: (message: string) => void) {
+    this.#local = local;
+    this.#localItems = items;
+    this.#onProblem = onProblem;
+  }
+
+  /** Opens the areas of `extensionId`; without a state dir, local lives in memory too. */
+  static async open(stateDir: string | undefined, extensionId: string, onProblem: (message: string) => void): Promise<StorageAreas> {
+    if (!stateDir) return new StorageAreas(undefined, {}, onProblem);
+    const file = storageFileOf(stateDir, extensionId);
+    const db = new Low<Items>(new AtomicJsonFile<Items>(file), {});
+    try {
+      await db.read();
+    } catch (error) {
+      if (!(error instanceof CorruptJsonFileError)) throw error;
+      // Never overwrite what the user may want back: set it aside and start empty.
+      const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      await rename(file, aside);
+      onProblem(`${file} could not be read (${error.message}); it was kept as ${aside} and storage.local starts empty`);
+      db.data = {};
+    }
+    const items = db.data && typeof db.data === 'object' && !Array.isArray(db.data) ? db.data : {};
+    if (items !== db.data) onProblem(`${file} did not hold an object; storage.local starts empty`);
+    return new StorageAreas(db, items, onProblem);
+  }
+
+  /** storage.<area>.<method>(...args): what the call answers (for set/remove/clear: the changes). */
+  handle(method: string, area: StorageAreaName, args: unknown[]): unknown {
+    const items = area === 'local' ? this.#localItems : this.#session;
+    switch (method) {
+      case 'get':
+        return pick(items, args[0]);
+      case 'getBytesInUse':
+        return bytesInUse(items, args[0] === undefined || args[0] === null ? Object.keys(items) : keyList(args[0]));
+      case 'set':
+        return { changes: this.#set(area, items, args[0]) };
+      case 'remove':
+        return { changes: this.#remove(area, items, keyList(args[0])) };
+      case 'clear':
+        return { changes: this.#remove(area, items, Object.keys(items)) };
+      default:
+        throw new Error(`storage.${area}.${method} is not supported`);
+    }
+  }
+
+  /** The extension was reloaded: session storage starts over. */
+  clearSession(): void {
+    this.#session = {};
+  }
+
+  /** Writes a pending change of local now. */
+  async flush(): Promise<void> {
+    if (this.#writeTimer) {
+      clearTimeout(this.#writeTimer);
+      this.#writeTimer = undefined;
+      this.#write();
+    }
+    await this.#writing;
+  }
+
+  #set(area: StorageAreaName, items: Items, input: unknown): StorageChanges {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new TypeError('storage.set needs an object of items');
+    const incoming: Items = {};
+    for (const [key, value] of Object.entries(input)) {
+      if (value === undefined) continue;
+      incoming[key] = JSON.parse(JSON.stringify(value) ?? 'null');
+    }
+    const after = { ...items, ...incoming };
+    if (bytesInUse(after, Object.keys(after)) > STORAGE_QUOTA_BYTES) throw new Error('QUOTA_BYTES quota exceeded');
+    const changes: StorageChanges = {};
+    for (const [key, value] of Object.entries(incoming)) {
+      const old = items[key];
+      if (old !== undefined && JSON.stringify(old) === JSON.stringify(value)) continue;
+      changes[key] = old === undefined ? { newValue: value } : { oldValue: old, newValue: value };
+      items[key] = value;
+    }
+    if (area === 'local' && Object.keys(changes).length > 0) this.#scheduleWrite();
+    return changes;
+  }
+
+  #remove(area: StorageAreaName, items: Items, keys: string[]): StorageChanges {
+    const changes: StorageChanges = {};
+    for (const key of keys) {
+      if (!(key in items)) continue;
+      changes[key] = { oldValue: items[key] };
+      delete items[key];
+    }
+    if (area === 'local' && Object.keys(changes).length > 0) this.#scheduleWrite();
+    return changes;
+  }
+
+  #scheduleWrite(): void {
+    if (!this.#local || this.#writeTimer) return;
+    this.#writeTimer = setTimeout(() => {
+      this.#writeTimer = undefined;
+      this.#write();
+    }, WRITE_DELAY_MS);
+    this.#writeTimer.unref();
+  }
+
+  #write(): void {
+    const db = this.#local!;
+    db.data = this.#localItems;
+    this.#writing = this.#writing.then(() => db.write()).catch((error: unknown) => this.#onProblem(`writing storage.local failed: ${String(error)}`));
+  }
+}
+
+export function storageFileOf(stateDir: string, extensionId: string): string {
+  return path.join(stateDir, 'extensions', extensionId, 'storage.json');
+}
+
+/** get's keys: null (everything), a key, a list of keys, or an object of keys with default values. */
+function pick(items: Items, keys: unknown): Items {
+  if (keys === undefined || keys === null) return { ...items };
+  if (typeof keys === 'string' || Array.isArray(keys)) {
+    const out: Items = {};
+    for (const key of keyList(keys)) if (key in items) out[key] = items[key];
+    return out;
+  }
+  if (typeof keys === 'object') {
+    const out: Items = {};
+    for (const [key, fallback] of Object.entries(keys)) out[key] = key in items ? items[key] : fallback;
+    return out;
+  }
+  throw new TypeError('storage.get takes a key, a list of keys, an object of defaults, or nothing');
+}
+
+function keyList(keys: unknown): string[] {
+  if (typeof keys === 'string') return [keys];
+  if (Array.isArray(keys) && keys.every((key) => typeof key === 'string')) return keys as string[];
+  throw new TypeError('keys must be a string or a list of strings');
+}
+
+function bytesInUse(items: Items, keys: string[]): number {
+  let total = 0;
+  for (const key of keys) if (key in items) total += key.length + JSON.stringify(items[key]).length;
+  return total;
+}

@@ -1,0 +1,161 @@
+// The extension's side of wrtui: this module is bundled into one script that runs INSIDE the
+// extension's realm (a vm context with a browser's globals), like a browser's own bindings. It
+// builds `chrome` and `browser` (and console, timers, importScripts) as the manifest allows, runs
+// the background, and turns host items into listener calls. Everything it creates (namespaces,
+// details, Promises, TypeErrors) belongs to the extension's realm. The only way out is the bridge.
+import { RuntimeState } from '../../runtime.js';
+import { ManifestError, checkManifest } from '../../rules/rule-manifest.js';
+import type { WebRequestEventName } from '../../types.js';
+import type { WorkerBoot } from '../protocol.js';
+import { guardApi } from './api-guard.js';
+import { INSTALL_GLOBAL, type BindingsHandle, type Bridge } from './bridge.js';
+import { createConsole, createTimers } from './console-and-timers.js';
+import { CookiesBinding } from './cookies-binding.js';
+import { HostCalls } from './host-calls.js';
+import { createAlarms, createRuntime, createStorage } from './runtime-binding.js';
+import { WebRequestBinding, messageOf } from './web-request-binding.js';
+
+/** Namespaces wrtui has, each granted by the permission of the same name. */
+const GATED_NAMESPACES = ['webRequest', 'cookies', 'storage', 'alarms'] as const;
+
+function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
+  const scope = globalThis as unknown as Record<string, unknown>;
+  const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : messageOf(error));
+  const reportUncaught = (error: unknown, where: string) => {
+    const location = bridge.locate(error);
+    bridge.post(location === undefined ? ['uncaught', 'exception', `${where}: ${describe(error)}`] : ['uncaught', 'exception', `${where}: ${describe(error)}`, location]);
+  };
+
+  let permissions: ReadonlySet<string> = new Set(boot.permissions);
+  let manifest: Record<string, unknown> = boot.manifest ?? {};
+  const lastError = new RuntimeState((message) => bridge.post(['log', 'warn', `Unchecked runtime.lastError: ${message}`]));
+  const calls = new HostCalls(bridge);
+  const webRequest = new WebRequestBinding(bridge, calls, () => permissions);
+  const cookies = new CookiesBinding(bridge, calls, lastError, reportUncaught);
+  const runtime = createRuntime(boot, lastError, () => manifest, reportUncaught);
+  const storage = createStorage(calls, lastError, reportUncaught);
+  const alarms = createAlarms(calls, lastError, reportUncaught);
+  const reported = new Set<string>();
+
+  /** `chrome` (callbacks, and Promises without one) or `browser` (Promises), as the permissions allow. */
+  const namespaces = (style: 'callback' | 'promise') => {
+    const api: Record<string, unknown> = { runtime: runtime.namespace };
+    if (permissions.has('webRequest')) api.webRequest = webRequest.namespace();
+    if (permissions.has('cookies')) api.cookies = cookies.namespace(style);
+    if (permissions.has('storage')) api.storage = { ...storage };
+    if (permissions.has('alarms')) api.alarms = alarms.namespace;
+    const needs = Object.fromEntries(GATED_NAMESPACES.filter((name) => !(name in api)).map((name) => [name, name]));
+    return guardApi(style === 'callback' ? 'chrome' : 'browser', api, bridge, reported, needs);
+  };
+  const exposeNamespaces = () => {
+    const chrome = namespaces('callback');
+    const browser = namespaces('promise');
+    scope.chrome = chrome;
+    scope.browser = browser;
+    return { chrome, browser };
+  };
+
+  scope.console = createConsole(bridge);
+  Object.assign(scope, createTimers(bridge, reportUncaught));
+  scope.self = globalThis;
+  const background = (boot.manifest?.background ?? {}) as { service_worker?: string; type?: string };
+  if (boot.kind === 'extension' && typeof background.service_worker === 'string' && background.type !== 'module') {
+    // A classic service worker may pull in more scripts, synchronously, relative to its own URL.
+    const serviceWorkerUrl = new URL(background.service_worker, boot.baseUrl);
+    scope.importScripts = (...urls: unknown[]) => {
+      for (const url of urls) {
+        const resolved = new URL(String(url), serviceWorkerUrl);
+        if (resolved.origin !== new URL(boot.baseUrl).origin) throw new DOMException(`Failed to execute 'importScripts' on 'WorkerGlobalScope': The script at '${resolved.href}' failed to load.`, 'NetworkError');
+        const file = `${boot.rootDir}/${decodeURIComponent(resolved.pathname.replace(/^\/+/, ''))}`;
+        let code: string;
+        try {
+          code = bridge.readFile(file);
+        } catch {
+          throw new DOMException(`Failed to execute 'importScripts' on 'WorkerGlobalScope': The script at '${resolved.href}' failed to load.`, 'NetworkError');
+        }
+        bridge.runScript(code, file);
+      }
+    };
+    scope.location = { href: serviceWorkerUrl.href, origin: serviceWorkerUrl.origin, protocol: serviceWorkerUrl.protocol, host: serviceWorkerUrl.host, pathname: serviceWorkerUrl.pathname };
+  }
+
+  const fail = (what: string, error: unknown, location?: string) => {
+    const where = location ?? bridge.locate(error);
+    bridge.post(where === undefined ? ['loadFailed', `${what} ${describe(error)}`] : ['loadFailed', `${what} ${describe(error)}`, where]);
+  };
+
+  const startExtension = () => {
+    exposeNamespaces();
+    for (const unit of boot.scripts) {
+      try {
+        bridge.runScript(unit.code ?? bridge.readFile(unit.file), unit.file, unit.map);
+      } catch (error) {
+        return fail('the background script threw', error);
+      }
+    }
+    bridge.post(['ready']);
+  };
+
+  const startRule = () => {
+    const unit = boot.rule!;
+    let exports: Record<string, unknown>;
+    try {
+      exports = bridge.runRuleBundle(unit.code!, unit.file, unit.map);
+    } catch (error) {
+      return fail('loading the rule threw', error);
+    }
+    let checked;
+    try {
+      checked = checkManifest(exports.manifest);
+      bridge.post(['manifest', JSON.parse(JSON.stringify(exports.manifest)) as unknown]);
+    } catch (error) {
+      if (error instanceof ManifestError) return bridge.post(['loadFailed', error.message, unit.source ?? unit.file]);
+      return fail('the rule\'s manifest cannot be read:', error, unit.source);
+    }
+    manifest = checked.manifest as unknown as Record<string, unknown>;
+    permissions = new Set(checked.manifest.permissions);
+    bridge.setNodeAllowed(checked.manifest.node === true);
+    const main = exports.default;
+    if (typeof main !== 'function') {
+      return bridge.post(['loadFailed', 'the default export must be the background function: export default function background({ chrome, browser }) { … }', unit.source ?? unit.file]);
+    }
+    const api = exposeNamespaces();
+    let result: unknown;
+    try {
+      result = (main as (context: unknown) => unknown)(api);
+    } catch (error) {
+      return fail('the background threw', error);
+    }
+    Promise.resolve(result).then(
+      () => bridge.post(['ready']),
+      (error: unknown) => fail('the background threw', error),
+    );
+  };
+
+  return {
+    start: () => (boot.kind === 'rule' ? startRule() : startExtension()),
+    receive(items) {
+      for (const item of items) {
+        switch (item[0]) {
+          case 'event':
+            webRequest.deliver(item[1] as number, item[2] as WebRequestEventName, item[3] as number[], item[4] as string);
+            break;
+          case 'reply':
+            calls.reply(item[1] as number, item[2] as boolean, item[3]);
+            break;
+          case 'cookieChanged':
+            cookies.changed(item[1] as string);
+            break;
+          case 'alarm':
+            alarms.fire(item[1]);
+            break;
+          case 'lifecycle':
+            runtime.events[item[1] as 'onInstalled' | 'onStartup'].dispatch(JSON.parse(JSON.stringify(item[2] ?? {})));
+            break;
+        }
+      }
+    },
+  };
+}
+
+(globalThis as unknown as Record<string, unknown>)[INSTALL_GLOBAL] = installBindings;

@@ -1,0 +1,51 @@
+// An extension event with no filter (runtime.onInstalled, alarms.onAlarm, storage.onChanged, …):
+// addListener / removeListener / hasListener / hasListeners, each listener called in order, a
+// throw reported (as a browser logs it) without stopping the others.
+
+export type Listener = (...args: never[]) => unknown;
+
+export class SimpleEvent {
+  readonly #name: string;
+  readonly #listeners: Listener[] = [];
+  readonly #onError: (error: unknown, where: string) => void;
+
+  constructor(name: string, onError: (error: unknown, where: string) => void) {
+    this.#name = name;
+    this.#onError = onError;
+  }
+
+  addListener = (listener: unknown): void => {
+    this.#check('addListener', listener);
+    if (!this.#listeners.includes(listener)) this.#listeners.push(listener);
+  };
+
+  removeListener = (listener: unknown): void => {
+    this.#check('removeListener', listener);
+    const index = this.#listeners.indexOf(listener);
+    if (index !== -1) this.#listeners.splice(index, 1);
+  };
+
+  hasListener = (listener: unknown): boolean => {
+    this.#check('hasListener', listener);
+    return this.#listeners.includes(listener);
+  };
+
+  hasListeners = (): boolean => this.#listeners.length > 0;
+
+  /** Calls every listener with `args` (each may throw; the rest still run). Returns what they returned. */
+  dispatch(...args: unknown[]): unknown[] {
+    const results: unknown[] = [];
+    for (const listener of [...this.#listeners]) {
+      try {
+        results.push((listener as (...a: unknown[]) => unknown)(...args));
+      } catch (error) {
+        this.#onError(error, `${this.#name} listener`);
+      }
+    }
+    return results;
+  }
+
+  #check(method: string, listener: unknown): asserts listener is Listener {
+    if (typeof listener !== 'function') throw new TypeError(`Error in invocation of ${this.#name}.${method}(function callback): No matching signature.`);
+  }
+}

@@ -1,0 +1,154 @@
+// The entry point of one extension's worker thread (its Node side). It makes the extension's realm
+// (a vm context holding a browser's globals: no process, require, Buffer or node: imports), runs
+// the bindings script in it, then the extension's background, and carries batches of items between
+// the host and the bindings. Pings are answered here, so a stuck extension is told apart from a
+// busy one only by whether this thread turns at all.
+import { readFileSync } from 'node:fs';
+import { SourceMap, createRequire, isBuiltin, type SourceMapPayload } from 'node:module';
+import { formatWithOptions } from 'node:util';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
+import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
+import { firstUserFrame } from './stack-frames.js';
+
+// The bindings script, inlined by the build (see worker-script.ts).
+declare const WRTUI_BINDINGS_SOURCE: string;
+
+const boot = workerData as WorkerBoot;
+const port = parentPort!;
+
+// ── outgoing: one message per turn ─────────────────────────────────────────
+let outbox: WorkerItem[] = [];
+let flushScheduled = false;
+const flush = () => {
+  flushScheduled = false;
+  const batch = outbox;
+  outbox = [];
+  try {
+    port.postMessage(batch);
+  } catch (error) {
+    // Something in the batch could not be cloned: send what can be, and say what could not.
+    for (const item of batch) {
+      try {
+        port.postMessage([item]);
+      } catch {
+        port.postMessage([['log', 'error', `wrtui could not pass a ${String(item[0])} message to the proxy: ${String(error)}`]]);
+      }
+    }
+  }
+};
+const post = (item: WorkerItem) => {
+  outbox.push(item);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    // setImmediate, not a microtask: answers of Promise listeners settled in this turn join the batch.
+    setImmediate(flush);
+  }
+};
+
+// ── the extension's realm ──────────────────────────────────────────────────
+// Web platform globals Node's workers have, as a browser's worker scope has them.
+const WEB_GLOBALS = [
+  'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'atob', 'btoa', 'fetch', 'Request', 'Response', 'Headers', 'FormData',
+  'AbortController', 'AbortSignal', 'Event', 'EventTarget', 'MessageChannel', 'MessagePort', 'MessageEvent', 'BroadcastChannel', 'Blob', 'File',
+  'DOMException', 'structuredClone', 'crypto', 'Crypto', 'CryptoKey', 'SubtleCrypto', 'performance', 'queueMicrotask', 'ReadableStream', 'WritableStream',
+  'TransformStream', 'TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'DecompressionStream', 'WebAssembly',
+] as const;
+const sandbox: Record<string, unknown> = {};
+for (const name of WEB_GLOBALS) {
+  const value = (globalThis as Record<string, unknown>)[name];
+  if (value !== undefined) sandbox[name] = value;
+}
+sandbox.navigator = { userAgent: `wrtui (${boot.name})`, language: 'en-US', languages: ['en-US'], onLine: true, hardwareConcurrency: 1 };
+const context = vm.createContext(sandbox, { name: `${boot.kind} ${boot.name}` });
+// Built-in modules only (packages are bundled into the rule): any base path will do.
+const nodeRequire = createRequire(`${process.cwd()}/`);
+
+// A rule that declares `node: true` gets Node's globals and built-in modules; others get nothing
+// of Node's, but a module they merely import is refused only when touched (so the error can say
+// what to do), and the decision is the rule's own manifest's.
+let nodeAllowed: boolean | undefined;
+const NODE_GLOBALS = ['process', 'Buffer', 'global', 'setImmediate', 'clearImmediate', 'require'] as const;
+const nodeRefusal = (what: string) =>
+  new Error(`this rule uses Node's ${what}: add \`node: true\` to its manifest to give it Node's APIs (a rule sees a browser's globals otherwise)`);
+
+// ── source maps: locations in the files the user wrote ─────────────────────
+const maps = new Map<string, SourceMap>();
+const userFiles = new Set<string>();
+const locate = (error: unknown): string | undefined => firstUserFrame(error, userFiles, maps);
+
+function runScript(code: string, file: string, map?: unknown): unknown {
+  userFiles.add(file);
+  if (map) maps.set(file, new SourceMap(map as SourceMapPayload));
+  return new vm.Script(code, { filename: file }).runInContext(context);
+}
+
+function runRuleBundle(code: string, file: string, map: unknown): Record<string, unknown> {
+  userFiles.add(file);
+  if (map) maps.set(file, new SourceMap(map as SourceMapPayload));
+  // The CommonJS wrapper opens on its own line, so the bundle's lines keep their numbers.
+  const wrapper = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${code}\n})`, { filename: file, lineOffset: -1 });
+  const module = { exports: {} as Record<string, unknown> };
+  const gate = (id: string): unknown => {
+    if (!isBuiltin(id)) throw new Error(`Cannot find module '${id}': packages are bundled into the rule; this one could not be`);
+    const real = nodeRequire(id) as object;
+    const open = () => nodeAllowed ?? (module.exports.manifest as { node?: unknown } | undefined)?.node === true;
+    return new Proxy(real, {
+      get(target, property) {
+        if (!open()) throw nodeRefusal(`"${id}"`);
+        return Reflect.get(target, property);
+      },
+    });
+  };
+  for (const name of NODE_GLOBALS) {
+    Object.defineProperty(context, name, {
+      configurable: true,
+      get: () => (nodeAllowed ? (name === 'require' ? gate : name === 'global' ? context : (globalThis as Record<string, unknown>)[name]) : undefined),
+    });
+  }
+  (wrapper.runInContext(context) as (...args: unknown[]) => void).call(module.exports, module.exports, gate, module, file, file.replace(/\/[^/]*$/, ''));
+  return module.exports;
+}
+
+const bridge: Bridge = {
+  post,
+  format: (args) => formatWithOptions({ colors: false, depth: 6 }, ...args),
+  locate,
+  runScript,
+  readFile: (file) => readFileSync(file, 'utf8'),
+  runRuleBundle,
+  setNodeAllowed: (allowed) => {
+    nodeAllowed = allowed;
+  },
+  setTimer: (callback, ms, repeat) => (repeat ? setInterval(callback, ms) : setTimeout(callback, ms)),
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+vm.runInContext(WRTUI_BINDINGS_SOURCE, context, { filename: 'wrtui:bindings' });
+const install = (context as Record<string, unknown>)[INSTALL_GLOBAL] as InstallBindings;
+delete (context as Record<string, unknown>)[INSTALL_GLOBAL];
+const bindings: BindingsHandle = install(bridge, boot);
+
+// A browser logs these and the worker goes on; so does wrtui, and the journal says where.
+process.on('uncaughtException', (error) => {
+  const location = locate(error);
+  post(['uncaught', 'exception', String((error as Error)?.stack?.split('\n')[0] ?? error), ...(location ? [location] : [])] as WorkerItem);
+});
+process.on('unhandledRejection', (reason) => {
+  const location = locate(reason);
+  const text = reason instanceof Error || (typeof reason === 'object' && reason !== null && 'message' in reason) ? `${(reason as Error).name ?? 'Error'}: ${(reason as Error).message}` : formatWithOptions({ colors: false }, reason);
+  post(['uncaught', 'rejection', `Uncaught (in promise) ${text}`, ...(location ? [location] : [])] as WorkerItem);
+});
+
+port.on('message', (batch: HostItem[]) => {
+  let others: HostItem[] | undefined;
+  for (const item of batch) {
+    if (item[0] === 'ping') post(['pong', item[1], v8.getHeapStatistics().used_heap_size]);
+    else (others ??= []).push(item);
+  }
+  if (others) bindings.receive(others);
+});
+
+bindings.start();
