@@ -16,7 +16,11 @@
 //      (b) bare mockttp 4.6 passthrough (getLocal({ recordTraffic: false }), forAnyRequest().thenPassThrough())
 //      (c) wrtui (CaptureProxy), no listeners
 //      (d) wrtui with 5 blocking + 5 non-blocking listeners (runner.ts, set "mixed"; two of the
-//          blocking ones are onHeadersReceived)
+//          blocking ones are onHeadersReceived), registered in-process (wrtui's own listeners, such
+//          as the TUI's breakpoints, run there)
+//      (w) the same 10 listeners as two rule files, each in its own worker, as users' rules run
+//    Besides the process's CPU per request, the proxy THREAD's own (from /proc, workers excluded):
+//    what isolating the listeners costs the thread every request passes through.
 //    Ratios are to (b); the verdicts use the paired ratio (median over rounds of the ratio within a
 //    round). Beside req/s and latency, the proxy's CPU time per request (its own process.cpuUsage
 //    over the measured window, and the part spent in GC): on its own core that is what limits a
@@ -37,10 +41,17 @@
 //    RSS from /proc/<pid>/status every 100 ms (baseline after a warm-up, peak, kernel's VmHWM), MB/s.
 //    Also through wrtui with a blocking onHeadersReceived listener: wrtui holds the response head
 //    for it, never the body, so that streams too.
+// 5. The peer users compare wrtui with: Debian's mitmdump (-q, no addons) beside wrtui running the
+//    example rules (examples/rules, each in its worker, dry-run off), 1 KiB GETs, same origin and
+//    clients as 1, interleaved rounds.
+// BENCH_SECTIONS=1,5 runs only some sections (default: all).
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { WORKER_SCRIPT_FILE, buildWorkerSource } from '../src/engine/extensions/worker-script.js';
 import type { FirstByteResult, FromLoad, FromRunner, ListenerSet, ProxyKind, RunResult, ToLoad, ToRunner, Via } from './proxy/protocol.js';
 import { ask } from './proxy/protocol.js';
 
@@ -55,7 +66,8 @@ const FIRST_BYTE_ROUNDS = 5;
 const FIRST_BYTE_SLACK_MS = 20;
 const DOWNLOAD_BYTES = 1024 ** 3;
 const RSS_SAMPLE_MS = 100;
-const WATCHDOG_MS = 6 * 60_000;
+const WATCHDOG_MS = 10 * 60_000;
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? '1,2,3,4,5').split(',').map((s) => s.trim()));
 
 // The runner as shipped code: bundled like dist/ (scripts/build.js), dependencies left as imports,
 // written inside node_modules so that they resolve.
@@ -70,6 +82,8 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
+// …and the script of the rule workers beside it, as dist/ ships it.
+await writeFile(join(dirname(RUNNER), WORKER_SCRIPT_FILE), await buildWorkerSource(fileURLToPath(new URL('../src/engine/extensions/worker', import.meta.url))));
 
 const children = new Set<ChildProcess>();
 function spawn(script: string, args: string[], execArgv: string[], stderr: 'inherit' | 'pipe' = 'inherit'): ChildProcess {
@@ -177,6 +191,8 @@ interface Variant {
   ms: number;
   perRound: number[];
   cpuPerRound: number[];
+  threadCpuMicros: number;
+  path: string;
   latencies: number[][];
   proxyCpuMicros: number;
   proxyGcMicros: number;
@@ -198,7 +214,7 @@ async function measureOnce(variant: Variant): Promise<void> {
   }
   const measuring = toLoad(null, 'measuring');
   const measured = toLoad(null, 'measured');
-  const ran = toLoad({ type: 'run', via, warmupMs: WARMUP_MS, ms: RUN_MS, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION }, 'ran');
+  const ran = toLoad({ type: 'run', via, warmupMs: WARMUP_MS, ms: RUN_MS, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION, path: variant.path }, 'ran');
   await measuring;
   const before = variant.runner && (await runnerUsage(variant.runner));
   await measured;
@@ -216,6 +232,7 @@ async function measureOnce(variant: Variant): Promise<void> {
   const cpu = before && after ? after.cpuMicros - before.cpuMicros : 0;
   variant.proxyCpuMicros += cpu;
   variant.proxyGcMicros += before && after ? after.gcMicros - before.gcMicros : 0;
+  variant.threadCpuMicros += before && after ? after.threadCpuMicros - before.threadCpuMicros : 0;
   variant.cpuPerRound.push(variant.runner ? cpu / (result.ok + result.refusals + result.other) : NaN);
   variant.loadCpuMicros += result.loadCpuMicros;
   variant.idleLost += result.idleClosed;
@@ -228,17 +245,18 @@ async function measureOnce(variant: Variant): Promise<void> {
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 const { originPort } = await toLoad(null, 'ready');
-const [bare, wrtui, wrtuiMixed, wrtuiMixedStreaming] = await Promise.all([
+const [bare, wrtui, wrtuiMixed, wrtuiMixedStreaming, wrtuiWorkers] = await Promise.all([
   startRunner('mockttp'),
   startRunner('wrtui', 'none'),
   startRunner('wrtui', 'mixed'),
   startRunner('wrtui', 'mixed-streaming'),
+  startRunner('wrtui', 'mixed-workers'),
 ]);
 console.log(`origin 127.0.0.1:${originPort}; proxies (pid:port): bare mockttp ${bare.pid}:${bare.port}, wrtui ${wrtui.pid}:${wrtui.port}, ` +
   `wrtui+10 ${wrtuiMixed.pid}:${wrtuiMixed.port}, wrtui+10 streaming ${wrtuiMixedStreaming.pid}:${wrtuiMixedStreaming.port}`);
 
-const makeVariant = (key: string, label: string, runner: Runner | undefined, idle: number): Variant => ({
-  key, label, runner, idle, ok: 0, nonOk: 0, refusals: 0, errors: 0, ms: 0, perRound: [], cpuPerRound: [], latencies: [], proxyCpuMicros: 0, proxyGcMicros: 0,
+const makeVariant = (key: string, label: string, runner: Runner | undefined, idle: number, path = '/small'): Variant => ({
+  key, label, runner, idle, path, ok: 0, nonOk: 0, refusals: 0, errors: 0, ms: 0, perRound: [], cpuPerRound: [], threadCpuMicros: 0, latencies: [], proxyCpuMicros: 0, proxyGcMicros: 0,
   loadCpuMicros: 0, idleOpenProblems: 0, idleLost: 0, modifiedResponses: 0, modifiedRequests: 0, originRequests: 0, firstErrors: [],
 });
 const variants = [
@@ -246,14 +264,15 @@ const variants = [
   makeVariant('b', '(b) bare mockttp', bare, 0),
   makeVariant('c', '(c) wrtui, no listeners', wrtui, 0),
   makeVariant('d', '(d) wrtui, 5 blocking + 5 observing', wrtuiMixed, 0),
+  makeVariant('w', '(w) as (d), listeners in 2 workers', wrtuiWorkers, 0),
   makeVariant('b*', '(b*) bare mockttp + 1,000 idle', bare, IDLE),
   makeVariant('c*', '(c*) wrtui + 1,000 idle', wrtui, IDLE),
   makeVariant('d*', '(d*) wrtui+10 + 1,000 idle', wrtuiMixed, IDLE),
-];
+].filter((v) => SECTIONS.has('2') || !v.key.endsWith('*'));
 const byKey = (key: string) => variants.find((v) => v.key === key)!;
 
 // Warm every path's JIT before anything is measured (not counted).
-for (const via of [null, bare.port, wrtui.port, wrtuiMixed.port, wrtuiMixedStreaming.port]) {
+for (const via of [null, bare.port, wrtui.port, wrtuiMixed.port, wrtuiMixedStreaming.port, wrtuiWorkers.port]) {
   await toLoad({ type: 'run', via, warmupMs: 0, ms: 800, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION }, 'ran');
 }
 const heapBefore = new Map<Runner, number>();
@@ -262,7 +281,7 @@ for (const runner of [bare, wrtui, wrtuiMixed]) heapBefore.set(runner, (await ru
 // Run order a b c d d* c* b*, reversed every other round (A B … B A): a steady drift in the
 // machine's load then biases a pair's ratio one way in one round and the other way in the next,
 // and the pairs compared are close together (d next to d*; b, c, d side by side).
-const runOrder = ['a', 'b', 'c', 'd', 'd*', 'c*', 'b*'].map(byKey);
+const runOrder = ['a', 'b', 'c', 'd', 'w', 'd*', 'c*', 'b*'].filter((key) => variants.some((v) => v.key === key)).map(byKey);
 console.log(
   `\n[1+2] small GETs, c=${CONCURRENCY}: ${ROUNDS} rounds × ${variants.length} variants × (${WARMUP_MS} ms warm-up + ${RUN_MS} ms measured), ` +
     `order ${runOrder.map((v) => v.key).join(' ')}, reversed every other round`,
@@ -278,6 +297,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const rate = (v: Variant) => v.ok / (v.ms / 1000);
 const cpuPerRequest = (v: Variant) => (v.runner ? v.proxyCpuMicros / (v.ok + v.nonOk) : NaN);
+const threadCpuPerRequest = (v: Variant) => (v.runner ? v.threadCpuMicros / (v.ok + v.nonOk) : NaN);
 /** Median over rounds of the ratio measured within one round: robust to a noisy round. */
 const pairedRatio = (a: Variant, b: Variant) => median(a.perRound.map((r, i) => r / b.perRound[i]!));
 const b0 = byKey('b');
@@ -292,6 +312,7 @@ const rows = variants.map((v) => {
     `${fixed(rate(v) / rate(b0), 2)}×`,
     `${fixed(pairedRatio(v, b0), 2)}×`,
     fixed(cpuPerRequest(v)),
+    fixed(threadCpuPerRequest(v)),
     v.runner ? fixed(v.proxyGcMicros / (v.ok + v.nonOk)) : '-',
     v.runner ? `${fixed((100 * v.proxyCpuMicros) / (v.ms * 1000))}%` : '-',
     `${fixed((100 * v.loadCpuMicros) / (v.ms * 1000))}%`,
@@ -304,14 +325,15 @@ const rows = variants.map((v) => {
 console.log();
 console.log(
   table(
-    ['variant', 'req/s', 'per round', 'p50 ms', 'p99 ms', '÷(b)', 'paired', 'proxy µs/req', 'GC µs/req', 'proxy CPU', 'load CPU', 'non-2xx', 'loop-refused', 'errors', 'idle fail/lost'],
+    ['variant', 'req/s', 'per round', 'p50 ms', 'p99 ms', '÷(b)', 'paired', 'proxy µs/req', 'thread µs/req', 'GC µs/req', 'proxy CPU', 'load CPU', 'non-2xx', 'loop-refused', 'errors', 'idle fail/lost'],
     rows,
     1,
   ),
 );
 console.log(`  proxy µs/req per round: ${variants.filter((v) => v.runner).map((v) => `${v.key} ${v.cpuPerRound.map((x) => fixed(x)).join('/')}`).join(', ')}`);
 console.log(`  req/s = 2xx answers per second over all rounds; ÷(b) = ratio of those; paired = median over rounds of the`);
-console.log(`  ratio within a round; proxy µs/req = the proxy process's CPU (user+sys) per answered request, GC µs/req the part`);
+console.log(`  ratio within a round; proxy µs/req = the proxy process's CPU (user+sys) per answered request (workers included),`);
+console.log(`  thread µs/req = its main thread's alone (the thread every request passes through; /proc, 10 ms ticks), GC µs/req the part`);
 console.log(`  of it V8 spent collecting garbage (wall time of GC pauses); CPU % of one core.`);
 console.log(`  non-2xx includes loop-refused ("Passthrough loop detected"); errors = no answer (socket error or 10 s time-out);`);
 console.log(`  idle fail/lost = idle connections whose opening request failed / that the proxy closed before the window ended.`);
@@ -332,7 +354,7 @@ for (const [name, runner] of [['bare mockttp', bare], ['wrtui', wrtui], ['wrtui+
   const counts = Object.entries(stats.calls);
   if (counts.length) console.log(`    listener calls: ${counts.map(([event, n]) => `${event} ${n}`).join('; ')}`);
 }
-for (const key of ['d', 'd*']) {
+for (const key of ['d', 'w', 'd*'].filter((key) => variants.some((v) => v.key === key && v.ok > 0))) {
   const v = byKey(key);
   console.log(
     `(${key}) ${v.modifiedResponses}/${v.ok} responses carried the onHeadersReceived header; ` +
@@ -353,7 +375,7 @@ const streamVariants: { label: string; via: Via }[] = [
   { label: 'wrtui, 10 listeners as (d), onHeadersReceived blocking', via: wrtuiMixed.port },
 ];
 const streamResults: FirstByteResult[][] = streamVariants.map(() => []);
-for (let round = 0; round < FIRST_BYTE_ROUNDS; round++) {
+for (let round = 0; round < (SECTIONS.has('3') ? FIRST_BYTE_ROUNDS : 0); round++) {
   const order = streamVariants.map((_, i) => (i + round) % streamVariants.length);
   const { results } = await toLoad({ type: 'first-byte', via: order.map((i) => streamVariants[i]!.via) }, 'first-byte');
   results.forEach((result, k) => streamResults[order[k]!]!.push(result));
@@ -378,7 +400,7 @@ console.log(
 );
 
 // Done with the long-lived proxies.
-await Promise.all([bare, wrtui, wrtuiMixed, wrtuiMixedStreaming].map(stopRunner));
+await Promise.all([bare, wrtui, wrtuiMixed, wrtuiMixedStreaming, wrtuiWorkers].map(stopRunner));
 
 // ── 4: 1 GiB download, RSS of the proxy process ─────────────────────────────
 console.log(`\n[4] download (generated on the fly, discarded by the client); proxy RSS sampled every ${RSS_SAMPLE_MS} ms from /proc; each proxy a fresh process (${elapsed()})`);
@@ -429,11 +451,13 @@ async function downloadThrough(label: string, kind: ProxyKind | null, set: Liste
   return row;
 }
 const downloads: DownloadRow[] = [];
-downloads.push(await downloadThrough('direct', null, 'none', DOWNLOAD_BYTES));
-downloads.push(await downloadThrough('bare mockttp', 'mockttp', 'none', DOWNLOAD_BYTES));
-downloads.push(await downloadThrough('wrtui, no listeners', 'wrtui', 'none', DOWNLOAD_BYTES));
-downloads.push(await downloadThrough('wrtui, onCompleted (observing)', 'wrtui', 'completed', DOWNLOAD_BYTES));
-downloads.push(await downloadThrough('wrtui, blocking onHeadersReceived', 'wrtui', 'blocking-headers', DOWNLOAD_BYTES));
+if (SECTIONS.has('4')) {
+  downloads.push(await downloadThrough('direct', null, 'none', DOWNLOAD_BYTES));
+  downloads.push(await downloadThrough('bare mockttp', 'mockttp', 'none', DOWNLOAD_BYTES));
+  downloads.push(await downloadThrough('wrtui, no listeners', 'wrtui', 'none', DOWNLOAD_BYTES));
+  downloads.push(await downloadThrough('wrtui, onCompleted (observing)', 'wrtui', 'completed', DOWNLOAD_BYTES));
+  downloads.push(await downloadThrough('wrtui, blocking onHeadersReceived', 'wrtui', 'blocking-headers', DOWNLOAD_BYTES));
+}
 const mib = (n: number | undefined) => (n === undefined ? '-' : fixed(n / MiB));
 console.log(
   table(
@@ -457,9 +481,45 @@ console.log(`  RSS in MiB (1 MiB = 2^20 B); MB/s = MiB/s of body received by the
 console.log(`  body it forwards until the response ends (it copies each into a tracking stream that only a 'response' listener`);
 console.log(`  drains); wrtui gives each response Node's own write methods back (src/engine/capture/mockttp-hooks.ts).`);
 
+// ── 5: against mitmdump ─────────────────────────────────────────────────────
+const peers: Variant[] = [];
+if (SECTIONS.has('5')) {
+  console.log(`\n[5] 1 KiB GETs, c=${CONCURRENCY}: direct, Debian's mitmdump -q, wrtui with the example rules (each in its worker); ${ROUNDS} rounds (${elapsed()})`);
+  const [mitm, examples] = await Promise.all([startRunner('mitmdump'), startRunner('wrtui', 'examples')]);
+  peers.push(
+    makeVariant('a1k', 'direct, 1 KiB', undefined, 0, '/kib'),
+    makeVariant('m', "(m) mitmdump -q", mitm, 0, '/kib'),
+    makeVariant('e', '(e) wrtui + example rules (workers)', examples, 0, '/kib'),
+  );
+  for (const via of [null, mitm.port, examples.port]) {
+    await toLoad({ type: 'run', via, warmupMs: 0, ms: 800, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION, path: '/kib' }, 'ran');
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: string[] = [];
+    for (const variant of round % 2 === 0 ? peers : [...peers].reverse()) {
+      await measureOnce(variant);
+      order.push(`${variant.key} ${fixed(variant.perRound.at(-1)!)}`);
+    }
+    console.log(`  round ${round + 1} (${elapsed()}): ${order.join(', ')} req/s`);
+  }
+  console.log(
+    table(
+      ['variant', 'req/s', 'p50 ms', 'p99 ms', 'proxy µs/req', 'thread µs/req', 'non-2xx', 'errors'],
+      peers.map((v) => {
+        const sorted = Float64Array.from(v.latencies.flat()).sort();
+        return [v.label, fixed(rate(v)), fixed(percentile(sorted, 50), 2), fixed(percentile(sorted, 99), 2), fixed(cpuPerRequest(v)), fixed(threadCpuPerRequest(v)), String(v.nonOk), String(v.errors)];
+      }),
+    ),
+  );
+  console.log(`  mitmdump's CPU is its own process's (Python, one thread does the proxying); wrtui's "proxy µs/req" includes its rule workers.`);
+  await Promise.all([mitm, examples].map(stopRunner));
+}
+
 // ── verdicts ────────────────────────────────────────────────────────────────
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
-const [c0, d0, bIdle, cIdle, dIdle] = (['c', 'd', 'b*', 'c*', 'd*'] as const).map(byKey) as [Variant, Variant, Variant, Variant, Variant];
+const c0 = byKey('c');
+const d0 = byKey('d');
+const w0 = byKey('w');
 const stream = (i: number) => median(streamResults[i]!.map((r) => r.firstByteMs));
 const wrtuiDownloads = downloads.filter((d) => d.label.startsWith('wrtui') && d.bytes === DOWNLOAD_BYTES);
 console.log(`\nTargets (${elapsed()} in all):`);
@@ -468,25 +528,44 @@ console.log(`\nTargets (${elapsed()} in all):`);
 const ratios = (a: Variant, b: Variant) =>
   `paired ${fixed(100 * pairedRatio(a, b))} % (totals ${fixed((100 * rate(a)) / rate(b))} %, by proxy CPU/request ${fixed((100 * cpuPerRequest(b)) / cpuPerRequest(a))} %)`;
 console.log(`  (d) ≥ 80 % of (b) req/s:            ${ratios(d0, b0)}  ${verdict(pairedRatio(d0, b0) >= 0.8)}`);
+console.log(`  (w) ≥ 80 % of (b) req/s (workers):  ${ratios(w0, b0)}  ${verdict(pairedRatio(w0, b0) >= 0.8)}`);
+const isolation = threadCpuPerRequest(w0) - threadCpuPerRequest(c0);
+console.log(
+  `  isolation's cost on the proxy thread ≤ 60 µs/req: (w) ${fixed(threadCpuPerRequest(w0))} − (c) ${fixed(threadCpuPerRequest(c0))} = ${fixed(isolation)} µs ` +
+    `(in-process (d): ${fixed(threadCpuPerRequest(d0) - threadCpuPerRequest(c0))} µs)  ${verdict(isolation <= 60)}`,
+);
 console.log(`  (c) for reference:                  ${ratios(c0, b0)}`);
-for (const [idle, base] of [[cIdle, c0], [dIdle, d0]] as const) {
-  console.log(`  (${idle.key}) ≥ 90 % of (${base.key}) (1,000 idle):   ${ratios(idle, base)}  ${verdict(pairedRatio(idle, base) >= 0.9)}`);
+if (SECTIONS.has('2')) {
+  const [bIdle, cIdle, dIdle] = (['b*', 'c*', 'd*'] as const).map(byKey) as [Variant, Variant, Variant];
+  for (const [idle, base] of [[cIdle, c0], [dIdle, d0]] as const) {
+    console.log(`  (${idle.key}) ≥ 90 % of (${base.key}) (1,000 idle):   ${ratios(idle, base)}  ${verdict(pairedRatio(idle, base) >= 0.9)}`);
+  }
+  console.log(`  (b*) bare mockttp, for reference:   ${ratios(bIdle, b0)} of (b); ${bIdle.nonOk + bIdle.idleOpenProblems} healthy requests refused`);
 }
-console.log(`  (b*) bare mockttp, for reference:   ${ratios(bIdle, b0)} of (b); ${bIdle.nonOk + bIdle.idleOpenProblems} healthy requests refused`);
-const wrtuiRefusals = [c0, d0, cIdle, dIdle].reduce((sum, v) => sum + v.nonOk + v.errors + v.idleOpenProblems, 0);
-const idleLost = [cIdle, dIdle].reduce((sum, v) => sum + v.idleLost, 0);
+const wrtuiVariants = variants.filter((v) => v.runner && v.runner !== bare);
+const wrtuiRefusals = wrtuiVariants.reduce((sum, v) => sum + v.nonOk + v.errors + v.idleOpenProblems, 0);
+const idleLost = wrtuiVariants.reduce((sum, v) => sum + v.idleLost, 0);
 console.log(`  wrtui never refuses a healthy request: ${wrtuiRefusals} non-2xx/errors; idle connections lost mid-window: ${idleLost}  ${verdict(wrtuiRefusals === 0 && idleLost === 0)}`);
-console.log(
-  `  first byte through wrtui ≤ direct + ${FIRST_BYTE_SLACK_MS} ms (no blocking onHeadersReceived): ${fixed(stream(2), 1)} ms (no listeners), ` +
-    `${fixed(stream(3), 1)} ms (10 listeners) vs direct ${fixed(stream(0), 1)} ms, bare mockttp ${fixed(stream(1), 1)} ms  ` +
-    verdict(Math.max(stream(2), stream(3)) <= stream(0) + FIRST_BYTE_SLACK_MS),
-);
-console.log(
-  `  first byte with a blocking onHeadersReceived, as in (d), ≤ direct + ${FIRST_BYTE_SLACK_MS} ms (wrtui holds the head, not the body): ` +
-    `${fixed(stream(4), 1)} ms  ${verdict(stream(4) <= stream(0) + FIRST_BYTE_SLACK_MS)}`,
-);
-const flat = wrtuiDownloads.every((d) => d.peak! - d.baseline! < 64 * MiB && d.status === 200 && d.received === d.bytes);
-console.log(`  1 GiB through wrtui, RSS flat (peak − baseline < 64 MiB): ${wrtuiDownloads.map((d) => `${mib(d.peak! - d.baseline!)} MiB`).join(', ')}  ${verdict(flat)}`);
+if (SECTIONS.has('3')) {
+  console.log(
+    `  first byte through wrtui ≤ direct + ${FIRST_BYTE_SLACK_MS} ms (no blocking onHeadersReceived): ${fixed(stream(2), 1)} ms (no listeners), ` +
+      `${fixed(stream(3), 1)} ms (10 listeners) vs direct ${fixed(stream(0), 1)} ms, bare mockttp ${fixed(stream(1), 1)} ms  ` +
+      verdict(Math.max(stream(2), stream(3)) <= stream(0) + FIRST_BYTE_SLACK_MS),
+  );
+  console.log(
+    `  first byte with a blocking onHeadersReceived, as in (d), ≤ direct + ${FIRST_BYTE_SLACK_MS} ms (wrtui holds the head, not the body): ` +
+      `${fixed(stream(4), 1)} ms  ${verdict(stream(4) <= stream(0) + FIRST_BYTE_SLACK_MS)}`,
+  );
+}
+if (SECTIONS.has('4')) {
+  const flat = wrtuiDownloads.every((d) => d.peak! - d.baseline! < 64 * MiB && d.status === 200 && d.received === d.bytes);
+  console.log(`  1 GiB through wrtui, RSS flat (peak − baseline < 64 MiB): ${wrtuiDownloads.map((d) => `${mib(d.peak! - d.baseline!)} MiB`).join(', ')}  ${verdict(flat)}`);
+}
+if (SECTIONS.has('5')) {
+  const [m0, e0] = [peers[1]!, peers[2]!];
+  console.log(`  (e) ≥ 4× mitmdump's req/s: paired ${fixed(pairedRatio(e0, m0), 2)}× (totals ${fixed(rate(e0) / rate(m0), 2)}×)  ${verdict(pairedRatio(e0, m0) >= 4)}`);
+  console.log(`  (e) proxy CPU ≤ 160 µs/req: ${fixed(cpuPerRequest(e0))} µs (thread ${fixed(threadCpuPerRequest(e0))} µs) vs mitmdump ${fixed(cpuPerRequest(m0))} µs  ${verdict(cpuPerRequest(e0) <= 160)}`);
+}
 
 clearTimeout(watchdog);
 load.disconnect();

@@ -23,3 +23,26 @@ await build({
 // The worker's script is built once here, so a running wrtui never bundles it (worker-script.ts).
 const { buildWorkerSource, WORKER_SCRIPT_FILE } = await import('../dist/worker-script.js');
 await writeFile(`dist/${WORKER_SCRIPT_FILE}`, await buildWorkerSource('src/engine/extensions/worker'));
+
+// Declarations for rule and extension authors (`wrtui/rules`, `wrtui/extension` in package.json's
+// exports). TypeScript is a development dependency: a published package ships them prebuilt.
+const ts = await import('typescript').then((module) => module.default, () => undefined);
+if (ts) {
+  const program = ts.createProgram(['src/engine/rules/author-types.ts', 'src/engine/extensions/extension-globals.ts'], {
+    declaration: true,
+    emitDeclarationOnly: true,
+    rootDir: 'src',
+    outDir: 'dist/types',
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    skipLibCheck: true,
+    types: [],
+  });
+  const { diagnostics } = program.emit();
+  if (diagnostics.length > 0) {
+    console.error(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\n' }));
+    process.exit(1);
+  }
+}

@@ -18,7 +18,9 @@ const cli = meow(
     --port <n>               proxy port for cookie store "0"                       [8080]
     --incognito-port <n>     second port, whose traffic uses cookie store "1"; 0 = off  [port + 1]
     --host <addr>            who may use the proxy: loopback always; 0.0.0.0 = anyone [127.0.0.1]
-    --rules <dir>            rule files                                             [./rules]
+    --rules <dir>            rule files and unpacked extensions (sub-folders)       [./rules]
+    --extension <dir>        an unpacked extension (manifest.json), loaded unchanged (repeatable)
+    --worker-heap <MB>       heap cap of each rule's or extension's worker              [1024]
     --dry-run                compute every rule's verdicts, apply none
     --record <file>          record the session to a new file (0600; see wrtui replay)
     --redact                 with --record: no Authorization, Cookie, Set-Cookie values in the file
@@ -33,7 +35,7 @@ const cli = meow(
     --max-requests <n>       TUI: requests kept in memory; the oldest are dropped        [5000]
 
   Replay options (wrtui replay <session file | headless NDJSON | HAR>)
-    --rules <dir> --dry-run --listener-timeout <ms>   as above (timeout: the recording's own)
+    --rules <dir> --extension <dir> --dry-run --listener-timeout <ms>   as above (timeout: the recording's own)
     --json                   one NDJSON line per request with its differences, then a summary
     --fail-on-diff           exit 1 when anything differs from the recording (rules in CI)
     --export-har <out.har>   write the file as HAR 1.2 instead of replaying it
@@ -52,6 +54,8 @@ const cli = meow(
       incognitoPort: { type: 'number' },
       host: { type: 'string', default: '127.0.0.1' },
       rules: { type: 'string', default: './rules' },
+      extension: { type: 'string', isMultiple: true, default: [] },
+      workerHeap: { type: 'number', default: 1024 },
       dryRun: { type: 'boolean', default: false },
       record: { type: 'string' },
       stateDir: { type: 'string', default: DEFAULT_STATE_DIR },
@@ -78,7 +82,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-for (const [name, value] of [['port', flags.port], ['max-body-size', flags.maxBodySize], ['listener-timeout', flags.listenerTimeout], ['upstream-timeout', flags.upstreamTimeout]] as const) {
+for (const [name, value] of [['port', flags.port], ['max-body-size', flags.maxBodySize], ['listener-timeout', flags.listenerTimeout], ['upstream-timeout', flags.upstreamTimeout], ['worker-heap', flags.workerHeap]] as const) {
   if (!Number.isInteger(value) || value < 0) fail(`--${name} must be a whole number, got ${value}`);
 }
 if (flags.port > 65535) fail(`--port must be at most 65535, got ${flags.port}`);
@@ -96,6 +100,8 @@ const sessionOptions = {
   upstreamTimeoutMs: flags.upstreamTimeout,
   cache: flags.cache,
   rulesDir: flags.rules,
+  extensions: flags.extension,
+  workerHeapMb: flags.workerHeap,
   watchRules: flags.watch,
   ...(flags.record !== undefined && { record: flags.record }),
   ...(flags.redact !== undefined && { redact: flags.redact }),
@@ -132,6 +138,7 @@ try {
       const code = await runReplayCommand({
         file,
         rulesDir: flags.rules,
+        extensions: flags.extension,
         json: flags.json,
         dryRun: flags.dryRun,
         failOnDiff: flags.failOnDiff,

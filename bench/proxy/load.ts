@@ -3,6 +3,7 @@
 //
 // Origin (node:http on 127.0.0.1, keep-alive 120 s so the proxy's upstream sockets never expire mid-run):
 //   /small       200, "ok" (Content-Length 2)
+//   /kib         200, 1 KiB of text (the comparison with mitmdump)
 //   /hold        200, "ok", but only once openIdle releases all of them together
 //   /slow        200, chunked: the head and a first chunk at once, the rest 2 s later
 //   /big?bytes=N 200, N bytes generated on the fly (one 64 KiB buffer written again and again,
@@ -24,6 +25,7 @@ import type { FirstByteResult, FromLoad, RunResult, ToLoad, Via } from './protoc
 const send = (message: FromLoad) => process.send!(message);
 const SLOW_DELAY_MS = 2_000;
 const CHUNK = Buffer.alloc(64 * 1024, 'x');
+const KIB = Buffer.alloc(1024, 'k');
 
 // ── origin ──────────────────────────────────────────────────────────────────
 let originRequests = 0;
@@ -38,7 +40,12 @@ function releaseHeld(): void {
 }
 const origin = http.createServer((req, res) => {
   const path = req.url ?? '/';
-  if (path === '/small') {
+  if (path === '/kib') {
+    originRequests++;
+    if (req.headers['x-wrtui-bench'] !== undefined) originModifiedRequests++;
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(KIB.length) });
+    res.end(KIB);
+  } else if (path === '/small') {
     originRequests++;
     if (req.headers['x-wrtui-bench'] !== undefined) originModifiedRequests++;
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
@@ -118,7 +125,7 @@ let idleAgent: http.Agent | undefined;
 let idleClosed = 0;
 
 async function run(message: Extract<ToLoad, { type: 'run' }>): Promise<RunResult> {
-  const { via, warmupMs, ms, concurrency, requestsPerConnection } = message;
+  const { via, warmupMs, ms, concurrency, requestsPerConnection, path = '/small' } = message;
   const result: RunResult = {
     ok: 0,
     refusals: 0,
@@ -175,7 +182,7 @@ async function run(message: Extract<ToLoad, { type: 'run' }>): Promise<RunResult
         return now >= countFrom && now <= end;
       };
       try {
-        const reply = await get(via, agent);
+        const reply = await get(via, agent, path);
         if (!counted()) continue;
         result.latencies.push(Math.round((performance.now() - sent) * 100) / 100);
         if (reply.status >= 200 && reply.status < 300) {

@@ -4,14 +4,15 @@
 import type { ChildProcess } from 'node:child_process';
 
 /** Which listeners a wrtui runner registers (see runner.ts for the exact set). */
-export type ListenerSet = 'none' | 'mixed' | 'mixed-streaming' | 'completed' | 'blocking-headers';
-export type ProxyKind = 'mockttp' | 'wrtui';
+export type ListenerSet = 'none' | 'mixed' | 'mixed-streaming' | 'completed' | 'blocking-headers' | 'mixed-workers' | 'examples';
+export type ProxyKind = 'mockttp' | 'wrtui' | 'mitmdump';
 
 // ── conductor ⇄ runner ──────────────────────────────────────────────────────
 export type ToRunner = { type: 'usage' } | { type: 'stats' } | { type: 'stop' };
 export type FromRunner =
   | { type: 'ready'; port: number; pid: number }
-  | { type: 'usage'; cpuMicros: number; gcMicros: number; rss: number; heapUsed: number }
+  /** cpuMicros: the proxy's process (for mitmdump, its own); threadCpuMicros: the proxy's main thread alone (wrtui's workers excluded). */
+  | { type: 'usage'; cpuMicros: number; threadCpuMicros: number; gcMicros: number; rss: number; heapUsed: number }
   | { type: 'stats'; calls: Record<string, number>; journalWarnings: number; journalErrors: number; firstProblems: string[]; heapAfterGc: number; rss: number }
   | { type: 'stopped' };
 
@@ -20,7 +21,8 @@ export type FromRunner =
 export type Via = number | null;
 
 export type ToLoad =
-  | { type: 'run'; via: Via; warmupMs: number; ms: number; concurrency: number; requestsPerConnection: number }
+  /** path: /small (2 B, default) or /kib (1 KiB). */
+  | { type: 'run'; via: Via; warmupMs: number; ms: number; concurrency: number; requestsPerConnection: number; path?: string }
   | { type: 'open-idle'; via: Via; count: number }
   | { type: 'close-idle' }
   | { type: 'first-byte'; via: Via[] }

@@ -1,18 +1,25 @@
 // One proxy, alone in its process, for bench/proxy.ts: its CPU and RSS are then the proxy's own.
 // Run (by the bench, over IPC, bundled first: see bench/proxy.ts): node --expose-gc runner.js <kind> [listeners]
-//   kind       mockttp | wrtui
+//   kind       mockttp | wrtui | mitmdump (Debian's mitmdump -q, started and measured by this runner)
 //   listeners  (wrtui only) none | mixed | mixed-streaming | completed | blocking-headers
+//              mixed-workers: the "mixed" ten as two rule files, each in its own worker (as users run them)
+//              examples: the example rules (examples/rules), each in its own worker
 // Reports { type: 'ready', port } once listening; answers 'usage', 'stats', 'stop'. mockttp listens on
 // every interface: wrtui refuses non-loopback clients itself, and the bare mockttp here is made to.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { Server, Socket } from 'node:net';
+import { spawn as spawnProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PerformanceObserver } from 'node:perf_hooks';
 import * as mockttp from 'mockttp';
 import { CaptureProxy } from '../../src/engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority } from '../../src/engine/capture/certificate-authority.js';
 import { Engine } from '../../src/engine/engine.js';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import type { HttpHeaders } from '../../src/engine/types.js';
 import type { FromRunner, ListenerSet, ProxyKind, ToRunner } from './protocol.js';
@@ -115,7 +122,67 @@ const firstProblems: string[] = [];
 let stop: () => Promise<void>;
 let port: number;
 
-if (kind === 'mockttp') {
+/** The "mixed" listeners as two rule files (rule-a, rule-b), the way a user would write them. */
+const MIXED_RULES = {
+  'rule-a.ts': `
+const plus = (headers: { name: string; value?: string }[] | undefined, name: string) => [...(headers ?? []), { name, value: '1' }];
+export const manifest = { name: 'bench-rule-a', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'] };
+export default function background({ chrome }: any) {
+  const all = { urls: ['<all_urls>'] };
+  const local = { urls: ['http://127.0.0.1/*'] };
+  chrome.webRequest.onBeforeRequest.addListener((d: any) => (d.url.includes('/never-') ? { cancel: true } : undefined), all, ['blocking']);
+  chrome.webRequest.onBeforeSendHeaders.addListener((d: any) => ({ requestHeaders: plus(d.requestHeaders, 'X-Wrtui-Bench') }), all, ['blocking', 'requestHeaders']);
+  chrome.webRequest.onHeadersReceived.addListener((d: any) => ({ responseHeaders: plus(d.responseHeaders, 'X-Wrtui-Bench-Response') }), all, ['blocking', 'responseHeaders']);
+  chrome.webRequest.onSendHeaders.addListener(() => {}, all, ['requestHeaders']);
+  chrome.webRequest.onResponseStarted.addListener(() => {}, local, ['responseHeaders']);
+}
+`,
+  'rule-b.ts': `
+export const manifest = { name: 'bench-rule-b', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'] };
+export default function background({ chrome }: any) {
+  const all = { urls: ['<all_urls>'] };
+  const local = { urls: ['http://127.0.0.1/*'] };
+  chrome.webRequest.onBeforeRequest.addListener((d: any) => (d.method === 'DELETE' ? { cancel: true } : undefined), local, ['blocking']);
+  chrome.webRequest.onHeadersReceived.addListener((d: any) => (d.statusCode === 599 ? { cancel: true } : undefined), local, ['blocking', 'responseHeaders']);
+  chrome.webRequest.onBeforeRequest.addListener(() => {}, all);
+  chrome.webRequest.onHeadersReceived.addListener(() => {}, all, ['responseHeaders']);
+  chrome.webRequest.onCompleted.addListener(() => {}, all, ['responseHeaders']);
+}
+`,
+};
+
+/** CPU µs of one thread (/proc/self/task/<tid>/stat: utime + stime, in clock ticks of 10 ms). */
+function threadCpuMicros(pid: number, tid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+let mitmPid = 0;
+if (kind === 'mitmdump') {
+  // Debian's mitmproxy, quiet, on loopback; no addons: the bare cost of its proxying.
+  const mitmPort = 20_000 + (process.pid % 20_000);
+  const mitm = spawnProcess('mitmdump', ['-q', '--listen-host', '127.0.0.1', '--listen-port', String(mitmPort), '--set', 'connection_strategy=lazy'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  mitm.stderr!.pipe(process.stderr);
+  mitmPid = mitm.pid!;
+  // Ready once it accepts connections.
+  const { connect } = await import('node:net');
+  for (let tries = 0; ; tries++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(mitmPort, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) break;
+    if (tries > 100) throw new Error('mitmdump did not start listening');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  port = mitmPort;
+  stop = async () => {
+    mitm.kill('SIGTERM');
+  };
+} else if (kind === 'mockttp') {
   // Bare mockttp, as the brief says: no wrtui, no loop guard, one passthrough rule.
   const server = mockttp.getLocal({ recordTraffic: false });
   await server.forAnyRequest().thenPassThrough();
@@ -139,12 +206,27 @@ if (kind === 'mockttp') {
     else journalErrors++;
     if (firstProblems.length < 5) firstProblems.push(`${entry.level} ${entry.source}: ${entry.message.slice(0, 300)}`);
   });
-  registerListeners(engine, listenerSet);
+  let host: ExtensionHost | undefined;
+  if (listenerSet === 'mixed-workers' || listenerSet === 'examples') {
+    // The bench runs from the repository's root (the runner itself is bundled elsewhere).
+    let rulesDir = join(process.cwd(), 'examples', 'rules');
+    if (listenerSet === 'mixed-workers') {
+      rulesDir = join(stateDir, 'rules');
+      await mkdir(rulesDir);
+      for (const [file, source] of Object.entries(MIXED_RULES)) await writeFile(join(rulesDir, file), source);
+    }
+    host = await ExtensionHost.start(engine, { rulesDir, watch: false, typeCheck: false });
+    const failed = host.rules().filter((rule) => rule.state !== 'active');
+    if (failed.length > 0) throw new Error(`rules failed to load: ${failed.map((rule) => `${rule.name}: ${rule.error?.message}`).join('; ')}`);
+    // The examples are dry-run (a first run shows what they would do); the bench applies them.
+    for (const rule of host.rules()) host.setDryRun(rule.name, false);
+  } else registerListeners(engine, listenerSet);
   const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca, port: 0 });
   await proxy.start();
   port = proxy.port;
   stop = async () => {
     await proxy.stop();
+    await host?.close();
     await engine.close();
     await rm(stateDir, { recursive: true, force: true });
   };
@@ -159,9 +241,15 @@ new PerformanceObserver((list) => {
 process.on('message', (message: ToRunner) => {
   void (async () => {
     if (message.type === 'usage') {
-      const cpu = process.cpuUsage();
       const memory = process.memoryUsage();
-      send({ type: 'usage', cpuMicros: cpu.user + cpu.system, gcMicros, rss: memory.rss, heapUsed: memory.heapUsed });
+      if (mitmPid) {
+        const fields = readFileSync(`/proc/${mitmPid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        const cpuMicros = (Number(fields[11]) + Number(fields[12])) * 10_000;
+        send({ type: 'usage', cpuMicros, threadCpuMicros: cpuMicros, gcMicros: 0, rss: memory.rss, heapUsed: memory.heapUsed });
+      } else {
+        const cpu = process.cpuUsage();
+        send({ type: 'usage', cpuMicros: cpu.user + cpu.system, threadCpuMicros: threadCpuMicros(process.pid, process.pid), gcMicros, rss: memory.rss, heapUsed: memory.heapUsed });
+      }
     } else if (message.type === 'stats') {
       gc?.();
       const memory = process.memoryUsage();

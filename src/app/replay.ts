@@ -18,6 +18,7 @@ import { encodeLine } from '../engine/session/session-json.js';
 export interface ReplayCommandOptions {
   file: string;
   rulesDir: string;
+  extensions?: string[];
   json: boolean;
   dryRun: boolean;
   failOnDiff: boolean;
@@ -60,6 +61,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
 
   const result = await replaySession(session, {
     rulesDir: resolve(options.rulesDir),
+    extensions: (options.extensions ?? []).map((dir) => resolve(dir)),
     dryRun: options.dryRun,
     ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
     onProgress: progress.update,

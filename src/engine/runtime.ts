@@ -1,13 +1,8 @@
 // chrome.runtime.lastError: set only while a callback runs, as in a browser. A failure whose
 // callback never reads it is "unchecked" and reported, as Chrome logs it to the console.
 
-export interface LastError {
-  message: string;
-}
-
-export interface Runtime {
-  readonly lastError: LastError | undefined;
-}
+export type { LastError, Runtime } from './extension-api-types.js';
+import type { LastError, Runtime } from './extension-api-types.js';
 
 export class RuntimeState implements Runtime {
   #lastError: LastError | undefined;

@@ -4,7 +4,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const EXAMPLES_DIR = fileURLToPath(new URL('../../rules/', import.meta.url));
+export const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/rules/', import.meta.url));
 
 /** `rules/<name>.ts` and `rules/lib/*`, keyed by their path in the rules folder. */
 export async function exampleFiles(...names: string[]): Promise<Record<string, string>> {

@@ -25,26 +25,8 @@ import { matchesGetAllFilter, type CookieGetAllDetails } from './get-all-filter.
 import { cookieFromSetDetails, type CookieSetDetails } from './set-details.js';
 import { toSpecCookie } from './spec-cookie.js';
 
-/** spec §4.1 */
-export interface CookieGetDetails {
-  url: string;
-  name: string;
-  storeId?: string;
-}
-
-/** spec §4.4 */
-export interface CookieRemoveDetails {
-  url: string;
-  name: string;
-  storeId?: string;
-}
-
-/** What remove answers (spec §4.4). */
-export interface RemovedCookieDetails {
-  name: string;
-  storeId: string;
-  url: string;
-}
+export type { CookieGetDetails, CookieRemoveDetails, RemovedCookieDetails } from '../extension-api-types.js';
+import type { CookieGetDetails, CookieRemoveDetails, RemovedCookieDetails } from '../extension-api-types.js';
 
 const ACCESS_CACHE_SIZE = 10_000;
 

@@ -18,7 +18,7 @@
 // chrome.cookies only with the "cookies" permission (hasCookiesPermission).
 import type { Owner } from '../owner.js';
 import type { RuntimeState } from '../runtime.js';
-import type { Cookie, CookieChangeInfo, CookieStore } from '../types.js';
+import type { Cookie, CookieChangeInfo } from '../types.js';
 import type { CookieJars } from './cookie-jars.js';
 import {
   CookiesApi,
@@ -41,39 +41,8 @@ export type { CookieGetDetails, CookieRemoveDetails, RemovedCookieDetails } from
 export type { CookieGetAllDetails } from './get-all-filter.js';
 export type { CookieSetDetails, SameSiteStatus } from './set-details.js';
 
-export type CookieChangedListener = (changeInfo: CookieChangeInfo) => void;
-
-export interface CookiesOnChangedEvent {
-  addListener(listener: CookieChangedListener): void;
-  removeListener(listener: CookieChangedListener): void;
-  hasListener(listener: CookieChangedListener): boolean;
-  hasListeners(): boolean;
-}
-
-/** chrome.cookies */
-export interface ChromeCookiesNamespace {
-  get(details: CookieGetDetails, callback: (cookie: Cookie | null | undefined) => void): void;
-  get(details: CookieGetDetails): Promise<Cookie | null>;
-  getAll(details: CookieGetAllDetails, callback: (cookies: Cookie[] | undefined) => void): void;
-  getAll(details: CookieGetAllDetails): Promise<Cookie[]>;
-  set(details: CookieSetDetails, callback: (cookie: Cookie | null) => void): void;
-  set(details: CookieSetDetails): Promise<Cookie | null>;
-  remove(details: CookieRemoveDetails, callback: (details: RemovedCookieDetails | null) => void): void;
-  remove(details: CookieRemoveDetails): Promise<RemovedCookieDetails>;
-  getAllCookieStores(callback: (cookieStores: CookieStore[] | undefined) => void): void;
-  getAllCookieStores(): Promise<CookieStore[]>;
-  readonly onChanged: CookiesOnChangedEvent;
-}
-
-/** browser.cookies */
-export interface BrowserCookiesNamespace {
-  get(details: CookieGetDetails): Promise<Cookie | null>;
-  getAll(details: CookieGetAllDetails): Promise<Cookie[]>;
-  set(details: CookieSetDetails): Promise<Cookie | null>;
-  remove(details: CookieRemoveDetails): Promise<RemovedCookieDetails>;
-  getAllCookieStores(): Promise<CookieStore[]>;
-  readonly onChanged: CookiesOnChangedEvent;
-}
+export type { BrowserCookiesNamespace, ChromeCookiesNamespace, CookieChangedListener, CookiesOnChangedEvent } from '../extension-api-types.js';
+import type { BrowserCookiesNamespace, ChromeCookiesNamespace, CookieChangedListener, CookiesOnChangedEvent } from '../extension-api-types.js';
 
 export type NamespaceStyle = 'callback' | 'promise';
 

@@ -4,15 +4,8 @@
 import type { Cookie } from '../types.js';
 
 /** spec §4.2 (all optional). */
-export interface CookieGetAllDetails {
-  url?: string;
-  name?: string;
-  domain?: string;
-  path?: string;
-  secure?: boolean;
-  session?: boolean;
-  storeId?: string;
-}
+export type { CookieGetAllDetails } from '../extension-api-types.js';
+import type { CookieGetAllDetails } from '../extension-api-types.js';
 
 export function matchesGetAllFilter(cookie: Cookie, filter: CookieGetAllDetails): boolean {
   if (filter.name !== undefined && filter.name !== cookie.name) return false;

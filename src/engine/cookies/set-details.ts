@@ -25,18 +25,8 @@ import { MAX_COOKIE_LIFETIME_MS } from './expiry.js';
 export { SAME_SITE_STATUSES, type SameSiteStatus } from '../types.js';
 
 /** spec §4.3 (plus Chrome's sameSite). */
-export interface CookieSetDetails {
-  url: string;
-  name?: string;
-  value?: string;
-  domain?: string;
-  path?: string;
-  secure?: boolean;
-  httpOnly?: boolean;
-  expirationDate?: number;
-  storeId?: string;
-  sameSite?: SameSiteStatus;
-}
+export type { CookieSetDetails } from '../extension-api-types.js';
+import type { CookieSetDetails } from '../extension-api-types.js';
 
 export type BuiltCookie = { ok: true; cookie: ToughCookie } | { ok: false; reason: string };
 

@@ -58,6 +58,9 @@ export interface WorkerFault {
   location?: string;
 }
 
+/** How long an observing event may wait for company before it is sent on its own (ms). */
+const OBSERVING_BATCH_MS = 10;
+
 export class LoadFailure extends Error {
   readonly location: string | undefined;
   constructor(message: string, location?: string) {
@@ -116,7 +119,10 @@ export class ExtensionWorker implements RemoteEndpoint {
   /** Listeners of this worker in the engine's registry, by their id in the worker. */
   readonly #live = new Map<number, { event: WebRequestEventName; stub: () => void }>();
   #outbox: HostItem[] = [];
-  #flushScheduled = false;
+  /** A flush is due at the end of this turn of the event loop (something waits on the worker). */
+  #flushSoon: NodeJS.Immediate | undefined;
+  /** A flush is due within OBSERVING_BATCH_MS (only observing events are queued). */
+  #flushLater: NodeJS.Timeout | undefined;
   #nextCall = 1;
   readonly #pending = new Map<number, PendingCall>();
 
@@ -239,7 +245,8 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   send(event: WebRequestEventName, lids: number[], details: string, url: string, timeoutMs: number): Promise<RemoteResult[] | { failed: string }> | undefined {
     if (timeoutMs <= 0) {
-      this.#enqueue(['event', 0, event, lids, details]);
+      // Nobody waits: it may ride with the next message, or go within OBSERVING_BATCH_MS.
+      this.#enqueue(['event', 0, event, lids, details], false);
       return undefined;
     }
     const call = this.#nextCall++;
@@ -258,17 +265,28 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   // ── messages ──────────────────────────────────────────────────────────────
 
-  #enqueue(item: HostItem): void {
+  /**
+   * Queues an item for the worker. Items go in batches, one postMessage each: at the end of this
+   * turn of the event loop when something waits (`urgent`), so that every event produced while
+   * the proxy handles the sockets that were ready together travels at once; otherwise within
+   * OBSERVING_BATCH_MS, or with the next urgent batch, whichever comes first. Order is kept.
+   */
+  #enqueue(item: HostItem, urgent = true): void {
     if (this.#state === 'disposed') return;
     this.#outbox.push(item);
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      queueMicrotask(() => this.#flush());
+    if (urgent) {
+      this.#flushSoon ??= setImmediate(() => this.#flush());
+    } else if (!this.#flushSoon && !this.#flushLater) {
+      this.#flushLater = setTimeout(() => this.#flush(), OBSERVING_BATCH_MS);
+      this.#flushLater.unref();
     }
   }
 
   #flush(): void {
-    this.#flushScheduled = false;
+    if (this.#flushSoon) clearImmediate(this.#flushSoon);
+    if (this.#flushLater) clearTimeout(this.#flushLater);
+    this.#flushSoon = undefined;
+    this.#flushLater = undefined;
     const batch = this.#outbox;
     this.#outbox = [];
     if (this.#state !== 'disposed' && batch.length > 0) this.#worker.postMessage(batch);
@@ -397,7 +415,7 @@ export class ExtensionWorker implements RemoteEndpoint {
     const owner = this.#owner;
     if (count > 0 && !this.#cookieUnsubscribe && owner) {
       this.#cookieUnsubscribe = this.#engine.cookies.onChanged((info: CookieChangeInfo) => {
-        if (this.#options.services.mayAccess(owner, info.cookie)) this.#enqueue(['cookieChanged', JSON.stringify(info)]);
+        if (this.#options.services.mayAccess(owner, info.cookie)) this.#enqueue(['cookieChanged', JSON.stringify(info)], false);
       });
     } else if (count === 0 && this.#cookieUnsubscribe) {
       this.#cookieUnsubscribe();

@@ -1,6 +1,7 @@
-// What a rule author imports: `import type { RuleManifest, RuleContext } from 'wrtui/rules'`
-// (rules/tsconfig.json maps that name to this file). Types only: nothing here exists at run time,
-// so a rule never depends on wrtui's code, only on the shape of what its background receives.
+// What a rule author imports: `import type { RuleManifest, RuleContext } from 'wrtui/rules'`,
+// resolved through the package's exports (dist/types, emitted by the build) once wrtui is installed
+// in or beside the rules folder. Types only: nothing here exists at run time, so a rule never
+// depends on wrtui's code, only on the shape of what its background receives.
 //
 //   export const manifest = {
 //     name: 'block-trackers',
@@ -12,11 +13,39 @@
 //
 // With `as const`, RuleContext knows which namespaces the manifest grants: `chrome.cookies` is
 // typed as missing without the "cookies" permission, exactly as it is missing at run time.
-import type { BrowserCookiesNamespace, ChromeCookiesNamespace, CookiesOnChangedEvent } from '../cookies/cookies-namespace.js';
-import type { LastError, Runtime } from '../runtime.js';
-import type { WebRequestEvent, WebRequestNamespace } from '../web-request/web-request-namespace.js';
+import type {
+  Alarm,
+  AlarmsNamespace,
+  BrowserCookiesNamespace,
+  ChromeCookiesNamespace,
+  CookiesOnChangedEvent,
+  ExtensionEvent,
+  ExtensionRuntime,
+  LastError,
+  Runtime,
+  StorageArea,
+  StorageChanges,
+  StorageNamespace,
+  WebRequestEvent,
+  WebRequestNamespace,
+} from '../extension-api-types.js';
 
-export type { BrowserCookiesNamespace, ChromeCookiesNamespace, CookiesOnChangedEvent, LastError, Runtime, WebRequestEvent, WebRequestNamespace };
+export type {
+  Alarm,
+  AlarmsNamespace,
+  BrowserCookiesNamespace,
+  ChromeCookiesNamespace,
+  CookiesOnChangedEvent,
+  ExtensionEvent,
+  ExtensionRuntime,
+  LastError,
+  Runtime,
+  StorageArea,
+  StorageChanges,
+  StorageNamespace,
+  WebRequestEvent,
+  WebRequestNamespace,
+};
 export type {
   AuthChallenger,
   AuthCredentials,
@@ -78,12 +107,28 @@ type Granted<M, P extends RulePermission, T> = RuleManifest extends M
     : { [K in keyof T]?: never };
 
 /** `chrome.*`: callback style, failures through `chrome.runtime.lastError` while the callback runs. */
-export type ChromeApi<M extends RuleManifest = RuleManifest> = { runtime: Runtime } & Granted<M, 'webRequest', { webRequest: WebRequestNamespace }> &
-  Granted<M, 'cookies', { cookies: ChromeCookiesNamespace }>;
+export type ChromeApi<M extends RuleManifest = RuleManifest> = { runtime: ExtensionRuntime } & Granted<M, 'webRequest', { webRequest: WebRequestNamespace }> &
+  Granted<M, 'cookies', { cookies: ChromeCookiesNamespace }> &
+  Granted<M, 'storage', { storage: StorageNamespace }> &
+  Granted<M, 'alarms', { alarms: AlarmsNamespace }>;
 
 /** `browser.*`: Promise style, failures as rejected Promises. */
-export type BrowserApi<M extends RuleManifest = RuleManifest> = { runtime: Runtime } & Granted<M, 'webRequest', { webRequest: WebRequestNamespace }> &
-  Granted<M, 'cookies', { cookies: BrowserCookiesNamespace }>;
+export type BrowserApi<M extends RuleManifest = RuleManifest> = { runtime: ExtensionRuntime } & Granted<M, 'webRequest', { webRequest: WebRequestNamespace }> &
+  Granted<M, 'cookies', { cookies: BrowserCookiesNamespace }> &
+  Granted<M, 'storage', { storage: StorageNamespace }> &
+  Granted<M, 'alarms', { alarms: AlarmsNamespace }>;
+
+/** Every namespace wrtui has, as an extension whose manifest grants them all sees them (`wrtui/extension`). */
+export interface FullChromeApi {
+  runtime: ExtensionRuntime;
+  webRequest: WebRequestNamespace;
+  cookies: ChromeCookiesNamespace;
+  storage: StorageNamespace;
+  alarms: AlarmsNamespace;
+}
+export interface FullBrowserApi extends Omit<FullChromeApi, 'cookies'> {
+  cookies: BrowserCookiesNamespace;
+}
 
 /** What a rule's default export (its background) receives. It may be async. */
 export interface RuleContext<M extends RuleManifest = RuleManifest> {

@@ -26,6 +26,8 @@ import { traceJournal, type JournalTrace } from './request-trace.js';
 export interface ReplayOptions {
   /** The rules folder; undefined replays with no rules. */
   rulesDir?: string;
+  /** Unpacked extension folders, run as in live capture. */
+  extensions?: string[];
   dryRun?: boolean;
   /** Defaults to the recording's own, else the engine's default. */
   listenerTimeoutMs?: number;
@@ -58,7 +60,7 @@ export async function replaySession(session: RecordedSession, options: ReplayOpt
   let baselineIds: Map<RecordedRequest, string> | undefined;
   if (session.journal) baseline = traceJournal(session.journal);
   else {
-    const reference = await runReplay(session, replayable, { ...options, rulesDir: undefined, dryRun: false, onEntry: undefined }, 'replaying without rules');
+    const reference = await runReplay(session, replayable, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined }, 'replaying without rules');
     await reference.close();
     baseline = traceJournal(reference.journal);
     baselineIds = reference.replayedIds;
@@ -110,7 +112,10 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
   seedCookies(engine, session);
   let host: ExtensionHost | undefined;
   try {
-    host = options.rulesDir ? await ExtensionHost.start(engine, { rulesDir: options.rulesDir, watch: false, typeCheck: false }) : undefined;
+    host =
+      options.rulesDir || options.extensions?.length
+        ? await ExtensionHost.start(engine, { ...(options.rulesDir && { rulesDir: options.rulesDir }), extensions: options.extensions ?? [], watch: false, typeCheck: false })
+        : undefined;
   } catch (error) {
     await engine.close();
     throw error;

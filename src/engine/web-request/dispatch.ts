@@ -7,7 +7,7 @@ import { cloneHeaders } from '../headers.js';
 import type { ListenerOutcome } from '../journal.js';
 import type { BlockingResponse, HttpHeaders, WebRequestBody, WebRequestDetails, WebRequestEventName } from '../types.js';
 import { checkBlockingResponse, type CheckedBlockingResponse } from './blocking-response.js';
-import type { RegisteredListener, RemoteEndpoint, RemoteResult } from './listener-registry.js';
+import { OPTIONAL_FIELDS, type RegisteredListener, type RemoteEndpoint, type RemoteResult } from './listener-registry.js';
 
 export interface ListenerAnswer {
   listener: RegisteredListener;
@@ -129,7 +129,7 @@ export function dispatch(
     );
   }
   if (remote) {
-    const json = new DetailsJson(full);
+    const json = new DetailsJson(full, base);
     for (const [endpoint, group] of remote) {
       const waiting = sendToWorker(endpoint, group, event, json, options, answers, failures);
       if (waiting) pending.push(waiting);
@@ -199,37 +199,36 @@ function sendToWorker(
 }
 
 /**
- * The details as JSON for workers, made at most once per set of optional fields: a worker whose
- * listeners did not ask for headers is not sent them. requestBody.raw bytes travel as base64.
+ * The details as JSON for workers, made at most once per event: the details without their
+ * optional fields, then each optional field a worker's listeners asked for, appended as text. A
+ * worker whose listeners did not ask for headers is not sent them. requestBody.raw bytes travel
+ * as base64.
  */
 class DetailsJson {
   readonly url: string;
   readonly #full: WebRequestDetails;
-  readonly #byFields = new Map<number, string>();
+  readonly #base: Record<string, unknown>;
+  #baseJson: string | undefined;
+  readonly #fieldJson: (string | undefined)[] = [];
 
-  constructor(full: WebRequestDetails) {
+  constructor(full: WebRequestDetails, base: Record<string, unknown>) {
     this.#full = full;
+    this.#base = base;
     this.url = full.url;
   }
 
   for(group: readonly RegisteredListener[]): string {
-    let fields = 0;
-    for (const listener of group) {
-      const spec = listener.extraInfoSpec;
-      if (spec.has('requestHeaders')) fields |= 1;
-      if (spec.has('responseHeaders')) fields |= 2;
-      if (spec.has('requestBody')) fields |= 4;
-    }
-    let json = this.#byFields.get(fields);
-    if (json === undefined) {
-      const full = this.#full as unknown as Record<string, unknown>;
-      const shown: Record<string, unknown> = fields === 7 ? full : { ...full };
-      if (!(fields & 1)) delete shown.requestHeaders;
-      if (!(fields & 2)) delete shown.responseHeaders;
-      if (!(fields & 4)) delete shown.requestBody;
-      json = (shown.requestBody as WebRequestBody | undefined)?.raw ? JSON.stringify(shown, bytesAsBase64) : JSON.stringify(shown);
-      this.#byFields.set(fields, json);
-    }
+    let json = (this.#baseJson ??= JSON.stringify(this.#base));
+    let wanted = 0;
+    for (const listener of group) wanted |= listener.optionalFields;
+    if (wanted === 0) return json;
+    OPTIONAL_FIELDS.forEach((field, bit) => {
+      if (!(wanted & (1 << bit))) return;
+      const value = (this.#full as unknown as Record<string, unknown>)[field];
+      if (value === undefined) return;
+      const text = (this.#fieldJson[bit] ??= field === 'requestBody' && (value as WebRequestBody).raw ? JSON.stringify(value, bytesAsBase64) : JSON.stringify(value));
+      json = `${json.slice(0, -1)},"${field}":${text}}`;
+    });
     return json;
   }
 }

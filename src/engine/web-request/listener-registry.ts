@@ -25,6 +25,8 @@ export interface RegisteredListener {
   readonly blocking: boolean;
   /** onAuthRequired with "asyncBlocking": answers through a callback instead of a return value. */
   readonly asyncBlocking: boolean;
+  /** Which optional details fields its extraInfoSpec asks for, as bits of OPTIONAL_FIELDS (1 << index). */
+  readonly optionalFields: number;
   /** Set when the listener runs in an extension's worker: dispatch sends it the event instead of calling `callback`. */
   readonly remote?: RemoteListener;
 }
@@ -64,6 +66,9 @@ export interface ListenerDescription {
   extraInfoSpec: string[];
 }
 
+/** The details fields a listener sees only when its extraInfoSpec names them. */
+export const OPTIONAL_FIELDS = ['requestHeaders', 'responseHeaders', 'requestBody'] as const;
+
 export const BLOCKING_PERMISSION_MESSAGE =
   'You do not have permission to use blocking webRequest listeners. Be sure to declare the webRequestBlocking permission in your manifest.';
 
@@ -102,6 +107,7 @@ export class ListenerRegistry {
       extraInfoSpec: spec,
       blocking,
       asyncBlocking: spec.has('asyncBlocking'),
+      optionalFields: OPTIONAL_FIELDS.reduce((bits, field, bit) => (spec.has(field) ? bits | (1 << bit) : bits), 0),
       ...(remote && { remote }),
     });
     this.#onChange?.();

@@ -2,33 +2,12 @@
 // listeners are that owner's alone, handlerBehaviorChanged under that owner's quota, and the constant.
 import type { Journal } from '../journal.js';
 import type { Owner } from '../owner.js';
-import {
-  MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES,
-  WEB_REQUEST_EVENTS,
-  type RequestFilter,
-  type WebRequestEventMap,
-  type WebRequestEventName,
-  type WebRequestListener,
-} from '../types.js';
+import { MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES, WEB_REQUEST_EVENTS } from '../types.js';
 import type { HandlerBehaviorChangedQuota } from './handler-behavior-changed.js';
 import type { ListenerRegistry } from './listener-registry.js';
 
-export interface WebRequestEvent<E extends WebRequestEventName> {
-  addListener(
-    callback: WebRequestListener<E>,
-    filter: RequestFilter,
-    extraInfoSpec?: WebRequestEventMap[E]['option'][],
-  ): void;
-  removeListener(callback: WebRequestListener<E>): void;
-  hasListener(callback: WebRequestListener<E>): boolean;
-  hasListeners(): boolean;
-}
-
-export type WebRequestNamespace = { [E in WebRequestEventName]: WebRequestEvent<E> } & {
-  /** Callback style (chrome.*) also returns a Promise when no callback is given, as in MV3. */
-  handlerBehaviorChanged(callback?: () => void): Promise<void>;
-  readonly MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES: number;
-};
+export type { WebRequestEvent, WebRequestNamespace } from '../extension-api-types.js';
+import type { WebRequestNamespace } from '../extension-api-types.js';
 
 export interface WebRequestHost {
   registry: ListenerRegistry;

@@ -1,0 +1,117 @@
+// Unpacked extensions written for a browser, loaded unchanged (`--extension <dir>`, or a rules
+// sub-folder holding a manifest.json), acting on real traffic through the proxy.
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { storageFileOf } from '../../src/engine/extensions/storage-areas.js';
+import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+
+const FIXTURES = fileURLToPath(new URL('../../fixtures/extensions/', import.meta.url));
+const MV3_ID = 'npngpgadjklogcjnddakfnmbbkeidjap';
+
+let harness: ProxyHarness | undefined;
+let host: ExtensionHost | undefined;
+let origin: Origin | undefined;
+let work: string | undefined;
+afterEach(async () => {
+  await host?.close();
+  await harness?.close();
+  await origin?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+  host = harness = origin = work = undefined;
+});
+
+/** Copies of the fixtures in a temp folder (so a test may edit them), loaded with --extension. */
+async function loadFixtures(names: string[], options: { watch?: boolean } = {}): Promise<Record<string, string>> {
+  work = await mkdtemp(path.join(tmpdir(), 'wrtui-extensions-'));
+  const dirs: Record<string, string> = {};
+  for (const name of names) {
+    dirs[name] = path.join(work, name);
+    await cp(path.join(FIXTURES, name), dirs[name]!, { recursive: true });
+  }
+  origin = await startOrigin((req, res) => res.end(`origin: ${req.url}`));
+  harness = await startProxyHarness();
+  host = await ExtensionHost.start(harness.engine, { extensions: Object.values(dirs), watch: options.watch ?? false, typeCheck: false, stateDir: harness.stateDir, debounceMs: 20 });
+  return dirs;
+}
+
+const logsOf = (entries: JournalEntry[], source: string) => entries.filter((e): e is LogEntry & JournalEntry => e.kind === 'log' && e.source === source).map((e) => e.message);
+
+describe('an MV3 extension written for Chrome, loaded unchanged', () => {
+  it('its service worker (with importScripts) registers at top level; its listeners cancel a request and add a header the origin receives', async () => {
+    await loadFixtures(['mv3-blocker']);
+    expect(host!.rules()).toEqual([
+      expect.objectContaining({ name: 'MV3 Blocker', kind: 'extension', extensionId: MV3_ID, state: 'active', runtime: expect.objectContaining({ state: 'running', node: false }) }),
+    ]);
+    const blocked = await harness!.curl([`${origin!.url}/blocked/pixel.png`]);
+    expect(blocked.code).not.toBe(0);
+    expect(harness!.webRequestEntries((e) => e.event === 'onErrorOccurred').map((e) => e.details.error)).toEqual(['net::ERR_BLOCKED_BY_CLIENT']);
+    expect(origin!.received.map((r) => r.url)).toEqual([]);
+
+    const page = await harness!.curl([`${origin!.url}/page`]);
+    expect(page.stdout).toBe('origin: /page');
+    expect(origin!.received[0]!.headers['x-mv3-blocker']).toBe(MV3_ID);
+    const outcomes = harness!.webRequestEntries((e) => e.event === 'onBeforeSendHeaders').flatMap((e) => e.outcomes);
+    expect(outcomes).toEqual([expect.objectContaining({ owner: 'MV3 Blocker', status: 'applied' })]);
+    // Its console output reaches the journal whole, under its name (observing listeners are not waited for).
+    await harness!.waitFor((e) => e.kind === 'log' && e.source === 'MV3 Blocker' && e.message.startsWith('completed'));
+    expect(logsOf(harness!.entries, 'MV3 Blocker')).toContain('completed GET /page 200');
+  });
+
+  it('runtime.onInstalled fires once its listeners are live; chrome.storage.local persists in the state dir (0600)', async () => {
+    await loadFixtures(['mv3-blocker']);
+    await expect.poll(async () => readFile(storageFileOf(harness!.stateDir, MV3_ID), 'utf8').catch(() => ''), { timeout: 3000 }).toContain('"installedBecause": "install"');
+    const { stat } = await import('node:fs/promises');
+    expect((await stat(storageFileOf(harness!.stateDir, MV3_ID))).mode & 0o777).toBe(0o600);
+  });
+
+  it('a change in its folder reloads it (onInstalled "update"); a broken edit keeps the old version serving and names the file and line', async () => {
+    const dirs = await loadFixtures(['mv3-blocker'], { watch: true });
+    const dir = dirs['mv3-blocker']!;
+    const mark = harness!.entries.length;
+    await writeFile(path.join(dir, 'lib', 'patterns.js'), "self.BLOCKED_PATTERNS = ['/other/'];\n");
+    await harness!.waitFor((e) => e.seq > mark && e.kind === 'rule' && e.action === 'reloaded');
+    expect((await harness!.curl([`${origin!.url}/blocked/pixel.png`])).stdout).toBe('origin: /blocked/pixel.png');
+    expect((await harness!.curl([`${origin!.url}/other/x`])).code).not.toBe(0);
+    await expect.poll(async () => readFile(storageFileOf(harness!.stateDir, MV3_ID), 'utf8').catch(() => ''), { timeout: 3000 }).toContain('"installedBecause": "update"');
+
+    const broken = harness!.entries.length;
+    await writeFile(path.join(dir, 'background.js'), "importScripts('lib/patterns.js');\nchrome.webRequest.onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['<all_urls>'] }, ['blocking']);\nnotDefined.call();\n");
+    const failure = await harness!.waitFor((e) => e.seq > broken && e.kind === 'rule' && e.action === 'failed');
+    expect(failure).toMatchObject({
+      message: 'the background script threw ReferenceError: notDefined is not defined (the last good version stays active)',
+      location: `${path.join(dir, 'background.js')}:3:1`,
+    });
+    // The old version still serves: /other/ blocked, everything else through.
+    expect((await harness!.curl([`${origin!.url}/page`])).stdout).toBe('origin: /page');
+    expect((await harness!.curl([`${origin!.url}/other/y`])).code).not.toBe(0);
+  });
+});
+
+describe('an MV2 add-on written for Firefox, loaded unchanged', () => {
+  it('its background scripts share one global scope; browser.* with a blocking listener answering with a Promise redirects the request', async () => {
+    await loadFixtures(['mv2-firefox']);
+    expect(host!.rule('MV2 Redirector')).toMatchObject({ kind: 'extension', state: 'active' });
+    const followed = await harness!.curl(['-L', `${origin!.url}/old/thing`]);
+    expect(followed.stdout).toBe('origin: /new/thing');
+    expect(origin!.received.map((r) => r.url)).toEqual(['/new/thing']);
+    const verdict = harness!.webRequestEntries((e) => e.event === 'onBeforeRequest' && e.details.url.endsWith('/old/thing'))[0]!.outcomes[0];
+    expect(verdict).toMatchObject({ owner: 'MV2 Redirector', status: 'applied', response: { redirectUrl: `${origin!.url}/new/thing` } });
+  });
+});
+
+describe('extensions beside rules', () => {
+  it('a rules sub-folder holding a manifest.json is an extension; one without is a helpers folder', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-rules-with-extension-'));
+    await cp(path.join(FIXTURES, 'mv2-firefox'), path.join(work, 'redirector'), { recursive: true });
+    await cp(path.join(FIXTURES, 'mv3-blocker', 'lib'), path.join(work, 'lib'), { recursive: true });
+    harness = await startProxyHarness();
+    host = await ExtensionHost.start(harness.engine, { rulesDir: work, watch: false, typeCheck: false });
+    expect(host.rules().map((r) => [r.name, r.kind, r.state])).toEqual([['MV2 Redirector', 'extension', 'active']]);
+  });
+});
