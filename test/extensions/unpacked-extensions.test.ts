@@ -50,7 +50,7 @@ describe('an MV3 extension written for Chrome, loaded unchanged', () => {
     ]);
     const blocked = await harness!.curl([`${origin!.url}/blocked/pixel.png`]);
     expect(blocked.code).not.toBe(0);
-    expect(harness!.webRequestEntries((e) => e.event === 'onErrorOccurred').map((e) => e.details.error)).toEqual(['net::ERR_BLOCKED_BY_CLIENT']);
+    expect(harness!.webRequestEntries((e) => e.event === 'onErrorOccurred').map((e) => (e.details as { error?: string }).error)).toEqual(['net::ERR_BLOCKED_BY_CLIENT']);
     expect(origin!.received.map((r) => r.url)).toEqual([]);
 
     const page = await harness!.curl([`${origin!.url}/page`]);
