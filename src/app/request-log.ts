@@ -2,6 +2,7 @@
 // warnings. A subscriber of the journal like any other.
 import type { JournalEntry, ListenerOutcome } from '../engine/journal.js';
 import type { OnCompletedDetails, OnErrorOccurredDetails } from '../engine/types.js';
+import { describeRuntime } from '../engine/extensions/runtime-description.js';
 
 interface Pending {
   startedAt: number;
@@ -20,6 +21,10 @@ export function createRequestLog(write: (line: string) => void): (entry: Journal
         return;
       case 'log':
         if (entry.level === 'warn' || entry.level === 'error') write(`${entry.level} [${entry.source}] ${entry.message}`);
+        return;
+      case 'runtime':
+        // Faults, restarts and give-ups; a worker that simply started is not news.
+        if (entry.state === 'restarting' || entry.state === 'crashed' || (entry.state === 'running' && entry.restarts > 0)) write(`worker ${entry.owner} ${describeRuntime(entry)}`);
         return;
       case 'handlerBehaviorChanged':
         if (!entry.accepted) write(`handlerBehaviorChanged refused for ${entry.owner}: ${entry.used}/${entry.limit} in 10 minutes`);

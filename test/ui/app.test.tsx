@@ -426,7 +426,7 @@ describe('the rules view', () => {
     },
   ];
 
-  it('lists every rule with state, dry-run, listeners, reloads, quota; r, d and enter act on the selected one', async () => {
+  it('lists every rule with state, its worker, dry-run, listeners, reloads, quota; r, d and enter act on the selected one', async () => {
     const rules = makeRules();
     const calls: string[] = [];
     const h = await start({
@@ -442,8 +442,9 @@ describe('the rules view', () => {
     expect(h.frame()).toMatch(/hbc 20\/20 bad-rule \(next in (59s|1m00s)\), 3\/20 good-rule \(next in 2m0[45]s\)/);
     await h.press('3');
     let frame = h.frame();
-    expect(frame).toMatch(/● active\s+good-rule\s+live\s+1 listener\s+reloads 2\s+hbc ▮▮▯▯▯▯▯▯▯▯\s+3\/20 next in 2m0[45]s\s+1 type error/);
-    expect(frame).toMatch(/× failed\s+bad-rule\s+dry-run\s+0 listeners\s+reloads 0\s+hbc ▮{10}\s+20\/20/);
+    expect(frame).toMatch(/● active\s+good-rule\s+▶ running\s+live\s+1 listener\s+reloads 2\s+hbc ▮▮▯▯▯▯▯▯▯▯\s+3\/20 next in 2m0[45]s\s+1 type error/);
+    expect(frame).toMatch(/× failed\s+bad-rule\s+■ stopped\s+dry-run\s+0 listeners\s+reloads 0\s+hbc ▮{10}\s+20\/20/);
+    expect(frame).toMatch(/Worker\s+▶ running\s+6\.0 MiB heap\s+0 restarts\s+a browser's globals only\s+id aaaabbbbccccddddeeeeffffgggghhhh/);
     expect(frame).toMatch(/onBeforeRequest\s+\*:\/\/\*\.example\.com\/\*\s+types: image\s+\[blocking\]/);
     expect(frame).toMatch(/good-rule\.ts:4:7\s+TS2322 Type 'number'/);
     await h.press('r');

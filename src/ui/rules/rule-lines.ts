@@ -1,6 +1,7 @@
-// The rules view's content as lines: one row per rule file (state, dry-run, listeners, reloads,
-// the handlerBehaviorChanged quota meter, type errors) and the selected rule in full: its error
-// with file:line, its listeners per event with their filters, its type errors.
+// The rules view's content as lines: one row per rule file or extension (state, its worker's state,
+// dry-run, listeners, reloads, the handlerBehaviorChanged quota meter, type errors) and the
+// selected one in full: its error with file:line, its worker (state, heap, restarts, Node or not,
+// the last fault and where), its listeners per event with their filters, its type errors.
 import { relative } from 'node:path';
 import type { RuleStatus } from '../../engine/extensions/extension-host.js';
 import { formatClock, formatCountdown } from '../format.js';
@@ -11,6 +12,28 @@ const STATE_STYLES: Readonly<Record<RuleStatus['state'], Segment>> = {
   failed: { text: '× failed  ', color: 'red', bold: true },
   unloaded: { text: '○ unloaded', dim: true },
 };
+
+const RUNTIME_STYLES: Readonly<Record<RuleStatus['runtime']['state'], Segment>> = {
+  starting: { text: '… starting', color: 'cyan' },
+  running: { text: '▶ running ', color: 'green' },
+  restarting: { text: '↻ restart ', color: 'yellow', bold: true },
+  crashed: { text: '✖ crashed ', color: 'red', bold: true },
+  stopped: { text: '■ stopped ', dim: true },
+};
+
+const MiB = 1024 * 1024;
+
+/** The worker's state, on a wide screen its heap, restarts when there were some, ⬢ when it has Node. */
+function runtimeCells(rule: RuleStatus, width: number): Segment[] {
+  const { runtime } = rule;
+  const state = RUNTIME_STYLES[runtime.state];
+  return [
+    width >= 110 ? state : { ...state, text: state.text.slice(0, 2) },
+    width >= 140 && { text: runtime.heapUsedBytes > 0 ? `${(runtime.heapUsedBytes / MiB).toFixed(0).padStart(4)}M` : '     ', dim: true },
+    runtime.restarts > 0 ? { text: ` ×${String(runtime.restarts).padEnd(2)}`, color: 'yellow' } : '    ',
+    runtime.node ? { text: '⬢ ', color: 'magenta' } : '  ',
+  ].filter((segment): segment is Segment => segment !== false);
+}
 
 export function quotaMeter(quota: RuleStatus['quota'], now: number, cells = 10): Segment[] {
   const filled = Math.min(cells, Math.round((quota.used / quota.limit) * cells));
@@ -33,6 +56,7 @@ export function ruleRow(rule: RuleStatus, nameWidth: number, now: number, width:
     ' ',
     { text: rule.name.length > nameWidth ? `${rule.name.slice(0, nameWidth - 1)}…` : rule.name.padEnd(nameWidth), bold: true },
     ' ',
+    ...runtimeCells(rule, width),
     rule.dryRun ? { text: 'dry-run ', color: 'yellow' } : { text: 'live    ', color: 'green' },
     { text: wide ? `${String(listeners).padStart(2)} listener${listeners === 1 ? ' ' : 's'}` : `${String(listeners).padStart(2)} lsn`, dim: listeners === 0 },
     wide ? `  reloads ${String(rule.reloadCount).padEnd(3)} ` : `  r${String(rule.reloadCount).padEnd(3)}`,
@@ -43,7 +67,7 @@ export function ruleRow(rule: RuleStatus, nameWidth: number, now: number, width:
 }
 
 export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string | undefined, now: number): StyledLine[] {
-  if (!rule) return [line({ text: 'No rule files. Put a .ts rule in the rules folder; wrtui loads it when it is saved.', dim: true })];
+  if (!rule) return [line({ text: 'No rules or extensions. Put a .ts rule (or an extension folder) in the rules folder; wrtui loads it when it is saved.', dim: true })];
   const lines: StyledLine[] = [];
   const file = rulesDir ? relative(rulesDir, rule.file) || rule.file : rule.file;
   lines.push(line({ text: rule.name, bold: true }, { text: `  ${file}`, dim: true }, rule.precedence !== undefined && { text: `  precedence ${rule.precedence}`, dim: true }, rule.lastLoadedAt !== undefined && { text: `  loaded ${formatClock(rule.lastLoadedAt)}`, dim: true }));
@@ -53,6 +77,22 @@ export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string |
     if (rule.error.location) lines.push(line({ text: '  at ', dim: true }, { text: rule.error.location, color: 'cyan' }));
   }
   lines.push(line({ text: 'handlerBehaviorChanged quota  ', dim: true }, ...quotaMeter(rule.quota, now, 20)));
+  const { runtime } = rule;
+  lines.push(
+    line(
+      { text: 'Worker  ', dim: true },
+      RUNTIME_STYLES[runtime.state],
+      runtime.heapUsedBytes > 0 && { text: `  ${(runtime.heapUsedBytes / MiB).toFixed(1)} MiB heap`, dim: true },
+      { text: `  ${runtime.restarts} restart${runtime.restarts === 1 ? '' : 's'}`, color: runtime.restarts > 0 ? 'yellow' : undefined, dim: runtime.restarts === 0 },
+      runtime.node ? { text: '  with Node (manifest node: true)', color: 'magenta' } : { text: "  a browser's globals only", dim: true },
+      rule.extensionId !== undefined && { text: `  id ${rule.extensionId}`, dim: true },
+    ),
+  );
+  if (runtime.fault) {
+    const doing = runtime.fault.doing ? ` while handling ${runtime.fault.doing.event} for ${runtime.fault.doing.url}` : '';
+    lines.push(line({ text: `  last fault ${formatClock(runtime.fault.at)}: `, color: 'yellow' }, { text: `${runtime.fault.reason}${doing}`, color: 'yellow' }));
+    if (runtime.fault.location) lines.push(line({ text: '  at ', dim: true }, { text: runtime.fault.location, color: 'cyan' }));
+  }
   lines.push(blank);
   lines.push(heading(`Listeners (${rule.listeners.length})`));
   if (rule.listeners.length === 0) lines.push(line({ text: '  none registered', dim: true }));

@@ -11,6 +11,7 @@
 // The store also owns the list's filter, kept incrementally: on a flush only the records that
 // changed are tested again, so filtering 100k requests costs nothing while traffic flows.
 import type { JournalEntry, LogEntry } from '../../engine/journal.js';
+import { describeRuntime } from '../../engine/extensions/runtime-description.js';
 import type { CookieChangeInfo } from '../../engine/types.js';
 import type { RequestPredicate } from '../filter/compile-filter.js';
 import { RingBuffer } from './ring-buffer.js';
@@ -176,6 +177,16 @@ export class TrafficStore {
         const level = entry.action === 'failed' ? 'error' : entry.action === 'warning' ? 'warn' : 'info';
         const message = `${entry.action}${entry.message ? `: ${entry.message}` : ''}${entry.location ? ` (${entry.location})` : ''}`;
         this.#log({ seq: entry.seq, time: entry.time, level, source: `rule ${entry.rule}`, message });
+        this.#rulesVersion++;
+        break;
+      }
+      case 'runtime': {
+        // Workers starting and running are the normal case: only faults, restarts and give-ups are news.
+        if (entry.state === 'starting' || (entry.state === 'running' && entry.restarts === 0) || (entry.state === 'stopped' && !entry.reason)) {
+          this.#rulesVersion++;
+          break;
+        }
+        this.#log({ seq: entry.seq, time: entry.time, level: entry.state === 'running' ? 'info' : entry.state === 'crashed' ? 'error' : 'warn', source: `worker ${entry.owner}`, message: describeRuntime(entry) });
         this.#rulesVersion++;
         break;
       }
