@@ -1,4 +1,5 @@
-// Rule reload: latency from a save to the new listener being live, and memory after many reloads.
+// Rule reload: latency from a save to the new listener being live, memory after many reloads,
+// and how long a hung listener keeps its rule out of service.
 //
 //   node --import tsx bench/reload.ts            (add --expose-gc for exact heap figures)
 //   RELOAD_SAVES=100 RELOAD_MEMORY_RELOADS=1000 node --expose-gc --import tsx bench/reload.ts
@@ -7,8 +8,12 @@
 // clock stops when the engine journals the reload and its registry holds the new marker's
 // listener. The watcher, the debounce, esbuild, the import and the swap are all inside. Saves are
 // spaced by a random 50–350 ms, as an author's are, which also lets the type checker (on, as by
-// default) run in between. Memory: reloads through ExtensionHost.reload (no watcher), each a new build
-// and a new module; RSS and heap after a full GC, before and after.
+// default) run in between. Every load starts a new worker for the rule and ends the old one.
+// Memory: reloads through ExtensionHost.reload (no watcher), each a new build and a new worker;
+// RSS and the proxy thread's heap after a full GC, before and after (a terminated worker's heap is
+// freed with it). Hang: a listener enters `while (true)` on a request; measured from that request
+// to the rule answering again (found stuck, stack read, terminated, restarted), with wrtui's
+// default limits (a ping unanswered 5 s is "stuck"; the first restart after 100 ms).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,8 +21,11 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Engine } from '../src/engine/engine.js';
 import { ExtensionHost } from '../src/engine/extensions/extension-host.js';
+import { runRequest } from '../src/engine/web-request/run-request.js';
+import type { Transport } from '../src/engine/web-request/transport.js';
 
 const SAVES = Number(process.env.RELOAD_SAVES ?? 100);
+const HANGS = Number(process.env.RELOAD_HANGS ?? 3);
 const MEMORY_RELOADS = Number(process.env.RELOAD_MEMORY_RELOADS ?? 1000);
 const TARGET_MEDIAN_MS = 300;
 
@@ -100,6 +108,9 @@ async function measureLatency(dir: string): Promise<number[]> {
   return latencies;
 }
 
+/** RSS after each quarter of the reloads: flat once the allocator has the memory workers reuse. */
+const rssAlong: number[] = [];
+
 async function measureMemory(dir: string): Promise<{ before: { rss: number; heap: number }; after: { rss: number; heap: number }; ms: number }> {
   const file = path.join(dir, 'bench.ts');
   await writeFile(file, ruleSource('warm'));
@@ -113,6 +124,7 @@ async function measureMemory(dir: string): Promise<{ before: { rss: number; heap
       await writeFile(file, ruleSource(`r${i}`));
       const status = await host.reload('bench');
       if (status.state !== 'active' || status.error) throw new Error(`reload ${i} failed: ${status.error?.message}`);
+      if (i % (MEMORY_RELOADS / 4) === 0) rssAlong.push(process.memoryUsage().rss);
     }
     const ms = performance.now() - started;
     return { before, after: settleMemory(), ms };
@@ -120,6 +132,46 @@ async function measureMemory(dir: string): Promise<{ before: { rss: number; heap
     await host.close();
     await engine.close();
   }
+}
+
+const HANGING_RULE = `export const manifest = { name: 'hangs', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'] };
+export default function background({ chrome }: any) {
+  chrome.webRequest.onBeforeRequest.addListener((d: { url: string }) => {
+    if (d.url.includes('/hang')) while (true) {}
+    return { cancel: true };
+  }, { urls: ['<all_urls>'] }, ['blocking']);
+}
+`;
+
+/** An origin that answers at once (no network). */
+const origin: Transport = {
+  send: async () => ({ statusCode: 200, statusMessage: 'OK', headers: [], body: new Uint8Array() }),
+};
+
+/** Each hang in a fresh host: repeated faults of one rule are restarted with a growing back-off. */
+async function measureHang(dir: string): Promise<number[]> {
+  await writeFile(path.join(dir, 'hangs.ts'), HANGING_RULE);
+  const times: number[] = [];
+  for (let i = 0; i < HANGS; i++) {
+    const engine = await Engine.open({ listenerTimeoutMs: 1000 });
+    const host = await ExtensionHost.start(engine, { rulesDir: dir, watch: false, typeCheck: false });
+    const request = (url: string) => runRequest(engine.lifecycle, { url, method: 'GET', requestHeaders: [], type: 'main_frame' }, origin);
+    try {
+      const hung = performance.now();
+      void request(`http://bench.example/hang/${i}`);
+      // Serving again: its verdict (cancel) applies once more.
+      for (;;) {
+        await sleep(20);
+        if ((await request('http://bench.example/ok')).kind === 'error') break;
+        if (performance.now() - hung > 30_000) throw new Error('the rule never served again');
+      }
+      times.push(performance.now() - hung);
+    } finally {
+      await host.close();
+      await engine.close();
+    }
+  }
+  return times;
 }
 
 const dir = await mkdtemp(path.join(tmpdir(), 'wrtui-bench-reload-'));
@@ -131,6 +183,9 @@ try {
   const latencies = (await measureLatency(dir)).sort((a, b) => a - b);
   const median = percentile(latencies, 50);
   const memory = await measureMemory(dir);
+  const hangDir = path.join(dir, 'hang');
+  await mkdir(hangDir);
+  const hangs = await measureHang(hangDir);
 
   const rows: [string, string][] = [
     ['save → live listener, median', `${median.toFixed(1)} ms  (target < ${TARGET_MEDIAN_MS} ms: ${median < TARGET_MEDIAN_MS ? 'met' : 'MISSED'})`],
@@ -139,8 +194,11 @@ try {
     ['  of which the watcher debounce', '40 ms (ExtensionHostOptions.debounceMs)'],
     [`reload without watcher (×${MEMORY_RELOADS}), mean`, `${(memory.ms / MEMORY_RELOADS).toFixed(1)} ms`],
     ['RSS before → after', `${mb(memory.before.rss)} → ${mb(memory.after.rss)}  (+${mb(memory.after.rss - memory.before.rss)})`],
+    ['RSS after each quarter of the reloads', rssAlong.map(mb).join(' → ')],
     ['heap after GC before → after', `${mb(memory.before.heap)} → ${mb(memory.after.heap)}  (+${mb(memory.after.heap - memory.before.heap)})`],
     ['heap growth per reload', `${((memory.after.heap - memory.before.heap) / MEMORY_RELOADS / 1024).toFixed(1)} KB`],
+    [`hung listener → serving again (×${HANGS})`, hangs.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')],
+    ['  of which: unanswered ping until "stuck"', '5 s (WorkerLimits.stuckAfterMs); then stack read, terminate, 100 ms back-off, new worker'],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);
