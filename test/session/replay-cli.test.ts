@@ -81,6 +81,11 @@ describe('wrtui replay', { timeout: 60_000 }, () => {
     expect(withoutFlag.code).toBe(0);
   });
 
+  it('a rules folder that does not exist is named, not silently replayed without rules', async () => {
+    const run = await wrtui(['replay', join(ROOT, 'fixtures/har/chromium.har'), '--rules', '/nonexistent/wrtui-rules']);
+    expect(run.stderr).toContain('wrtui: the rules folder /nonexistent/wrtui-rules does not exist: no rules loaded');
+  });
+
   it('replays a browser HAR directly', async () => {
     const run = await wrtui(['replay', join(ROOT, 'fixtures/har/chromium.har'), '--rules', onlyNoImages, '--json', '--fail-on-diff']);
     expect(run.code).toBe(1);

@@ -123,6 +123,11 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
   const transport = new RecordedTransport(session, engine.journal);
   const replayedIds = new Map<RecordedRequest, string>();
   const failures: string[] = [];
+  // What loading the rules and extensions said (a missing folder, a rule that failed): the replay's result depends on it.
+  for (const entry of journal) {
+    if (entry.kind === 'log' && (entry.level === 'warn' || entry.level === 'error') && (entry.source === 'rules' || entry.source === 'extensions')) failures.push(entry.message);
+    if (entry.kind === 'rule' && entry.action === 'failed') failures.push(`${entry.rule} failed to load: ${entry.message ?? ''}${entry.location ? ` (${entry.location})` : ''}`);
+  }
   const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport, scheduler };
   let done = 0;
   const report = () => options.onProgress?.({ phase, done, total: requests.length, unit: 'requests' });
