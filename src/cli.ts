@@ -1,108 +1,113 @@
-// The `wrtui` command (meow). The contract is ARCHITECTURE.md's "CLI" section.
+// The `wrtui` command (meow). The contract is ARCHITECTURE.md's "CLI" section; every option is
+// declared once in app/cli-flags.ts. A mistake on the command line, or a failure to start (a port
+// in use, a recording that exists), ends with one line on stderr and exit code 2, never a stack
+// trace (WRTUI_DEBUG=1 shows one for wrtui's own bugs).
 import meow from 'meow';
 import { resolve } from 'node:path';
+import { COMMANDS, UsageError, checkArguments, meowFlags, optionsHelp, type Command } from './app/cli-flags.js';
 import { describeCertificateAuthority, loadOrCreateCertificateAuthority } from './engine/capture/certificate-authority.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './engine/capture/upstream-transport.js';
 import { DEFAULT_STATE_DIR } from './engine/engine.js';
 import { runHeadless } from './app/headless.js';
 import { runReplayCommand } from './app/replay.js';
 
-const cli = meow(
-  `
+const USAGE = `
   Usage
     $ wrtui [options]               interactive inspector (the TUI)
     $ wrtui headless [options]      no UI; with --json the journal as NDJSON on stdout
     $ wrtui replay <file> [options] replay a recorded session or a HAR 1.2 file through the rules
     $ wrtui ca                      where wrtui's CA certificate is and how to trust it
+`;
 
-  Options
-    --port <n>               proxy port for cookie store "0"                       [8080]
-    --incognito-port <n>     second port, whose traffic uses cookie store "1"; 0 = off  [port + 1]
-    --host <addr>            who may use the proxy: loopback always; 0.0.0.0 = anyone [127.0.0.1]
-    --rules <dir>            rule files and unpacked extensions (sub-folders)       [./rules]
-    --extension <dir>        an unpacked extension (manifest.json), loaded unchanged (repeatable)
-    --worker-heap <MB>       heap cap of each rule's or extension's worker              [1024]
-    --dry-run                compute every rule's verdicts, apply none
-    --record <file>          record the session to a new file (0600; see wrtui replay)
-    --redact                 with --record: no Authorization, Cookie, Set-Cookie values in the file
-    --state-dir <dir>        cookie stores, CA, settings                            [.wrtui]
-    --json                   headless: NDJSON on stdout
-    --no-watch               load rules once, do not reload on save
-    --insecure-upstream <h>  do not verify the TLS certificate of host h (repeatable)
-    --max-body-size <bytes>  body bytes kept (requestBody, journal, cache); more streams [1048576]
-    --listener-timeout <ms>  a blocking listener's time to answer                   [5000]
-    --upstream-timeout <ms>  upstream silent this long: net::ERR_TIMED_OUT (0: never) [300000]
-    --cache                  an in-memory HTTP cache (fromCache; flushed by handlerBehaviorChanged)
-    --max-requests <n>       TUI: requests kept in memory; the oldest are dropped        [5000]
-
-  Replay options (wrtui replay <session file | headless NDJSON | HAR>)
-    --rules <dir> --extension <dir> --dry-run --listener-timeout <ms>   as above (timeout: the recording's own)
-    --json                   one NDJSON line per request with its differences, then a summary
-    --fail-on-diff           exit 1 when anything differs from the recording (rules in CI)
-    --export-har <out.har>   write the file as HAR 1.2 instead of replaying it
-
+const EXAMPLES = `
   Examples
+    $ wrtui --extension ./my-extension
     $ wrtui headless --json | jq 'select(.kind == "webRequest") | .event'
     $ curl -x http://127.0.0.1:8080 --cacert .wrtui/ca.pem https://example.com/
     $ wrtui headless --record session.ndjson      then: wrtui replay session.ndjson --fail-on-diff
-`,
-  {
-    importMeta: import.meta,
-    // Booleans without a default stay undefined when absent (--redact: the settings decide then).
-    booleanDefault: undefined,
-    flags: {
-      port: { type: 'number', default: 8080 },
-      incognitoPort: { type: 'number' },
-      host: { type: 'string', default: '127.0.0.1' },
-      rules: { type: 'string', default: './rules' },
-      extension: { type: 'string', isMultiple: true, default: [] },
-      workerHeap: { type: 'number', default: 1024 },
-      dryRun: { type: 'boolean', default: false },
-      record: { type: 'string' },
-      stateDir: { type: 'string', default: DEFAULT_STATE_DIR },
-      json: { type: 'boolean', default: false },
-      watch: { type: 'boolean', default: true },
-      insecureUpstream: { type: 'string', isMultiple: true, default: [] },
-      maxBodySize: { type: 'number', default: 1024 * 1024 },
-      listenerTimeout: { type: 'number', default: 5000 },
-      upstreamTimeout: { type: 'number', default: 300_000 },
-      cache: { type: 'boolean', default: false },
-      maxRequests: { type: 'number', default: 5000 },
-      redact: { type: 'boolean' },
-      failOnDiff: { type: 'boolean', default: false },
-      exportHar: { type: 'string' },
-    },
-  },
-);
-
-const [command = 'tui', ...args] = cli.input;
-const { flags } = cli;
+`;
 
 function fail(message: string): never {
   process.stderr.write(`wrtui: ${message}\n`);
   process.exit(2);
 }
 
-for (const [name, value] of [['port', flags.port], ['max-body-size', flags.maxBodySize], ['listener-timeout', flags.listenerTimeout], ['upstream-timeout', flags.upstreamTimeout], ['worker-heap', flags.workerHeap]] as const) {
-  if (!Number.isInteger(value) || value < 0) fail(`--${name} must be a whole number, got ${value}`);
+const argv = process.argv.slice(2);
+const first = argv[0];
+let command: Command = 'tui';
+if (first !== undefined && !first.startsWith('-')) {
+  if (!(COMMANDS as readonly string[]).includes(first) || first === 'tui') fail(`unknown command "${first}" (the commands are headless, replay and ca; without one, the TUI); see wrtui --help`);
+  command = first as Command;
 }
-if (flags.port > 65535) fail(`--port must be at most 65535, got ${flags.port}`);
-const incognitoPort = flags.incognitoPort ?? (flags.port === 0 ? 0 : flags.port + 1);
+const rest = command === 'tui' ? argv : argv.slice(1);
+
+if (rest.includes('--help')) {
+  const title = command === 'tui' ? USAGE : `\n  Usage\n    $ wrtui ${command}${command === 'replay' ? ' <file>' : ''} [options]\n`;
+  process.stdout.write(`${title}\n  Options${command === 'tui' ? ' (some only for some commands; see wrtui <command> --help)' : ''}\n${optionsHelp(command === 'tui' ? undefined : command)}\n${command === 'tui' ? EXAMPLES : ''}\n`);
+  process.exit(0);
+}
+
+try {
+  checkArguments(rest, command);
+} catch (error) {
+  if (error instanceof UsageError) fail(error.message);
+  throw error;
+}
+
+const cli = meow(USAGE, {
+  importMeta: import.meta,
+  argv: rest,
+  autoHelp: false,
+  allowUnknownFlags: false,
+  // Booleans without a default stay undefined when absent (--redact: the settings decide then).
+  booleanDefault: undefined,
+  flags: meowFlags(),
+});
+const flags = cli.flags as {
+  port?: number;
+  incognitoPort?: number;
+  host?: string;
+  rules?: string;
+  extension?: string[];
+  workerHeap?: number;
+  dryRun?: boolean;
+  record?: string;
+  redact?: boolean;
+  stateDir?: string;
+  json?: boolean;
+  watch?: boolean;
+  insecureUpstream?: string[];
+  maxBodySize?: number;
+  listenerTimeout?: number;
+  upstreamTimeout?: number;
+  cache?: boolean;
+  maxRequests?: number;
+  failOnDiff?: boolean;
+  exportHar?: string;
+};
+const positional = cli.input;
+
+const port = flags.port ?? 8080;
+const incognitoPort = flags.incognitoPort ?? (port === 0 ? 0 : port + 1);
+const stateDir = flags.stateDir ?? DEFAULT_STATE_DIR;
+if (flags.redact !== undefined && flags.record === undefined) fail('--redact applies to a recording: add --record <file> (the journal on screen and in --json is never redacted)');
+if (positional.length > (command === 'replay' ? 1 : 0)) fail(`unexpected argument "${positional.at(-1)}"; see wrtui ${command === 'tui' ? '' : `${command} `}--help`);
 
 const sessionOptions = {
-  port: flags.port,
+  port,
   incognitoPort,
-  host: flags.host,
-  stateDir: flags.stateDir,
-  dryRun: flags.dryRun,
-  insecureUpstream: flags.insecureUpstream,
-  maxBodySize: flags.maxBodySize,
-  listenerTimeoutMs: flags.listenerTimeout,
-  upstreamTimeoutMs: flags.upstreamTimeout,
-  cache: flags.cache,
-  rulesDir: flags.rules,
-  extensions: flags.extension,
-  workerHeapMb: flags.workerHeap,
-  watchRules: flags.watch,
+  host: flags.host ?? 'localhost',
+  stateDir,
+  dryRun: flags.dryRun ?? false,
+  insecureUpstream: flags.insecureUpstream ?? [],
+  maxBodySize: flags.maxBodySize ?? 1024 * 1024,
+  listenerTimeoutMs: flags.listenerTimeout ?? 5000,
+  upstreamTimeoutMs: flags.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+  cache: flags.cache ?? false,
+  rulesDir: flags.rules ?? './rules',
+  extensions: flags.extension ?? [],
+  ...(flags.workerHeap !== undefined && { workerHeapMb: flags.workerHeap }),
+  watchRules: flags.watch ?? true,
   ...(flags.record !== undefined && { record: flags.record }),
   ...(flags.redact !== undefined && { redact: flags.redact }),
 };
@@ -110,14 +115,13 @@ const sessionOptions = {
 try {
   switch (command) {
     case 'headless':
-      await runHeadless({ ...sessionOptions, json: flags.json });
+      await runHeadless({ ...sessionOptions, json: flags.json ?? false });
       break;
     case 'tui': {
-      if (!Number.isInteger(flags.maxRequests) || flags.maxRequests < 1) fail(`--max-requests must be a whole number of at least 1, got ${flags.maxRequests}`);
       // Loaded only here: headless, replay and ca never pay for React and Ink.
       const { runTui, TuiUnavailableError } = await import('./ui/run-tui.js');
       try {
-        await runTui({ ...sessionOptions, maxRequests: flags.maxRequests });
+        await runTui({ ...sessionOptions, maxRequests: flags.maxRequests ?? 5000 });
       } catch (error) {
         if (error instanceof TuiUnavailableError) fail(error.message);
         throw error;
@@ -125,34 +129,49 @@ try {
       break;
     }
     case 'ca': {
-      const ca = await loadOrCreateCertificateAuthority(resolve(flags.stateDir));
+      const ca = await loadOrCreateCertificateAuthority(resolve(stateDir));
       for (const warning of ca.warnings) process.stderr.write(`wrtui: ${warning}\n`);
-      process.stdout.write(describeCertificateAuthority(ca, { proxyUrl: `http://127.0.0.1:${flags.port}` }));
+      process.stdout.write(describeCertificateAuthority(ca, { proxyUrl: `http://127.0.0.1:${port}` }));
       break;
     }
     case 'replay': {
-      const file = args[0];
+      const file = positional[0];
       if (!file) fail('replay needs a file: wrtui replay <session.ndjson | capture.har> [--rules dir] [--json] [--dry-run] [--fail-on-diff]');
-      // The recording's own listener timeout unless the user gives one (the flag's default would hide that).
-      const timeoutGiven = process.argv.some((arg) => /^--listener-?timeout(=|$)/i.test(arg));
       const code = await runReplayCommand({
         file,
-        rulesDir: flags.rules,
-        extensions: flags.extension,
-        json: flags.json,
-        dryRun: flags.dryRun,
-        failOnDiff: flags.failOnDiff,
+        rulesDir: sessionOptions.rulesDir,
+        extensions: sessionOptions.extensions,
+        json: flags.json ?? false,
+        dryRun: sessionOptions.dryRun,
+        failOnDiff: flags.failOnDiff ?? false,
         ...(flags.exportHar !== undefined && { exportHar: flags.exportHar }),
-        ...(timeoutGiven && { listenerTimeoutMs: flags.listenerTimeout }),
+        // The recording's own listener timeout unless the user gives one.
+        ...(flags.listenerTimeout !== undefined && { listenerTimeoutMs: flags.listenerTimeout }),
       });
       process.exit(code);
     }
-    default:
-      fail(`unknown command "${command}"; see wrtui --help`);
   }
 } catch (error) {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') fail(`port ${flags.port} (or ${incognitoPort}) is in use; choose another with --port`);
-  fail((error as Error).stack ?? String(error));
+  fail(startFailure(error));
 }
 process.exit(0);
+
+/** Why wrtui could not start, in one line. */
+function startFailure(error: unknown): string {
+  const failure = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  switch (failure.code) {
+    case 'EADDRINUSE':
+      return `port ${failure.port ?? port}${failure.address ? ` on ${failure.address}` : ''} is in use; choose another with --port${incognitoPort > 0 ? ' (or --incognito-port; 0 turns it off)' : ''}`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${failure.address ?? flags.host}: no interface of this machine has that address (see --host)`;
+    case 'EACCES':
+      return `not allowed to listen on port ${failure.port ?? port} (ports below 1024 need privileges); choose another with --port`;
+    case 'EEXIST':
+      return `${failure.path ?? flags.record} already exists: a recording never overwrites a file; choose a new name for --record`;
+    case 'ENOENT':
+      if (failure.path) return `${failure.path}: no such file or directory`;
+      break;
+  }
+  if (process.env.WRTUI_DEBUG) return (failure as Error).stack ?? String(error);
+  return `${(failure as Error).message ?? String(error)} (set WRTUI_DEBUG=1 for details)`;
+}

@@ -21,7 +21,7 @@ export interface SessionOptions {
   insecureUpstream: string[];
   maxBodySize: number;
   listenerTimeoutMs: number;
-  /** An upstream connection silent this long fails its request (net::ERR_TIMED_OUT); absent: 5 minutes. */
+  /** An upstream connection silent this long fails its request (net::ERR_TIMED_OUT); absent: 60 s. */
   upstreamTimeoutMs?: number;
   /** An in-memory HTTP cache per store, flushed by handlerBehaviorChanged. */
   cache: boolean;
@@ -128,9 +128,18 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
 
 /** The journal's "listening" entry: the first line of headless --json, the TUI's status bar. */
 export function announceListening(session: CaptureSession, options: Pick<SessionOptions, 'stateDir' | 'dryRun'>): void {
+  if (session.proxy.everyInterface) {
+    session.engine.journal.append({
+      kind: 'log',
+      level: 'warn',
+      source: 'capture',
+      message: `listening on every interface (--host ${session.proxy.addresses[0]}): anyone who can reach this machine can use wrtui as a proxy, with certificates from its CA`,
+    });
+  }
   session.engine.journal.append({
     kind: 'listening',
     url: session.proxy.url,
+    addresses: session.proxy.addresses,
     ...(session.incognitoProxy && { incognitoUrl: session.incognitoProxy.url }),
     ca: session.ca.certPath,
     stateDir: options.stateDir,

@@ -40,6 +40,8 @@ export interface TuiBackend {
   readonly mode: SessionMode;
   /** The proxy for cookie store "0", and the one for the incognito store "1" if any. */
   readonly proxyUrl: string;
+  /** The proxy listens on every interface (--host 0.0.0.0): reachable from the network. */
+  readonly everyInterface?: boolean;
   readonly incognitoProxyUrl: string | undefined;
   readonly ca: CertificateAuthorityInfo | undefined;
   readonly stateDir: string;

@@ -26,6 +26,7 @@ export function createSessionBackend(options: SessionBackendOptions): TuiBackend
     engine: session.engine,
     rules: rulesControl(session.rules),
     proxyUrl: session.proxy.url,
+    everyInterface: session.proxy.everyInterface,
     incognitoProxyUrl: session.incognitoProxy?.url,
     ca: { certPath: session.ca.certPath, created: session.ca.created, warnings: session.ca.warnings },
     stateDir: options.stateDir,
@@ -38,6 +39,8 @@ export interface EngineBackendOptions {
   engine: Engine;
   rules: RulesControl | undefined;
   proxyUrl: string;
+  /** Listening on every interface (--host 0.0.0.0): the status bar warns. */
+  everyInterface?: boolean;
   incognitoProxyUrl: string | undefined;
   ca: CertificateAuthorityInfo | undefined;
   stateDir: string;
@@ -52,6 +55,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
   return {
     mode: options.mode,
     proxyUrl: options.proxyUrl,
+    everyInterface: options.everyInterface ?? false,
     incognitoProxyUrl: options.incognitoProxyUrl,
     ca: options.ca,
     stateDir,

@@ -10,7 +10,7 @@
 // Bodies stream both ways; only the first --max-body-size bytes are kept (requestBody, recorder,
 // cache). After a WebSocket's 101 the two connections are spliced; webRequest sees no frames.
 import * as mockttp from 'mockttp';
-import type { Server, Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { getHeader, headerObject, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
@@ -21,7 +21,7 @@ import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, writeResponseHead } from './client-response.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { handleEveryRequest, handleEveryUpgrade, releaseHandshakeSocket, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { netErrorOf } from './net-error.js';
 import { framed, headersToForward, ownBytes, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, tabIdFrom } from './resource-type.js';
@@ -34,9 +34,8 @@ export interface CaptureProxyOptions {
   /** 0 picks a free port. */
   port?: number;
   /**
-   * Who may use the proxy. mockttp listens on every interface, so wrtui refuses clients itself:
-   * loopback addresses always; with a wildcard host (0.0.0.0, ::) anyone; with another address,
-   * clients that reached the proxy through that address.
+   * The address the proxy's socket is bound to: 'localhost' (default: 127.0.0.1 and ::1), one IP
+   * address (exactly that), or 0.0.0.0 / :: (every interface: anyone who can reach this machine).
    */
   host?: string;
   /** The cookie store this port's traffic uses: "0" (default) or "1" (incognito). */
@@ -64,7 +63,6 @@ interface WholeResponse {
   body: Uint8Array;
 }
 
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export class CaptureProxy {
@@ -79,6 +77,9 @@ export class CaptureProxy {
   readonly #cache: HttpCache | undefined;
   /** Requests between their body's arrival and their response's end, to end them on stop(). */
   readonly #inFlight = new Set<RequestFlight>();
+  /** More listening sockets feeding mockttp's server (::1 beside 127.0.0.1). */
+  readonly #alsoListening: Server[] = [];
+  #addresses: string[] = [];
 
   constructor(options: CaptureProxyOptions) {
     this.#options = options;
@@ -113,9 +114,21 @@ export class CaptureProxy {
     });
   }
 
-  /** The proxy URL clients use, e.g. http://127.0.0.1:8080. */
+  /** The proxy URL clients use, e.g. http://127.0.0.1:8080 (a loopback one when listening on every interface). */
   get url(): string {
-    return `http://${this.#displayHost()}:${this.#server.port}`;
+    const host = this.#options.host ?? 'localhost';
+    const shown = host === 'localhost' || isWildcard(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    return `http://${shown}:${this.#server.port}`;
+  }
+
+  /** The addresses the proxy's sockets are bound to (0.0.0.0 or :: when every interface). */
+  get addresses(): readonly string[] {
+    return this.#addresses;
+  }
+
+  /** Bound to every interface: reachable from the network. */
+  get everyInterface(): boolean {
+    return isWildcard(this.#options.host ?? 'localhost');
   }
 
   get port(): number {
@@ -130,14 +143,35 @@ export class CaptureProxy {
       this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `malformed request from a client: ${failure.errorCode ?? 'error'} (answered ${failure.request?.method ?? ''} ${failure.request?.url ?? ''})`.trim() }),
     );
 
+    const host = this.#options.host ?? 'localhost';
+    listenOn(this.#server, host === 'localhost' ? '127.0.0.1' : host);
     await this.#server.start(this.#options.port ?? 8080);
-    this.#refuseForeignClients();
+    this.#addresses = [host === 'localhost' ? '127.0.0.1' : host];
+    if (host === 'localhost') await this.#alsoListenOn('::1');
+  }
+
+  /** One more listening socket on `address`, same port, its connections handed to mockttp's server. */
+  async #alsoListenOn(address: string): Promise<void> {
+    const mockttpServer = listeningServer(this.#server);
+    const server = createServer((socket) => mockttpServer.emit('connection', socket));
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        // No IPv6 loopback on this machine, or the port is taken there: 127.0.0.1 serves alone.
+        this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `not listening on ${address} too: ${error.code ?? error.message}` });
+        resolve(false);
+      });
+      server.listen({ port: this.port, host: address, ipv6Only: true }, () => resolve(true));
+    });
+    if (!listening) return;
+    this.#alsoListening.push(server);
+    this.#addresses.push(address);
   }
 
   async stop(): Promise<void> {
     this.#followUps.drain();
     for (const flight of this.#inFlight) flight.fail('net::ERR_ABORTED');
     this.#inFlight.clear();
+    await Promise.all(this.#alsoListening.map((server) => new Promise((resolve) => server.close(resolve))));
     await this.#server.stop();
     this.#upstream.close();
   }
@@ -578,29 +612,11 @@ export class CaptureProxy {
       resetSocket(socket);
     }
   }
+}
 
-  // ── who may connect ───────────────────────────────────────────────────────
-
-  #refuseForeignClients(): void {
-    const host = this.#options.host ?? '127.0.0.1';
-    const anyone = host === '0.0.0.0' || host === '::';
-    if (anyone) return;
-    // mockttp 4 has no host option; its net.Server is a private field.
-    const server = (this.#server as unknown as { server?: Server }).server;
-    if (!server) throw new Error('wrtui cannot reach mockttp\'s listening server to restrict clients; refusing to run as an open proxy');
-    server.prependListener('connection', (socket: Socket) => {
-      const remote = socket.remoteAddress;
-      if (remote === undefined || LOOPBACK.test(remote)) return;
-      if (socket.localAddress !== undefined && socket.localAddress.replace(/^::ffff:/, '') === host) return;
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `refused a client from ${remote}: wrtui serves only ${host} and loopback (see --host)` });
-      socket.destroy();
-    });
-  }
-
-  #displayHost(): string {
-    const host = this.#options.host ?? '127.0.0.1';
-    return host === '0.0.0.0' || host === '::' || host === 'localhost' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  }
+/** 0.0.0.0 or ::: every interface. */
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
 }
 
 /** The first bytes of a response body, up to a cap, for the recorder and the cache. */

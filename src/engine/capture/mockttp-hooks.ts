@@ -1,7 +1,10 @@
-// The two places wrtui reaches into mockttp 4.6 beyond its public API. Both fail loudly if the
-// shape they rely on has changed, rather than leaving wrtui silently blind.
+// The places wrtui reaches into mockttp 4.6 beyond its public API. Each fails loudly if the shape
+// it relies on has changed, rather than leaving wrtui silently blind (or silently open).
+import { createRequire } from 'node:module';
 import type * as mockttp from 'mockttp';
-import type { Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+
+const requireFromHere = createRequire(import.meta.url);
 
 /** A request as mockttp hands it to a rule: Node's request, preprocessed (absolute url, id, body reader). */
 export type OngoingRequest = mockttp.OngoingRequest & {
@@ -79,4 +82,44 @@ export function releaseHandshakeSocket(socket: Socket): void {
   } catch {
     // Another mockttp: nothing hooked, or hooked differently. The WebSocket still works.
   }
+}
+
+/**
+ * mockttp 4 has no host option: its server listens on every interface (`server.listen(port)`).
+ * A man-in-the-middle holding a CA key must not be reachable from the network unless asked, so the
+ * socket itself is bound: mockttp builds its server with createComboServer (its own module, called
+ * through the module's exports object), whose `listen(port)` is redirected here to
+ * `listen({ port, host })` for the servers registered with listenOn (found by their request
+ * listener, the mockttp instance's express app).
+ */
+const listenHosts = new WeakMap<object, string>();
+let comboServerPatched = false;
+
+export function listenOn(server: mockttp.Mockttp, host: string): void {
+  const app = (server as unknown as { app?: object }).app;
+  const comboModule = requireFromHere('mockttp/dist/server/http-combo-server') as { createComboServer?: (options: { requestListener: object }) => Promise<Server> };
+  if (!app || typeof comboModule.createComboServer !== 'function') {
+    throw new Error("mockttp's server construction has changed (app, createComboServer): wrtui cannot bind its socket to one address; refusing to listen on every interface (see mockttp-hooks.ts)");
+  }
+  listenHosts.set(app, host);
+  if (comboServerPatched) return;
+  comboServerPatched = true;
+  const original = comboModule.createComboServer;
+  comboModule.createComboServer = async (options) => {
+    const combo = await original(options);
+    const bound = listenHosts.get(options.requestListener);
+    if (bound !== undefined) {
+      const listen = combo.listen.bind(combo) as (...args: unknown[]) => Server;
+      (combo as unknown as { listen: (...args: unknown[]) => Server }).listen = (...args: unknown[]) =>
+        typeof args[0] === 'number' && args.length === 1 ? listen({ port: args[0], host: bound }) : listen(...args);
+    }
+    return combo;
+  };
+}
+
+/** mockttp's listening server (its combo server), once started. */
+export function listeningServer(server: mockttp.Mockttp): Server {
+  const combo = (server as unknown as { server?: Server }).server;
+  if (!combo) throw new Error("mockttp's listening server is not where wrtui expects it (Mockttp.server); see mockttp-hooks.ts");
+  return combo;
 }

@@ -48,7 +48,12 @@ export type UpgradeResult =
   | { kind: 'upgraded'; response: http.IncomingMessage; socket: Socket; head: Buffer; ip: string | undefined }
   | ({ kind: 'refused' } & UpstreamResponse);
 
-const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+/**
+ * An upstream connection silent this long fails its request with net::ERR_TIMED_OUT. A minute, as
+ * nginx's proxy_read_timeout: a debugging user is told well before giving up on the screen, and a
+ * slow but live upstream (data flowing) is never cut.
+ */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 
 /** Connections whose server answered in HTTP/0.9 (see acceptHttp09). */
 const HTTP09 = new WeakSet<Socket>();
@@ -94,7 +99,7 @@ export class UpstreamTransport implements Transport {
 
   constructor(options: UpstreamTransportOptions = {}) {
     this.#insecure = new Set(options.insecureHosts ?? []);
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   }
 
   /**

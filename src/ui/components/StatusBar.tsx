@@ -44,7 +44,9 @@ function firstLine(store: TrafficStore, backend: TuiBackend, width: number): Sty
     ' ',
     mode,
     ' proxy ',
-    { text: hostPort(backend.proxyUrl), bold: true },
+    backend.everyInterface
+      ? { text: `0.0.0.0:${portOf(backend.proxyUrl)} OPEN TO THE NETWORK`, bold: true, color: 'red' }
+      : { text: hostPort(backend.proxyUrl), bold: true },
     backend.incognitoProxyUrl ? ` incognito :${portOf(backend.incognitoProxyUrl)}` : ' incognito off',
     '  ',
     { text: `${rate < 10 ? rate.toFixed(1) : Math.round(rate)} req/s`, bold: true },
