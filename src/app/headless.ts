@@ -13,18 +13,22 @@ export async function runHeadless(options: HeadlessOptions): Promise<void> {
   const write = (line: string) => process.stdout.write(`${line}\n`);
   const print = options.json ? (entry: JournalEntry) => write(toJsonLine(entry)) : createRequestLog(write);
 
-  // Entries from start-up (rules loading, CA warnings) wait for the "listening" line, which comes first.
+  // Every entry from seq 1 (start-up: cookies set aside, rules loading, CA warnings), after the
+  // "listening" line, which the contract puts first: then in seq order.
   const early: JournalEntry[] = [];
   let listening = false;
   const session = await startCaptureSession(options);
-  session.engine.journal.subscribe((entry) => {
-    if (listening) print(entry);
-    else if (entry.kind === 'listening') {
-      listening = true;
-      print(entry);
-      for (const queued of early.splice(0)) print(queued);
-    } else early.push(entry);
-  });
+  session.engine.journal.subscribe(
+    (entry) => {
+      if (listening) print(entry);
+      else if (entry.kind === 'listening') {
+        listening = true;
+        print(entry);
+        for (const queued of early.splice(0)) print(queued);
+      } else early.push(entry);
+    },
+    { fromStart: true },
+  );
   announceListening(session, options);
 
   await new Promise<void>((resolve) => {

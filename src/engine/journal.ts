@@ -127,14 +127,32 @@ export type JournalEntry = JournalEntryBody & { seq: number; time: number };
 
 export type JournalSubscriber = (entry: JournalEntry) => void;
 
+export interface SubscribeOptions {
+  /**
+   * Receive what was appended before subscribing, from seq 1, before anything new: what an output
+   * (the TUI, headless, the recorder) must show. The journal keeps the latest KEPT_ENTRIES entries
+   * for this (body entries excepted: they are for the recorder, which subscribes first); past that,
+   * a late subscriber's first entry is a later one, and its seq says so.
+   */
+  fromStart?: boolean;
+}
+
+/** How many entries the journal keeps for subscribers that come late (a few MB at most). */
+export const KEPT_ENTRIES = 2000;
+
 export class Journal {
   #seq = 0;
   readonly #subscribers = new Set<JournalSubscriber>();
   readonly #now: () => number;
   readonly #onSubscriberError: (error: unknown) => void;
+  readonly #kept: JournalEntry[] = [];
+  readonly #keep: number;
+  /** Where the oldest kept entry is in #kept (a ring once full). */
+  #oldest = 0;
 
-  constructor(options: { now?: () => number; onSubscriberError?: (error: unknown) => void } = {}) {
+  constructor(options: { now?: () => number; onSubscriberError?: (error: unknown) => void; keep?: number } = {}) {
     this.#now = options.now ?? Date.now;
+    this.#keep = options.keep ?? KEPT_ENTRIES;
     this.#onSubscriberError =
       options.onSubscriberError ?? ((error) => process.emitWarning(`journal subscriber failed: ${String(error)}`));
   }
@@ -144,6 +162,13 @@ export class Journal {
     const entry = body as JournalEntry;
     entry.seq = ++this.#seq;
     entry.time = this.#now();
+    if (entry.kind !== 'body' && this.#keep > 0) {
+      if (this.#kept.length < this.#keep) this.#kept.push(entry);
+      else {
+        this.#kept[this.#oldest] = entry;
+        this.#oldest = (this.#oldest + 1) % this.#keep;
+      }
+    }
     for (const subscriber of this.#subscribers) {
       try {
         subscriber(entry);
@@ -155,7 +180,17 @@ export class Journal {
     return entry;
   }
 
-  subscribe(subscriber: JournalSubscriber): () => void {
+  subscribe(subscriber: JournalSubscriber, options: SubscribeOptions = {}): () => void {
+    if (options.fromStart) {
+      for (let i = 0; i < this.#kept.length; i++) {
+        const entry = this.#kept[(this.#oldest + i) % this.#kept.length]!;
+        try {
+          subscriber(entry);
+        } catch (error) {
+          this.#onSubscriberError(error);
+        }
+      }
+    }
     this.#subscribers.add(subscriber);
     return () => this.#subscribers.delete(subscriber);
   }

@@ -8,7 +8,8 @@ import type { Cookie } from '../engine/types.js';
 export type SessionMode = 'live' | 'replay';
 
 export interface JournalSource {
-  subscribe(subscriber: (entry: JournalEntry) => void): () => void;
+  /** With fromStart, what was journaled before, from seq 1, comes first (Journal.subscribe). */
+  subscribe(subscriber: (entry: JournalEntry) => void, options?: { fromStart?: boolean }): () => void;
 }
 
 export interface CertificateAuthorityInfo {

@@ -43,7 +43,7 @@ export class SessionRecorder {
     this.#unsubscribe = engine.journal.subscribe((entry) => {
       if (entry.kind === 'webRequest' && entry.event === 'onBeforeRequest') this.#requestIds.add(entry.details.requestId);
       output.appendLine(encodeLine(prepare(entry)));
-    });
+    }, { fromStart: true });
   }
 
   /** Creates the file (refusing an existing one), writes the header and starts recording. */

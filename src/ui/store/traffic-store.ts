@@ -11,6 +11,7 @@
 // The store also owns the list's filter, kept incrementally: on a flush only the records that
 // changed are tested again, so filtering 100k requests costs nothing while traffic flows.
 import type { JournalEntry, LogEntry } from '../../engine/journal.js';
+import type { JournalSource } from '../backend.js';
 import { describeRuntime } from '../../engine/extensions/runtime-description.js';
 import type { CookieChangeInfo } from '../../engine/types.js';
 import type { RequestPredicate } from '../filter/compile-filter.js';
@@ -123,10 +124,10 @@ export class TrafficStore {
     }
   }
 
-  /** Subscribes to a journal; returns (and remembers, for close) the unsubscribe. */
-  attach(journal: { subscribe(subscriber: (entry: JournalEntry) => void): () => void }): () => void {
+  /** Subscribes to a journal, from seq 1; returns (and remembers, for close) the unsubscribe. */
+  attach(journal: JournalSource): () => void {
     this.#unsubscribe?.();
-    const unsubscribe = journal.subscribe((entry) => this.ingest(entry));
+    const unsubscribe = journal.subscribe((entry) => this.ingest(entry), { fromStart: true });
     this.#unsubscribe = unsubscribe;
     return unsubscribe;
   }
