@@ -267,6 +267,7 @@ export class CaptureProxy {
       cacheRequest = { url: flight.url, method: flight.method, headers: headerObject(sentHeaders) };
       const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client);
       if (answer === 'reset') return this.#reset(request, response);
+      if (answer && 'failed' in answer) return this.#upstreamFailed(flight, request, response, url, answer.failed);
       if (answer) return this.#sendWhole(request, response, answer);
     }
 
@@ -281,8 +282,7 @@ export class CaptureProxy {
           ...(body.complete ? body.bytes && { body: body.bytes } : { body: body.stream! }),
         }, pending);
       } catch (error) {
-        flight.fail(error instanceof TransportError ? error.netError : netErrorOf(error));
-        return this.#reset(request, response);
+        return this.#upstreamFailed(flight, request, response, url, error);
       }
       const { response: incoming } = upstream;
       const head: ResponseHead = {
@@ -409,7 +409,7 @@ export class CaptureProxy {
    * wrtui (a 304 serves the stored body). Either way the events fire as for a network response,
    * with fromCache: true when the body came from the cache. Undefined: go upstream as usual.
    */
-  async #answerFromCache(flight: RequestFlight, cacheRequest: CacheRequest, sentHeaders: HttpHeaders, client: string): Promise<WholeResponse | 'reset' | undefined> {
+  async #answerFromCache(flight: RequestFlight, cacheRequest: CacheRequest, sentHeaders: HttpHeaders, client: string): Promise<WholeResponse | 'reset' | { failed: unknown } | undefined> {
     const cache = this.#cache!;
     const lookup = cache.lookup(cacheRequest);
     if (lookup.kind === 'miss') return undefined;
@@ -429,8 +429,7 @@ export class CaptureProxy {
           headers: [...sentHeaders.filter((h) => !/^if-(none-match|modified-since)$/i.test(h.name)), ...revalidation.filter((h) => /^if-/i.test(h.name))],
         });
       } catch (error) {
-        flight.fail(error instanceof TransportError ? error.netError : netErrorOf(error));
-        return 'reset';
+        return { failed: error };
       }
       ip = upstream.ip;
       const body = upstream.body instanceof Uint8Array ? upstream.body : new Uint8Array();
@@ -485,7 +484,31 @@ export class CaptureProxy {
     });
   }
 
-  /** The client sees a network failure (cancel, upstream failure): its connection or stream reset. */
+  /**
+   * The upstream failed before any byte of its response reached the client: the request ends with
+   * the net::ERR_* it was (onErrorOccurred), and the client, instead of a bare reset it can say
+   * nothing about, gets a 502 (504 for a timeout) naming the error and the upstream, as a proxy
+   * should (mitmproxy does the same).
+   */
+  #upstreamFailed(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, url: URL, error: unknown): Promise<void> {
+    const netError = error instanceof TransportError ? error.netError : netErrorOf(error);
+    flight.fail(netError);
+    if (response.headersSent || response.destroyed) return Promise.resolve(this.#reset(request, response));
+    const timedOut = netError === 'net::ERR_TIMED_OUT';
+    const detail = (error as Error | undefined)?.message;
+    return this.#sendWhole(
+      request,
+      response,
+      plainText(
+        timedOut ? 504 : 502,
+        timedOut ? 'Gateway Timeout' : 'Bad Gateway',
+        `wrtui: ${netError} from ${url.host}${detail && detail !== netError ? ` (${detail})` : ''}`,
+        [{ name: 'X-Wrtui-Error', value: netError }],
+      ),
+    );
+  }
+
+  /** The client sees a network failure (cancel, a body cut short): its connection or stream reset. */
   #reset(request: OngoingRequest, response: OngoingResponse): void {
     resetClient(request);
     destroyResponse(response);
@@ -559,8 +582,12 @@ export class CaptureProxy {
       try {
         answer = await this.#upstream.openUpgrade({ url, method: request.method, headers: send.requestHeaders }, pending);
       } catch (error) {
-        flight.fail(error instanceof TransportError ? error.netError : netErrorOf(error));
-        return resetSocket(socket);
+        // As for a plain request: the handshake is answered 502 naming what failed.
+        const netError = error instanceof TransportError ? error.netError : netErrorOf(error);
+        flight.fail(netError);
+        const body = Buffer.from(`wrtui: ${netError} from ${url.host}\n`);
+        socket.end(Buffer.concat([rawResponseHead(502, 'Bad Gateway', [{ name: 'Content-Type', value: 'text/plain; charset=utf-8' }, { name: 'X-Wrtui-Error', value: netError }, { name: 'Content-Length', value: String(body.length) }, { name: 'Connection', value: 'close' }]), body]));
+        return;
       }
       const decision = await flight.headersReceived({
         statusCode: answer.response.statusCode ?? 0,
@@ -677,8 +704,8 @@ function resetSocket(socket: Socket): void {
   resetClient({ httpVersion: '1.1', socket });
 }
 
-function plainText(statusCode: number, statusMessage: string, text: string): WholeResponse {
-  return { statusCode, statusMessage, headers: [{ name: 'Content-Type', value: 'text/plain; charset=utf-8' }], body: Buffer.from(`${text}\n`) };
+function plainText(statusCode: number, statusMessage: string, text: string, extraHeaders: HttpHeaders = []): WholeResponse {
+  return { statusCode, statusMessage, headers: [{ name: 'Content-Type', value: 'text/plain; charset=utf-8' }, ...extraHeaders], body: Buffer.from(`${text}\n`) };
 }
 
 function pairsOf(headers: HttpHeaders): [string, string][] {
