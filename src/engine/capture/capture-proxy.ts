@@ -10,18 +10,20 @@
 // Bodies stream both ways; only the first --max-body-size bytes are kept (requestBody, recorder,
 // cache). After a WebSocket's 101 the two connections are spliced; webRequest sees no frames.
 import * as mockttp from 'mockttp';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { getHeader, headerObject, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
-import type { HttpHeaders } from '../types.js';
+import type { HttpHeaders, NetError } from '../types.js';
 import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, writeResponseHead } from './client-response.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { handleConnect, handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { issueCertificate } from './ip-certificate.js';
+import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
 import { netErrorOf } from './net-error.js';
 import { framed, headersToForward, ownBytes, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, tabIdFrom } from './resource-type.js';
@@ -77,6 +79,12 @@ export class CaptureProxy {
   readonly #cache: HttpCache | undefined;
   /** Requests between their body's arrival and their response's end, to end them on stop(). */
   readonly #inFlight = new Set<RequestFlight>();
+  readonly #tunnels: TunnelCheck;
+  /** The target of each open tunnel, by its client's address and port. */
+  readonly #tunnelTargets = new Map<string, Authority>();
+  /** IP targets the certificate for clients without SNI names (beside localhost and loopback), as they came. */
+  #coveredAddresses = new Set<string>();
+  #certificateIssued: Promise<void> = Promise.resolve();
   /** More listening sockets feeding mockttp's server (::1 beside 127.0.0.1). */
   readonly #alsoListening: Server[] = [];
   #addresses: string[] = [];
@@ -92,6 +100,7 @@ export class CaptureProxy {
       insecureHosts: options.insecureUpstreamHosts ?? [],
       ...(options.upstreamTimeoutMs !== undefined && { timeoutMs: options.upstreamTimeoutMs }),
     });
+    this.#tunnels = new TunnelCheck({ timeoutMs: Math.min(options.upstreamTimeoutMs || 15_000, 15_000) });
     this.#followUps = new FollowUps({
       ...(options.followUpTimeoutMs !== undefined && { ttlMs: options.followUpTimeoutMs }),
       onUnclaimed: (flight) => {
@@ -138,6 +147,7 @@ export class CaptureProxy {
   async start(): Promise<void> {
     await handleEveryRequest(this.#server, (request, response) => this.#handle(request, response));
     await handleEveryUpgrade(this.#server, (request, socket, head) => this.#handleUpgrade(request, socket, head));
+    await this.#server.on('tls-client-error', (failure) => void this.#tlsFailed(failure));
     // Malformed requests never become requests; a debug line says why the client was answered 400.
     await this.#server.on('client-error', (failure) =>
       this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `malformed request from a client: ${failure.errorCode ?? 'error'} (answered ${failure.request?.method ?? ''} ${failure.request?.url ?? ''})`.trim() }),
@@ -148,6 +158,93 @@ export class CaptureProxy {
     await this.#server.start(this.#options.port ?? 8080);
     this.#addresses = [host === 'localhost' ? '127.0.0.1' : host];
     if (host === 'localhost') await this.#alsoListenOn('::1');
+    handleConnect(this.#server, (request, socket, proceed) => void this.#handleConnect(request, socket, proceed));
+  }
+
+  // ── CONNECT ───────────────────────────────────────────────────────────────
+
+  /** A tunnel is checked before it is granted (tunnel-check.ts); an IP target gets a certificate naming it. */
+  async #handleConnect(request: IncomingMessage, socket: Socket, proceed: () => void): Promise<void> {
+    socket.on('error', () => socket.destroy());
+    const authority = parseAuthority(request.url);
+    if (!authority) {
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `CONNECT to ${JSON.stringify(request.url ?? '')}, which is not a host:port: answered 400` });
+      socket.end(rawResponse(400, 'Bad Request', `wrtui: cannot open a tunnel to ${JSON.stringify(request.url ?? '')}: a CONNECT names host:port`));
+      return;
+    }
+    try {
+      await this.#tunnels.reach(authority);
+    } catch (error) {
+      return this.#tunnelFailed(request, socket, authority, error);
+    }
+    if (isIP(authority.host) !== 0) {
+      try {
+        await this.#coverAddress(authority.host);
+      } catch (error) {
+        this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `no certificate for ${authority.host}: ${(error as Error).message}; the client will see mockttp's default one` });
+      }
+    }
+    if (socket.destroyed) return;
+    // What a TLS failure inside the tunnel was for (mockttp's event names only the client's address).
+    const client = `${socket.remoteAddress}:${socket.remotePort}`;
+    this.#tunnelTargets.set(client, authority);
+    socket.once('close', () => this.#tunnelTargets.delete(client));
+    proceed();
+  }
+
+  /** The tunnel's target cannot be reached: the request the tunnel was for fails with why; the client gets a 502 saying so. */
+  async #tunnelFailed(request: IncomingMessage, socket: Socket, authority: Authority, error: unknown): Promise<void> {
+    const netError = error instanceof TransportError ? error.netError : netErrorOf(error);
+    const target = authorityText(authority);
+    // What the client meant to fetch is inside the tunnel, never sent: the journal names the origin.
+    const url = authority.port === 80 ? `http://${target}/` : `https://${authority.port === 443 ? target.replace(/:443$/, '') : target}/`;
+    try {
+      const flight = this.lifecycle.start({ url, method: 'GET', requestHeaders: headersFromRaw(request.rawHeaders), type: 'other', storeId: this.storeId });
+      await flight.beforeRequest();
+      flight.fail(netError);
+    } catch (failure) {
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `CONNECT ${target}: ${netError} (${(failure as Error).message})` });
+    }
+    socket.end(rawResponse(netError === 'net::ERR_TIMED_OUT' ? 504 : 502, netError === 'net::ERR_TIMED_OUT' ? 'Gateway Timeout' : 'Bad Gateway', `wrtui: ${netError} from ${target} (${(error as Error).message})`, netError));
+  }
+
+  /**
+   * A client's TLS handshake with wrtui failed (it refused wrtui's certificate, offered nothing
+   * wrtui speaks, sent garbage, stalled): a row with the reason, as the request the client meant
+   * failed. A client that merely closed an unused connection (browsers open spare ones) is not news.
+   */
+  async #tlsFailed(failure: mockttp.TlsHandshakeFailure): Promise<void> {
+    const netError = TLS_FAILURES[failure.failureCause];
+    const tunnel = this.#tunnelTargets.get(`${failure.remoteIpAddress}:${failure.remotePort}`);
+    const host = failure.tlsMetadata?.sniHostname ?? tunnel?.host ?? failure.destination?.hostname;
+    if (netError === undefined || host === undefined) {
+      this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `TLS handshake with a client ended: ${failure.failureCause}${host ? ` (${host})` : ''}` });
+      return;
+    }
+    const port = tunnel?.port ?? failure.destination?.port;
+    const target = port === undefined || port === 443 ? authorityText({ host, port: 443 }).replace(/:443$/, '') : authorityText({ host, port });
+    if (failure.failureCause === 'cert-rejected') {
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `a client refused wrtui's certificate for ${target}: it does not trust wrtui's CA yet (wrtui ca says how)` });
+    }
+    try {
+      const flight = this.lifecycle.start({ url: `https://${target}/`, method: 'GET', requestHeaders: [], type: 'other', storeId: this.storeId });
+      await flight.beforeRequest();
+      flight.fail(netError);
+    } catch (error) {
+      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `TLS handshake with a client for ${target} failed (${failure.failureCause}): ${(error as Error).message}` });
+    }
+  }
+
+  /** Makes the certificate for clients that send no server name (IP targets) name `address` too. */
+  #coverAddress(address: string): Promise<void> {
+    if (this.#coveredAddresses.has(address)) return this.#certificateIssued;
+    if (this.#coveredAddresses.size >= 256) this.#coveredAddresses = new Set();
+    this.#coveredAddresses.add(address);
+    const names = ['localhost', '127.0.0.1', '::1', ...this.#coveredAddresses].filter((name, index, all) => all.indexOf(name) === index);
+    this.#certificateIssued = this.#certificateIssued
+      .catch(() => {})
+      .then(async () => setDefaultCertificate(this.#server, { ...(await issueCertificate(this.#options.ca, names)), chain: this.#options.ca.cert }));
+    return this.#certificateIssued;
   }
 
   /** One more listening socket on `address`, same port, its connections handed to mockttp's server. */
@@ -681,6 +778,28 @@ function forwardTrailers(request: OngoingRequest, response: OngoingResponse, inc
   } catch {
     // An invalid trailer: Node refuses it; the body is still complete.
   }
+}
+
+/** A client's failed TLS handshake, as the net::ERR_* its request ended with (undefined: not worth a row). */
+const TLS_FAILURES: Readonly<Record<mockttp.TlsHandshakeFailure['failureCause'], NetError | undefined>> = {
+  'cert-rejected': 'net::ERR_CERT_AUTHORITY_INVALID',
+  'no-shared-cipher': 'net::ERR_SSL_VERSION_OR_CIPHER_MISMATCH',
+  'handshake-timeout': 'net::ERR_TIMED_OUT',
+  unknown: 'net::ERR_SSL_PROTOCOL_ERROR',
+  closed: undefined,
+  reset: undefined,
+};
+
+/** A whole plain-text HTTP/1.1 response, for a socket wrtui answers itself (a refused CONNECT). */
+function rawResponse(statusCode: number, statusMessage: string, text: string, netError?: string): Buffer {
+  const body = Buffer.from(`${text}\n`);
+  const headers: HttpHeaders = [
+    { name: 'Content-Type', value: 'text/plain; charset=utf-8' },
+    ...(netError ? [{ name: 'X-Wrtui-Error', value: netError }] : []),
+    { name: 'Content-Length', value: String(body.length) },
+    { name: 'Connection', value: 'close' },
+  ];
+  return Buffer.concat([rawResponseHead(statusCode, statusMessage, headers), body]);
 }
 
 /** A response head as HTTP/1.1 bytes, for a socket wrtui writes to directly (WebSocket handshakes). */

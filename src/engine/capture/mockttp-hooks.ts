@@ -2,7 +2,9 @@
 // it relies on has changed, rather than leaving wrtui silently blind (or silently open).
 import { createRequire } from 'node:module';
 import type * as mockttp from 'mockttp';
-import type { Server, Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { Socket as NetSocket, type Server, type Socket } from 'node:net';
+import type { Server as TlsServer } from 'node:tls';
 
 const requireFromHere = createRequire(import.meta.url);
 
@@ -122,4 +124,38 @@ export function listeningServer(server: mockttp.Mockttp): Server {
   const combo = (server as unknown as { server?: Server }).server;
   if (!combo) throw new Error("mockttp's listening server is not where wrtui expects it (Mockttp.server); see mockttp-hooks.ts");
   return combo;
+}
+
+export type ConnectHandler = (request: IncomingMessage, socket: Socket, proceed: () => void) => void;
+
+/**
+ * HTTP/1 CONNECT requests go to `handler` before mockttp sees them; `proceed()` hands one to mockttp,
+ * which answers 200 and intercepts the tunnel. mockttp answers every CONNECT 200 at once, so a
+ * tunnel to a closed port or a garbage authority failed later, inside the tunnel, with nothing to
+ * tell the client why; the handler answers those itself. (HTTP/2 CONNECT stays mockttp's.)
+ */
+export function handleConnect(server: mockttp.Mockttp, handler: ConnectHandler): void {
+  const combo = listeningServer(server);
+  const listeners = combo.listeners('connect');
+  if (listeners.length !== 1) throw new Error(`mockttp's CONNECT handling has changed (${listeners.length} 'connect' listeners); see mockttp-hooks.ts`);
+  const original = listeners[0] as (request: IncomingMessage, resOrSocket: unknown) => void;
+  combo.removeListener('connect', original);
+  combo.on('connect', (request: IncomingMessage, resOrSocket: unknown) => {
+    if (!(resOrSocket instanceof NetSocket)) return original.call(combo, request, resOrSocket);
+    handler(request, resOrSocket, () => original.call(combo, request, resOrSocket));
+  });
+}
+
+/**
+ * Replaces the certificate mockttp's TLS server presents when the client names no server (no SNI:
+ * a tunnel to an IP address). The TLS server is httpolyglot's private `_tlsServer` in mockttp 4.6.
+ */
+export function setDefaultCertificate(server: mockttp.Mockttp, certificate: { cert: string; key: string; chain?: string }): void {
+  const tlsServer = (listeningServer(server) as unknown as { _tlsServer?: TlsServer })._tlsServer;
+  if (!tlsServer || typeof tlsServer.setSecureContext !== 'function') {
+    throw new Error("mockttp's TLS server is not where wrtui expects it (httpolyglot _tlsServer); see mockttp-hooks.ts");
+  }
+  // The CA goes with the leaf, as mockttp sends it: clients that pin the CA's key (Chromium's
+  // --ignore-certificate-errors-spki-list) look for it in the chain presented.
+  tlsServer.setSecureContext({ cert: certificate.chain ? `${certificate.cert.trim()}\n${certificate.chain.trim()}\n` : certificate.cert, key: certificate.key });
 }

@@ -1,0 +1,57 @@
+// Before a CONNECT is answered 200, its target is checked as a proxy should (mitmproxy's default
+// "eager" connection strategy does the same): a malformed authority is a 400, a target that cannot
+// be reached (refused, unresolvable, silent) a 502 naming the net::ERR_*. A target reached in the
+// last minute is not checked again, so a browser's parallel tunnels to one site cost one probe.
+import { isIP, connect } from 'node:net';
+
+export interface Authority {
+  host: string;
+  port: number;
+}
+
+/** `host:port` (IPv6 in brackets) as a CONNECT names it; undefined when it is not one. */
+export function parseAuthority(target: string | undefined): Authority | undefined {
+  if (!target) return undefined;
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:/?#[\]@]+)):(\d{1,5})$/.exec(target);
+  if (!match) return undefined;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return undefined;
+  const host = match[1] ?? match[2]!;
+  if (match[1] !== undefined && isIP(host) !== 6) return undefined;
+  // A name: letters, digits, hyphens, dots (and underscores, which real names carry).
+  if (match[2] !== undefined && isIP(host) === 0 && !/^[a-zA-Z0-9_-]+(\.[a-zA-Z0-9_-]+)*\.?$/.test(host)) return undefined;
+  return { host, port };
+}
+
+export function authorityText({ host, port }: Authority): string {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+const REACHED_TTL_MS = 60_000;
+
+export class TunnelCheck {
+  readonly #timeoutMs: number;
+  readonly #reached = new Map<string, number>();
+
+  constructor(options: { timeoutMs: number }) {
+    this.#timeoutMs = options.timeoutMs;
+  }
+
+  /** Resolves once a TCP connection to the target could be opened; rejects with the socket's error. */
+  async reach(authority: Authority): Promise<void> {
+    const key = authorityText(authority);
+    const at = this.#reached.get(key);
+    if (at !== undefined && performance.now() - at < REACHED_TTL_MS) return;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect({ host: authority.host, port: authority.port });
+      socket.setTimeout(this.#timeoutMs, () => socket.destroy(Object.assign(new Error(`connecting to ${key} timed out`), { code: 'ETIMEDOUT' })));
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', reject);
+    });
+    if (this.#reached.size > 1000) this.#reached.clear();
+    this.#reached.set(key, performance.now());
+  }
+}
