@@ -14,6 +14,7 @@ export interface RecordOptions {
 
 export async function startRecording(engine: Engine, options: RecordOptions, stateDir: string): Promise<SessionRecorder | undefined> {
   if (!options.record) return undefined;
-  const redact = options.redact ?? (await SettingsFile.forStateDir(stateDir).read()).recording.redact;
+  const problem = (message: string) => engine.journal.append({ kind: 'log', level: 'warn', source: 'state', message });
+  const redact = options.redact ?? (await SettingsFile.forStateDir(stateDir, problem).read()).recording.redact;
   return SessionRecorder.start(engine, { file: options.record, redact, maxBodySize: options.maxBodySize, stateDir });
 }

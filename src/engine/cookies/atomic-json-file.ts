@@ -89,3 +89,13 @@ async function syncDirectory(directory: string): Promise<void> {
 export function isLeftoverTemporaryOf(file: string, candidate: string): boolean {
   return candidate.startsWith(`.${basename(file)}.`) && candidate.endsWith('.tmp');
 }
+
+/**
+ * Moves a state file wrtui cannot use (bad JSON, the wrong shape) to `<file>.corrupt-<time>`, so
+ * that it is never overwritten: the user may want it back. Returns where it went.
+ */
+export async function setAside(file: string, now: number = Date.now()): Promise<string> {
+  const aside = `${file}.corrupt-${new Date(now).toISOString().replace(/[:.]/g, '-')}`;
+  await rename(file, aside);
+  return aside;
+}

@@ -12,11 +12,11 @@
 // nothing changed) and drops the ones that expired while wrtui was not running. A file that cannot
 // be parsed is never overwritten: it is renamed to `<file>.corrupt-<time>`, the stores start
 // empty, and the problem is reported (onProblem and `problems`) with both paths.
-import { readdir, rename, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Low } from 'lowdb';
 import { Cookie as ToughCookie, type SerializedCookie } from 'tough-cookie';
-import { AtomicJsonFile, CorruptJsonFileError, isLeftoverTemporaryOf } from './atomic-json-file.js';
+import { AtomicJsonFile, CorruptJsonFileError, isLeftoverTemporaryOf, setAside } from './atomic-json-file.js';
 import { systemClock, type Clock } from './clock.js';
 
 export const COOKIE_FILE_NAME = 'cookies.json';
@@ -96,8 +96,7 @@ export class CookiePersistence {
       if (!(error instanceof CorruptJsonFileError || error instanceof UnreadableCookieFileError)) {
         throw new Error(`Cannot read the cookie file ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
-      const aside = `${file}.corrupt-${new Date(options.clock?.now() ?? Date.now()).toISOString().replace(/[:.]/g, '-')}`;
-      await rename(file, aside);
+      const aside = await setAside(file, options.clock?.now());
       problems.push(
         `The cookie file ${file} is unreadable (${error.message}). It was moved to ${aside} and wrtui started with no saved cookies.`,
       );

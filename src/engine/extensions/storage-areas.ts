@@ -4,10 +4,9 @@
 // atomic, 0600 adapter as the cookie store; a burst of changes is one write); session lives in
 // memory and is emptied when the extension is reloaded (as Chrome empties it on an update).
 // Values are JSON data, as Chrome stores them; a change reports {oldValue, newValue} per key.
-import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import { AtomicJsonFile, CorruptJsonFileError } from '../cookies/atomic-json-file.js';
+import { AtomicJsonFile, CorruptJsonFileError, setAside } from '../cookies/atomic-json-file.js';
 
 export type StorageAreaName = 'local' | 'session';
 type Items = Record<string, unknown>;
@@ -41,14 +40,16 @@ export class StorageAreas {
     } catch (error) {
       if (!(error instanceof CorruptJsonFileError)) throw error;
       // Never overwrite what the user may want back: set it aside and start empty.
-      const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-      await rename(file, aside);
+      const aside = await setAside(file);
       onProblem(`${file} could not be read (${error.message}); it was kept as ${aside} and storage.local starts empty`);
       db.data = {};
     }
-    const items = db.data && typeof db.data === 'object' && !Array.isArray(db.data) ? db.data : {};
-    if (items !== db.data) onProblem(`${file} did not hold an object; storage.local starts empty`);
-    return new StorageAreas(db, items, onProblem);
+    if (!db.data || typeof db.data !== 'object' || Array.isArray(db.data)) {
+      const aside = await setAside(file);
+      onProblem(`${file} did not hold an object of items; it was kept as ${aside} and storage.local starts empty`);
+      db.data = {};
+    }
+    return new StorageAreas(db, db.data, onProblem);
   }
 
   /** storage.<area>.<method>(...args): what the call answers (for set/remove/clear: the changes). */

@@ -4,7 +4,7 @@
 // recording that never ended (a crash) keeps `ended: null`.
 import { resolve } from 'node:path';
 import { Low } from 'lowdb';
-import { AtomicJsonFile, CorruptJsonFileError } from '../cookies/atomic-json-file.js';
+import { AtomicJsonFile, CorruptJsonFileError, setAside } from '../cookies/atomic-json-file.js';
 
 export const SESSION_INDEX_FILE = 'sessions.json';
 const FORMAT = 'wrtui-sessions';
@@ -29,17 +29,20 @@ interface SessionIndexData {
 export class SessionIndex {
   readonly file: string;
   readonly #db: Low<SessionIndexData>;
+  readonly #onProblem: (message: string) => void;
 
-  private constructor(file: string) {
+  private constructor(file: string, onProblem: (message: string) => void) {
     this.file = file;
     this.#db = new Low<SessionIndexData>(new AtomicJsonFile<SessionIndexData>(file), emptyIndex());
+    this.#onProblem = onProblem;
   }
 
-  static forStateDir(stateDir: string): SessionIndex {
-    return new SessionIndex(resolve(stateDir, SESSION_INDEX_FILE));
+  /** `onProblem` hears of a file that could not be used (it is kept aside, never overwritten). */
+  static forStateDir(stateDir: string, onProblem: (message: string) => void = () => {}): SessionIndex {
+    return new SessionIndex(resolve(stateDir, SESSION_INDEX_FILE), onProblem);
   }
 
-  /** Every indexed session, oldest first. A corrupt or foreign file reads as empty (and is replaced on the next write). */
+  /** Every indexed session, oldest first. A corrupt or foreign file is set aside (kept) and the index starts empty. */
   async list(): Promise<IndexedSession[]> {
     await this.#read();
     return [...this.#db.data.sessions];
@@ -63,14 +66,20 @@ export class SessionIndex {
   }
 
   async #read(): Promise<void> {
+    let problem: string | undefined;
     try {
       await this.#db.read();
+      const data = this.#db.data as Partial<SessionIndexData> | null;
+      if (data && (data.format !== FORMAT || !Array.isArray(data.sessions))) problem = 'it is not an index of wrtui sessions';
     } catch (error) {
       if (!(error instanceof CorruptJsonFileError)) throw error;
-      this.#db.data = emptyIndex();
+      problem = error.message;
     }
-    const data = this.#db.data as Partial<SessionIndexData> | null;
-    if (!data || data.format !== FORMAT || !Array.isArray(data.sessions)) this.#db.data = emptyIndex();
+    if (problem !== undefined) {
+      const aside = await setAside(this.file);
+      this.#onProblem(`${this.file} could not be used (${problem}); it was kept as ${aside} and the index of recordings starts empty`);
+    }
+    if (problem !== undefined || !this.#db.data) this.#db.data = emptyIndex();
   }
 }
 

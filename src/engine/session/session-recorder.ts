@@ -75,7 +75,7 @@ export class SessionRecorder {
     };
     output.appendLine(encodeLine(header));
     await output.flush();
-    const index = options.stateDir ? SessionIndex.forStateDir(options.stateDir) : undefined;
+    const index = options.stateDir ? SessionIndex.forStateDir(options.stateDir, (message) => engine.journal.append({ kind: 'log', level: 'warn', source: 'state', message })) : undefined;
     const recorder = new SessionRecorder(engine, output, index, options.redact);
     try {
       await index?.add({ file, started: header.started, ended: null, requests: 0, redacted: options.redact });

@@ -4,7 +4,7 @@
 // default (the --redact / --no-redact flags override it for one run).
 import { resolve } from 'node:path';
 import { Low } from 'lowdb';
-import { AtomicJsonFile, CorruptJsonFileError } from '../cookies/atomic-json-file.js';
+import { AtomicJsonFile, CorruptJsonFileError, setAside } from '../cookies/atomic-json-file.js';
 
 export const SETTINGS_FILE = 'settings.json';
 
@@ -24,14 +24,17 @@ export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { redact: false };
 export class SettingsFile {
   readonly file: string;
   readonly #db: Low<Record<string, unknown>>;
+  readonly #onProblem: (message: string) => void;
 
-  private constructor(file: string) {
+  private constructor(file: string, onProblem: (message: string) => void) {
     this.file = file;
     this.#db = new Low<Record<string, unknown>>(new AtomicJsonFile<Record<string, unknown>>(file), {});
+    this.#onProblem = onProblem;
   }
 
-  static forStateDir(stateDir: string): SettingsFile {
-    return new SettingsFile(resolve(stateDir, SETTINGS_FILE));
+  /** `onProblem` hears of a file that could not be used (it is kept aside, never overwritten). */
+  static forStateDir(stateDir: string, onProblem: (message: string) => void = () => {}): SettingsFile {
+    return new SettingsFile(resolve(stateDir, SETTINGS_FILE), onProblem);
   }
 
   /** The settings, with defaults for whatever the file lacks. An unreadable file gives the defaults. */
@@ -54,14 +57,20 @@ export class SettingsFile {
   }
 
   async #readRaw(): Promise<Record<string, unknown>> {
+    let problem: string | undefined;
     try {
       await this.#db.read();
+      const data = this.#db.data as unknown;
+      if (data !== null && (typeof data !== 'object' || Array.isArray(data))) problem = 'it does not hold an object of settings';
     } catch (error) {
       if (!(error instanceof CorruptJsonFileError)) throw error;
-      this.#db.data = {};
+      problem = error.message;
     }
-    const data = this.#db.data as unknown;
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) this.#db.data = {};
+    if (problem !== undefined) {
+      const aside = await setAside(this.file);
+      this.#onProblem(`${this.file} could not be used (${problem}); it was kept as ${aside} and the defaults apply`);
+    }
+    if (problem !== undefined || !this.#db.data) this.#db.data = {};
     return this.#db.data;
   }
 }
