@@ -93,6 +93,18 @@ describe('the request list', () => {
     expect(pay).toMatch(/POST\s+200 other\s+shop\.test\/pay\s+2 B/);
   });
 
+  it('a request still waiting for its upstream shows how long it has waited, counting up', async () => {
+    const h = await start({ tickMs: 200 });
+    let answer!: () => void;
+    const waiting = h.request('http://slow.test/waiting', { route: () => new Promise((resolve) => (answer = () => resolve(respond(200, 'late')))) });
+    const frame = await h.waitFor((f) => /slow\.test\/waiting\s+\d\.\d\d s…/.test(f), 4000);
+    expect(rows(frame)[0]).toMatch(/GET\s+…\s+other\s+slow\.test\/waiting\s+1\.\d\d s…/);
+    answer();
+    await waiting;
+    await h.settle();
+    expect(rows(h.frame())[0]).not.toContain('s…');
+  });
+
   it('marks what rules did: cancelled, redirected, dry-run would-…, failed', async () => {
     const h = await start({ size: { columns: 120, rows: 30 } });
     h.driver.rule('blocker').onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['http://ads.test/*'] }, ['blocking']);

@@ -59,6 +59,8 @@ export interface Harness {
 export interface HarnessOptions {
   size?: { columns: number; rows: number };
   maxRequests?: number;
+  /** The store's clock tick (ms), as run-tui's 1 s; off by default. */
+  tickMs?: number;
   rules?: RuleStatus[];
   rulesControl?: RulesControl;
   route?: Route;
@@ -68,7 +70,7 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const driver = await createEngineDriver(options.route);
   const { engine } = driver;
-  const store = new TrafficStore({ maxRequests: options.maxRequests ?? 1000, flushIntervalMs: 0 });
+  const store = new TrafficStore({ maxRequests: options.maxRequests ?? 1000, flushIntervalMs: 0, ...(options.tickMs !== undefined && { tickMs: options.tickMs }) });
   store.attach(engine.journal);
   const written: string[] = [];
   const rulesControl: RulesControl | undefined =

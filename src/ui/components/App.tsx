@@ -146,7 +146,7 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
   else if (view === 'cookies') main = <CookiesView store={store} backend={backend} state={cookies} setState={setCookies} width={width} height={mainHeight} active={viewActive} />;
   else if (view === 'rules') main = <RulesView backend={backend} rules={rules} state={rulesState} setState={setRulesState} width={width} height={mainHeight} now={now} active={viewActive} />;
   else if (view === 'log') main = <LogView store={store} state={logState} setState={setLogState} width={width} height={mainHeight} active={viewActive} />;
-  else main = <RequestsView store={store} backend={backend} state={requests} setState={setRequests} width={width} height={mainHeight} active={viewActive} />;
+  else main = <RequestsView store={store} backend={backend} state={requests} setState={setRequests} width={width} height={mainHeight} now={now} active={viewActive} />;
 
   return (
     <KeyRoutesContext.Provider value={routes}>

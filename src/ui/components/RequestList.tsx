@@ -22,9 +22,11 @@ export interface RequestListProps {
   /** Shown when the list is empty. */
   emptyHint: StyledLine[];
   focused: boolean;
+  /** Epoch ms: a waiting request shows its age. */
+  now: number;
 }
 
-export function RequestList({ records, window, rows, width, follow, filter, totalKept, emptyHint, focused }: RequestListProps) {
+export function RequestList({ records, window, rows, width, follow, filter, totalKept, emptyHint, focused, now }: RequestListProps) {
   // One object per width: the rows are memoised on it, and a new one would redraw them all.
   const columns = useMemo(() => requestColumns(width), [width]);
   const title = line(
@@ -42,7 +44,17 @@ export function RequestList({ records, window, rows, width, follow, filter, tota
       const record = records[window.top + index];
       body.push(
         record ? (
-          <RequestRow key={record.ordinal} record={record} revision={record.revision} columns={columns} width={width} selected={window.top + index === window.index} />
+          <RequestRow
+            key={record.ordinal}
+            record={record}
+            revision={record.revision}
+            // Only a waiting request's row changes with the clock (its age), once a second.
+            waitedSeconds={record.endedAt === undefined ? Math.floor((now - record.startedAt) / 1000) : -1}
+            now={now}
+            columns={columns}
+            width={width}
+            selected={window.top + index === window.index}
+          />
         ) : (
           <FixedLine key={`blank-${index}`} width={width} text="" />
         ),

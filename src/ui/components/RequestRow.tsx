@@ -10,13 +10,21 @@ export interface RequestRowProps {
   record: RequestRecord;
   /** record.revision, so memo sees changes of the (mutable) record. */
   revision: number;
+  /** Whole seconds a waiting request has waited (-1 once it ended), so memo redraws its age once a second. */
+  waitedSeconds: number;
+  now: number;
   columns: RequestColumns;
   width: number;
   selected: boolean;
 }
 
-export const RequestRow = memo(function RequestRow({ record, columns, width, selected }: RequestRowProps) {
-  const cells = requestRow(record, columns);
-  if (selected) cells[0] = { text: '▶ ', bold: true };
-  return <FixedLine width={width} text={renderLine(cells, width, selected ? { inverse: true } : undefined)} />;
-});
+export const RequestRow = memo(
+  function RequestRow({ record, now, columns, width, selected }: RequestRowProps) {
+    const cells = requestRow(record, columns, now);
+    if (selected) cells[0] = { text: '▶ ', bold: true };
+    return <FixedLine width={width} text={renderLine(cells, width, selected ? { inverse: true } : undefined)} />;
+  },
+  // `now` alone changes every frame; a row depends on it only through waitedSeconds.
+  (before, after) =>
+    before.record === after.record && before.revision === after.revision && before.waitedSeconds === after.waitedSeconds && before.columns === after.columns && before.width === after.width && before.selected === after.selected,
+);

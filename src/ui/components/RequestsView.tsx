@@ -26,11 +26,13 @@ export interface RequestsViewProps {
   setState: Dispatch<SetStateAction<RequestsState>>;
   width: number;
   height: number;
+  /** Epoch ms: how long waiting requests have waited. */
+  now: number;
   /** Keys go to this view. */
   active: boolean;
 }
 
-export function RequestsView({ store, backend, state, setState, width, height, active }: RequestsViewProps) {
+export function RequestsView({ store, backend, state, setState, width, height, now, active }: RequestsViewProps) {
   const actions = useUiActions();
   const records = store.visible();
   const layout = requestsLayout(width, height, state.detailOpen);
@@ -134,6 +136,7 @@ export function RequestsView({ store, backend, state, setState, width, height, a
       totalKept={store.all().length}
       emptyHint={emptyHint(backend)}
       focused={!state.detailOpen}
+      now={now}
     />
   );
   if (!state.detailOpen) return list;

@@ -76,7 +76,8 @@ export function headerRow(columns: RequestColumns): StyledLine {
   return [{ text, bold: true, dim: true }];
 }
 
-export function requestRow(record: RequestRecord, columns: RequestColumns): StyledLine {
+/** One request's row; a request still waiting shows how long it has waited so far (at `now`). */
+export function requestRow(record: RequestRecord, columns: RequestColumns, now?: number): StyledLine {
   const cells: Segment[] = [];
   const push = (text: string, width: number, style: Omit<Segment, 'text'> = {}, align: 'left' | 'right' = 'left') => {
     const cut = printable(text).slice(0, width);
@@ -90,7 +91,9 @@ export function requestRow(record: RequestRecord, columns: RequestColumns): Styl
   push(columns.longTypes ? record.type : (SHORT_TYPES[record.type] ?? record.type), columns.type, { dim: true });
   push(`${record.host}${record.path}`, columns.url);
   push(formatBytes(record.responseSize), columns.size, {}, 'right');
-  push(record.endedAt === undefined ? '' : formatDuration(record.endedAt - record.startedAt), columns.duration, {}, 'right');
+  if (record.endedAt !== undefined) push(formatDuration(record.endedAt - record.startedAt), columns.duration, {}, 'right');
+  else if (now !== undefined && now - record.startedAt >= 1000) push(`${formatDuration(now - record.startedAt)}…`, columns.duration, { color: 'yellow' }, 'right');
+  else push('', columns.duration, {}, 'right');
   cells.push(...marksCell(record, columns.marks));
   return cells;
 }
