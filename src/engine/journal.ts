@@ -39,6 +39,8 @@ export interface WebRequestEntry {
   /** The details object with every optional field the event can carry. */
   details: WebRequestDetails;
   outcomes: ListenerOutcome[];
+  /** Set when the event fired only for some personas' listeners (Firefox re-fires four events on an auth retry; Chrome and the spec none). */
+  firedFor?: string[];
 }
 
 export interface CookieChangedEntry {

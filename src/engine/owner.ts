@@ -1,6 +1,7 @@
 // An owner is whoever registers listeners and calls the cookies API: in wrtui, one rule file,
 // behaving like one browser extension. Permissions and host permissions come from its manifest.
 import { MatchPatternSet } from './match-pattern.js';
+import { specPersona, type Persona } from './personas/index.js';
 
 export interface Owner {
   /** Unique and stable across reloads of the same rule (the rule's name). */
@@ -16,13 +17,20 @@ export interface Owner {
    * installed extension win; createOwner therefore defaults to install order.
    */
   precedence: number;
+  /** The browser whose interface it sees (personas/): what registration accepts and what details show. */
+  readonly persona: Persona;
+  /** Chrome's webRequest.onActionIgnored: told when one of its answers lost to another extension's. */
+  actionIgnored?: (requestId: string, action: IgnoredAction) => void;
 }
+
+export type IgnoredAction = 'redirect' | 'request_headers' | 'response_headers' | 'auth_credentials';
 
 export interface OwnerManifest {
   name: string;
   permissions?: string[];
   host_permissions?: string[];
   dryRun?: boolean;
+  persona?: Persona;
 }
 
 let installCounter = 0;
@@ -35,17 +43,19 @@ export function createOwner(manifest: OwnerManifest, options: { precedence?: num
     hostPermissions: new MatchPatternSet(manifest.host_permissions ?? []),
     dryRun: manifest.dryRun ?? false,
     precedence: options.precedence ?? ++installCounter,
+    persona: manifest.persona ?? specPersona,
   };
 }
 
 /** An owner with every permission and `<all_urls>`, for tests and in-process embedding. */
-export function createTrustedOwner(id: string, options: { precedence?: number; dryRun?: boolean } = {}): Owner {
+export function createTrustedOwner(id: string, options: { precedence?: number; dryRun?: boolean; persona?: Persona } = {}): Owner {
   return createOwner(
     {
       name: id,
       permissions: ['webRequest', 'webRequestBlocking', 'cookies'],
       host_permissions: ['<all_urls>'],
       dryRun: options.dryRun ?? false,
+      ...(options.persona && { persona: options.persona }),
     },
     options,
   );

@@ -101,6 +101,8 @@ export interface BlockingResponse {
   requestHeaders?: HttpHeaders;
   responseHeaders?: HttpHeaders;
   authCredentials?: AuthCredentials;
+  /** Firefox only (onBeforeRequest): go to the https: URL instead. */
+  upgradeToSecure?: boolean;
 }
 
 // ── §2.9 UploadData ───────────────────────────────────────────────────────────

@@ -257,9 +257,11 @@ describe('inferResourceType: Sec-Fetch-Dest decides, as Chromium 156 sends it', 
     expect(inferResourceType(request(c))).toBe(c.type);
   });
 
-  it('reports navigator.sendBeacon() as xmlhttprequest: it looks exactly like a fetch() on the wire', () => {
+  it('infers navigator.sendBeacon() from its wire (POST, Sec-Fetch-Dest empty, Sec-Fetch-Mode no-cors, as Chromium 156 sends it); a fetch() POST says cors', () => {
     const beacon = chromium({ 'content-type': 'text/plain;charset=UTF-8', origin: 'https://app.test', accept: '*/*', 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'empty', referer: REFERER });
-    expect(inferResourceType({ method: 'POST', url: 'https://app.test/beacon', headers: beacon })).toBe('xmlhttprequest');
+    expect(inferResourceType({ method: 'POST', url: 'https://app.test/beacon', headers: beacon })).toBe('beacon');
+    const fetchPost = chromium({ 'content-type': 'application/x-www-form-urlencoded', origin: 'https://app.test', accept: '*/*', 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty', referer: REFERER });
+    expect(inferResourceType({ method: 'POST', url: 'https://app.test/post', headers: fetchPost })).toBe('xmlhttprequest');
   });
 
   it('files a destination it does not know under other, as Chrome does', () => {

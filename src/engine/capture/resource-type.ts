@@ -12,10 +12,12 @@
 //   reports, the spec's name wins: `manifest` → web_manifest (Chrome: other) and `xslt` → xslt
 //   (Chrome: stylesheet). `beacon`, `xbl`, `xml_dtd` and `imageset` are never inferred: Chrome
 //   reports beacons as `ping` and nothing on the wire distinguishes the others.
-// - Chrome reports navigator.sendBeacon() as `ping` because the request is keepalive and not
-//   fetch-like; keepalive is not on the wire. A beacon shows `Sec-Fetch-Dest: empty` exactly like
-//   fetch(): wrtui reports it as xmlhttprequest. Only `<a ping>` (Content-Type: text/ping,
-//   Ping-From/Ping-To) is recognisably a ping.
+// - navigator.sendBeacon(): Chromium 156 sends it as a POST with `Sec-Fetch-Dest: empty` and
+//   `Sec-Fetch-Mode: no-cors` (a fetch() POST says `cors`), so that pair is inferred as `beacon`
+//   (Firefox's name); the spec and Chrome personas report it as `ping`, as Chrome does. A
+//   fetch(url, { method: 'POST', mode: 'no-cors' }) looks the same on the wire and is reported as
+//   a beacon too. A beacon whose body needs CORS (a Blob of application/json) says `cors` and is
+//   reported as xmlhttprequest. `<a ping>` (Content-Type: text/ping, Ping-From/Ping-To) is `ping`.
 // - Without Sec-Fetch-Dest an iframe navigation looks like a top-level one: both are main_frame.
 import type { ResourceType } from '../types.js';
 
@@ -97,15 +99,17 @@ export function inferResourceType(request: ObservedRequest): ResourceType {
   if (contentType === 'application/csp-report' || contentType === 'application/reports+json') return 'csp_report';
 
   const dest = header('sec-fetch-dest');
-  if (dest !== '') return typeForFetchDest(dest, header);
+  if (dest !== '') return typeForFetchDest(dest, header, request.method);
   return typeFromWeakerHints(request, header);
 }
 
-function typeForFetchDest(dest: string, header: (name: string) => string): ResourceType {
+function typeForFetchDest(dest: string, header: (name: string) => string, method: string): ResourceType {
   if (dest === 'empty') {
     // `<link rel=prefetch>` has an empty destination too; Chrome reports it as other.
     if (header('sec-purpose').startsWith('prefetch') || header('purpose') === 'prefetch') return 'other';
-    // fetch(), XMLHttpRequest and EventSource (and, unavoidably, sendBeacon: see the top comment).
+    // sendBeacon (see the top comment).
+    if (method.toUpperCase() === 'POST' && header('sec-fetch-mode') === 'no-cors') return 'beacon';
+    // fetch(), XMLHttpRequest and EventSource.
     return 'xmlhttprequest';
   }
   // A destination newer than this table: Chrome files unknown kinds under other.

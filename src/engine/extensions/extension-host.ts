@@ -20,6 +20,7 @@ import path from 'node:path';
 import type { Engine } from '../engine.js';
 import type { RuntimeEntry } from '../journal.js';
 import { createOwner, type Owner } from '../owner.js';
+import { choosePersona, personaNamed, type PersonaName } from '../personas/index.js';
 import { RuleBuildError } from '../rules/rule-bundler.js';
 import { compareRuleFiles } from '../rules/rule-files.js';
 import { ManifestError, checkManifest, type ValidManifest } from '../rules/rule-manifest.js';
@@ -54,6 +55,8 @@ export interface ExtensionHostOptions {
   restartPolicy?: RestartPolicyOptions;
   /** How often a missing folder is looked for (ms, default 500). */
   pollMs?: number;
+  /** `--persona`: the browser every rule and extension sees unless its manifest says otherwise (README "Personas"). */
+  persona?: PersonaName;
 }
 
 export type RuleState = 'active' | 'failed' | 'unloaded';
@@ -73,6 +76,8 @@ export interface RuleStatus {
   kind: 'rule' | 'extension';
   /** runtime.id */
   extensionId: string | undefined;
+  /** The browser whose interface it sees. */
+  persona: PersonaName;
   /**
    * active: a version is loaded (when `error` is set too, the newest edit failed and the last good
    * version stays); failed: no version runs (loading failed, or it crashed for good); unloaded:
@@ -387,12 +392,22 @@ export class ExtensionHost {
         ...(checked.manifest.dryRun !== undefined && { dryRun: checked.manifest.dryRun }),
       };
       return createOwner(
-        { name: checked.manifest.name, permissions: checked.manifest.permissions, host_permissions: checked.manifest.host_permissions, dryRun: this.#dryRunFor(record, checked.manifest.dryRun) },
+        {
+          name: checked.manifest.name,
+          permissions: checked.manifest.permissions,
+          host_permissions: checked.manifest.host_permissions,
+          dryRun: this.#dryRunFor(record, checked.manifest.dryRun),
+          persona: personaNamed(choosePersona({ ...(checked.manifest.persona && { declared: checked.manifest.persona }), ...(this.#options.persona && { flag: this.#options.persona }) })),
+        },
         { precedence: 0 }, // set by #rank() when the version goes live
       );
     };
+    const extensionPersona = pkg.manifest ? choosePersona({ ...(this.#options.persona && { flag: this.#options.persona }), manifest: pkg.boot.manifest ?? {} }) : undefined;
     const extensionOwner = pkg.manifest
-      ? createOwner({ name: pkg.manifest.name, permissions: pkg.manifest.permissions, host_permissions: pkg.manifest.hostPermissions, dryRun: this.#dryRunFor(record, undefined) }, { precedence: 0 })
+      ? createOwner(
+          { name: pkg.manifest.name, permissions: pkg.manifest.permissions, host_permissions: pkg.manifest.hostPermissions, dryRun: this.#dryRunFor(record, undefined), persona: personaNamed(extensionPersona!) },
+          { precedence: 0 },
+        )
       : undefined;
     if (!record.current) this.#setRuntime(record, 'starting');
 
@@ -405,6 +420,7 @@ export class ExtensionHost {
         installReason: cause === 'start' ? 'install' : update ? 'update' : undefined,
         previousVersion,
         backgroundTimeoutMs: this.#limits.backgroundTimeoutMs,
+        persona: extensionPersona ?? this.#options.persona,
       },
       services: record.services,
       limits: this.#limits,
@@ -453,7 +469,7 @@ export class ExtensionHost {
       this.#journalRule(
         record,
         record.loads > 1 ? 'reloaded' : 'loaded',
-        `${listeners} listener${listeners === 1 ? '' : 's'}${owner.dryRun ? ', dry-run' : ''}, precedence ${owner.precedence}${declared.node ? ', with Node' : ''}`,
+        `${listeners} listener${listeners === 1 ? '' : 's'}${owner.dryRun ? ', dry-run' : ''}, precedence ${owner.precedence}, ${owner.persona.name} persona${declared.node ? ', with Node' : ''}`,
       );
       this.#setRuntime(record, 'running');
       if (previous && previous.owner.id !== owner.id) this.#retryDuplicatesOf(previous.owner.id);
@@ -704,6 +720,7 @@ export class ExtensionHost {
       file: record.key,
       kind: record.kind,
       extensionId: record.extensionId,
+      persona: current?.owner.persona.name ?? this.#options.persona ?? 'spec',
       state: record.state,
       dryRun: current ? current.owner.dryRun : (record.dryRunOverride?.on ?? false),
       precedence: current?.owner.precedence,

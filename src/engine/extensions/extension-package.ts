@@ -11,7 +11,7 @@ import { extensionIdFromPath } from './extension-id.js';
 import type { ScriptUnit, WorkerBoot } from './protocol.js';
 
 /** A worker's boot data, less what depends on the load (why it loads). */
-export type PreparedBoot = Omit<WorkerBoot, 'installReason' | 'previousVersion' | 'backgroundTimeoutMs'>;
+export type PreparedBoot = Omit<WorkerBoot, 'installReason' | 'previousVersion' | 'backgroundTimeoutMs' | 'persona'>;
 
 export interface PreparedPackage {
   boot: PreparedBoot;

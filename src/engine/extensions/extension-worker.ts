@@ -142,6 +142,7 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#engine = options.engine;
     this.boot = options.boot;
     this.#owner = options.owner;
+    if (this.#owner) this.#attach(this.#owner);
     this.loaded = new Promise<Owner>((resolve, reject) => {
       this.#resolveLoaded = resolve;
       this.#rejectLoaded = reject;
@@ -358,6 +359,7 @@ export class ExtensionWorker implements RemoteEndpoint {
     if (this.#state !== 'loading' || this.#owner || !this.#options.ownerFromManifest) return;
     try {
       this.#owner = this.#options.ownerFromManifest(manifest);
+      this.#attach(this.#owner);
     } catch (error) {
       this.#loadFailed(new LoadFailure((error as Error).message, this.boot.rule?.source));
     }
@@ -377,6 +379,11 @@ export class ExtensionWorker implements RemoteEndpoint {
     if (!live || !this.#owner) return;
     this.#live.delete(lid);
     this.#engine.registry.remove(this.#owner, live.event, live.stub);
+  }
+
+  /** The owner's hooks that reach this worker. */
+  #attach(owner: Owner): void {
+    if (owner.persona.hasActionIgnored) owner.actionIgnored = (requestId, action) => this.#enqueue(['actionIgnored', requestId, action], false);
   }
 
   #register({ lid, event, filter, extraInfoSpec }: StagedListener): void {

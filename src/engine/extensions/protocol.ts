@@ -38,6 +38,8 @@ export interface WorkerBoot {
   previousVersion: string | undefined;
   /** Non-blocking console calls and timers run at most this long before being reported (ms). */
   backgroundTimeoutMs: number;
+  /** The persona: the host's choice for an extension; for a rule, `--persona` (its manifest's `persona` key wins). */
+  persona: 'spec' | 'chrome' | 'firefox' | undefined;
 }
 
 /** One script of the background: read from `file`, or given as `code` (a bundle) with its source map. */
@@ -66,6 +68,8 @@ export type HostItem =
   | ['cookieChanged', info: string]
   | ['alarm', alarm: unknown]
   | ['ping', n: number]
+  /** Chrome's webRequest.onActionIgnored: one of the extension's answers lost to another's. */
+  | ['actionIgnored', requestId: string, action: string]
   /** runtime.onInstalled / onStartup, once the top level ran. */
   | ['lifecycle', event: 'onInstalled' | 'onStartup', details: unknown];
 

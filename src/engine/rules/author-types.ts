@@ -83,6 +83,8 @@ export interface RuleManifest {
   permissions?: readonly RulePermission[];
   /** Match patterns: the requests the listeners see and the cookies the rule may read and write. */
   host_permissions?: readonly string[];
+  /** Which browser's interface the rule sees: "spec" (default), "chrome" or "firefox". Overrides --persona. */
+  persona?: 'spec' | 'chrome' | 'firefox';
   /** Compute and journal verdicts ("would cancel") without applying them. Default false. */
   dryRun?: boolean;
   /** An integer; when rules' verdicts conflict, the higher precedence wins. Default 0, then file name order. */

@@ -5,7 +5,8 @@ import { validateMatchPattern } from '../match-pattern.js';
 import type { RuleManifest, RulePermission } from './author-types.js';
 
 export const KNOWN_PERMISSIONS: readonly RulePermission[] = ['webRequest', 'webRequestBlocking', 'cookies', 'storage', 'alarms'];
-const KNOWN_KEYS = new Set(['name', 'permissions', 'host_permissions', 'dryRun', 'precedence', 'node']);
+const KNOWN_KEYS = new Set(['name', 'permissions', 'host_permissions', 'dryRun', 'precedence', 'node', 'persona']);
+const PERSONAS = ['spec', 'chrome', 'firefox'] as const;
 
 /** A manifest that passed the checks, with plain mutable arrays. */
 export interface ValidManifest {
@@ -16,6 +17,7 @@ export interface ValidManifest {
   precedence?: number;
   /** The rule runs with Node's globals and built-in modules (the user's own code may opt in). */
   node?: boolean;
+  persona?: (typeof PERSONAS)[number];
 }
 
 export class ManifestError extends Error {
@@ -64,6 +66,9 @@ export function checkManifest(value: unknown): CheckedManifest {
     throw new ManifestError('manifest.precedence must be a finite number (higher wins conflicts)');
   }
   if (input.node !== undefined && typeof input.node !== 'boolean') throw new ManifestError('manifest.node must be true or false (true gives the rule Node\'s globals and built-in modules)');
+  if (input.persona !== undefined && !(PERSONAS as readonly unknown[]).includes(input.persona)) {
+    throw new ManifestError(`manifest.persona must be one of ${PERSONAS.map((p) => `"${p}"`).join(', ')}, got ${JSON.stringify(input.persona)}`);
+  }
   for (const key of Object.keys(input)) {
     if (!KNOWN_KEYS.has(key)) warnings.push(`unknown manifest key ${JSON.stringify(key)} ignored (known: ${[...KNOWN_KEYS].join(', ')})`);
   }
@@ -76,6 +81,7 @@ export function checkManifest(value: unknown): CheckedManifest {
       ...(input.dryRun !== undefined && { dryRun: input.dryRun }),
       ...(input.precedence !== undefined && { precedence: input.precedence }),
       ...(input.node !== undefined && { node: input.node }),
+      ...(input.persona !== undefined && { persona: input.persona as (typeof PERSONAS)[number] }),
     },
     warnings,
   };

@@ -1,5 +1,6 @@
 // Checks what a blocking listener returned (§2.8) before anything is merged or applied.
 import { invalidHeadersReason } from '../headers.js';
+import { specPersona, type Persona } from '../personas/index.js';
 import { BLOCKING_RESPONSE_KEYS, type BlockingResponse, type WebRequestEventName } from '../types.js';
 
 const ALL_KEYS: ReadonlySet<string> = new Set(['cancel', 'redirectUrl', 'requestHeaders', 'responseHeaders', 'authCredentials']);
@@ -17,16 +18,18 @@ export type CheckedBlockingResponse =
  * from onBeforeSendHeaders, say) are dropped and named, as Chrome drops them; a value of the wrong
  * shape makes the whole answer invalid, so that half a verdict is never applied.
  */
-export function checkBlockingResponse(event: WebRequestEventName, value: unknown): CheckedBlockingResponse {
+export function checkBlockingResponse(event: WebRequestEventName, value: unknown, persona: Persona = specPersona): CheckedBlockingResponse {
   if (value === undefined || value === null) return { kind: 'empty', unusedKeys: [] };
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { kind: 'invalid', reason: `a BlockingResponse must be an object, got ${describe(value)}` };
   }
   const record = value as Record<string, unknown>;
-  const unexpected = Object.keys(record).find((key) => !ALL_KEYS.has(key));
+  const personaKeys = Object.values(persona.extraBlockingKeys).flat();
+  const unexpected = Object.keys(record).find((key) => !ALL_KEYS.has(key) && !personaKeys.includes(key));
   if (unexpected !== undefined) return { kind: 'invalid', reason: `unexpected property "${unexpected}" in BlockingResponse` };
 
-  const { cancel, redirectUrl, requestHeaders, responseHeaders, authCredentials } = record;
+  const { cancel, redirectUrl, requestHeaders, responseHeaders, authCredentials, upgradeToSecure } = record;
+  if (upgradeToSecure !== undefined && typeof upgradeToSecure !== 'boolean') return { kind: 'invalid', reason: '"upgradeToSecure" must be a boolean' };
   if (cancel !== undefined && typeof cancel !== 'boolean') return { kind: 'invalid', reason: '"cancel" must be a boolean' };
   if (cancel === true) {
     const others = Object.keys(record).filter((key) => key !== 'cancel' && record[key] !== undefined);
@@ -48,7 +51,7 @@ export function checkBlockingResponse(event: WebRequestEventName, value: unknown
     }
   }
 
-  const used = BLOCKING_RESPONSE_KEYS[event] ?? [];
+  const used: readonly string[] = [...(BLOCKING_RESPONSE_KEYS[event] ?? []), ...(persona.extraBlockingKeys[event] ?? [])];
   const response: BlockingResponse = {};
   const unusedKeys: string[] = [];
   for (const key of Object.keys(record) as (keyof BlockingResponse)[]) {
@@ -56,8 +59,9 @@ export function checkBlockingResponse(event: WebRequestEventName, value: unknown
     if (used.includes(key)) (response as Record<string, unknown>)[key] = record[key];
     else unusedKeys.push(key);
   }
-  // `cancel: false` asks for nothing.
+  // `cancel: false` and `upgradeToSecure: false` ask for nothing.
   if (response.cancel === false) delete response.cancel;
+  if (response.upgradeToSecure === false) delete response.upgradeToSecure;
   if (Object.keys(response).length === 0) return { kind: 'empty', unusedKeys };
   return { kind: 'valid', response, unusedKeys };
 }
@@ -88,5 +92,6 @@ export function describeVerdict(response: BlockingResponse): string {
   if (response.requestHeaders) parts.push(`set request headers (${response.requestHeaders.length})`);
   if (response.responseHeaders) parts.push(`set response headers (${response.responseHeaders.length})`);
   if (response.authCredentials) parts.push(`answer auth as "${response.authCredentials.username}"`);
+  if (response.upgradeToSecure) parts.push('upgrade to https');
   return parts.join(', ');
 }

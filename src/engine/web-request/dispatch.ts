@@ -6,8 +6,10 @@
 import { cloneHeaders } from '../headers.js';
 import type { ListenerOutcome } from '../journal.js';
 import type { BlockingResponse, HttpHeaders, WebRequestBody, WebRequestDetails, WebRequestEventName } from '../types.js';
+import { specPersona, type Persona } from '../personas/index.js';
 import { checkBlockingResponse, type CheckedBlockingResponse } from './blocking-response.js';
 import { OPTIONAL_FIELDS, type RegisteredListener, type RemoteEndpoint, type RemoteResult } from './listener-registry.js';
+import type { FilterableRequest } from './request-filter.js';
 
 export interface ListenerAnswer {
   listener: RegisteredListener;
@@ -26,6 +28,8 @@ export interface DispatchOptions {
   timeoutMs: number;
   /** Failures that surface after the event was journaled (a non-blocking listener's rejected Promise). */
   onLateFailure: (outcome: ListenerOutcome) => void;
+  /** The request as filters saw it (its type as seen, store, context): what personas build their details from. */
+  request?: FilterableRequest;
 }
 
 /** The details without the optional fields, copied once per event and shallow-copied per listener. */
@@ -37,17 +41,62 @@ function baseDetails(full: WebRequestDetails): Record<string, unknown> {
   return base;
 }
 
+/**
+ * The details without optional fields as each persona shows them: the spec's as journaled; a
+ * browser's with its type name and its fields made from the request's context. Made once per
+ * persona and event.
+ */
+class PersonaBases {
+  readonly #base: Record<string, unknown>;
+  readonly #request: FilterableRequest | undefined;
+  readonly #bases = new Map<Persona, Record<string, unknown>>();
+
+  constructor(base: Record<string, unknown>, request: FilterableRequest | undefined) {
+    this.#base = base;
+    this.#request = request;
+  }
+
+  for(persona: Persona): Record<string, unknown> {
+    const request = this.#request;
+    if (persona === specPersona || !request) return this.#base;
+    let base = this.#bases.get(persona);
+    if (!base) {
+      base = { ...this.#base, type: persona.typeOf(request.type), ...(request.context && persona.contextFields(request.context, request.storeId ?? '0')) };
+      this.#bases.set(persona, base);
+    }
+    return base;
+  }
+}
+
 /** The details a listener may see: its own shallow copy, with optional fields only when asked for. */
 export function detailsForListener(listener: RegisteredListener, full: WebRequestDetails, base = baseDetails(full)): WebRequestDetails {
   const copy: Record<string, unknown> = { ...base };
   const spec = listener.extraInfoSpec;
   if (spec.size > 0) {
+    const persona = listener.owner.persona;
+    const extraHeaders = spec.has('extraHeaders');
     const { requestHeaders, responseHeaders, requestBody } = full as Partial<Record<'requestHeaders' | 'responseHeaders', HttpHeaders>> & { requestBody?: WebRequestBody };
-    if (requestHeaders && spec.has('requestHeaders')) copy.requestHeaders = cloneHeaders(requestHeaders);
-    if (responseHeaders && spec.has('responseHeaders')) copy.responseHeaders = cloneHeaders(responseHeaders);
+    if (requestHeaders && spec.has('requestHeaders')) copy.requestHeaders = cloneHeaders(persona.visibleRequestHeaders(requestHeaders, extraHeaders));
+    if (responseHeaders && spec.has('responseHeaders')) copy.responseHeaders = cloneHeaders(persona.visibleResponseHeaders(responseHeaders, extraHeaders));
     if (requestBody && spec.has('requestBody')) copy.requestBody = cloneRequestBody(requestBody);
   }
   return copy as unknown as WebRequestDetails;
+}
+
+/**
+ * Checks an answer in the listener's persona, and puts back the headers it was not shown (Chrome's
+ * extraHeaders rule), so that what is merged is what the listener could change and nothing else.
+ */
+function checkAnswer(listener: RegisteredListener, event: WebRequestEventName, value: unknown, full: WebRequestDetails): CheckedBlockingResponse {
+  const persona = listener.owner.persona;
+  const checked = checkBlockingResponse(event, value, persona);
+  if (checked.kind !== 'valid' || persona === specPersona) return checked;
+  const extraHeaders = listener.extraInfoSpec.has('extraHeaders');
+  const shown = full as Partial<Record<'requestHeaders' | 'responseHeaders', HttpHeaders>>;
+  const response = { ...checked.response };
+  if (response.requestHeaders && shown.requestHeaders) response.requestHeaders = persona.restoreRequestHeaders(shown.requestHeaders, response.requestHeaders, extraHeaders);
+  if (response.responseHeaders && shown.responseHeaders) response.responseHeaders = persona.restoreResponseHeaders(shown.responseHeaders, response.responseHeaders, extraHeaders);
+  return { ...checked, response };
 }
 
 function cloneRequestBody(body: WebRequestBody): WebRequestBody {
@@ -72,7 +121,7 @@ export function dispatch(
   const failures: ListenerOutcome[] = [];
   const pending: Promise<void>[] = [];
 
-  const base = baseDetails(full);
+  const bases = new PersonaBases(baseDetails(full), options.request);
   let remote: Map<RemoteEndpoint, RegisteredListener[]> | undefined;
   for (const listener of listeners) {
     if (listener.remote) {
@@ -86,7 +135,7 @@ export function dispatch(
     let result: unknown;
     let asyncAnswer: Promise<unknown> | undefined;
     try {
-      const details = detailsForListener(listener, full, base);
+      const details = detailsForListener(listener, full, bases.for(listener.owner.persona));
       if (listener.asyncBlocking) {
         // onAuthRequired's asyncBlocking form: the answer comes through a callback.
         asyncAnswer = new Promise((resolve) => listener.callback(details, (response?: BlockingResponse) => resolve(response)));
@@ -110,7 +159,7 @@ export function dispatch(
 
     const answer = asyncAnswer ?? (isThenable(result) ? Promise.resolve(result) : undefined);
     if (!answer) {
-      answers.push({ listener, checked: checkBlockingResponse(event, result), durationMs: performance.now() - started });
+      answers.push({ listener, checked: checkAnswer(listener, event, result, full), durationMs: performance.now() - started });
       continue;
     }
     pending.push(
@@ -119,7 +168,7 @@ export function dispatch(
           if (value === TIMED_OUT) {
             failures.push(failure(listener, event, started, `listener did not answer within ${options.timeoutMs} ms; the request went on without it`));
           } else {
-            answers.push({ listener, checked: checkBlockingResponse(event, value), durationMs: performance.now() - started });
+            answers.push({ listener, checked: checkAnswer(listener, event, value, full), durationMs: performance.now() - started });
           }
         },
         (error) => {
@@ -129,7 +178,7 @@ export function dispatch(
     );
   }
   if (remote) {
-    const json = new DetailsJson(full, base);
+    const json = new DetailsJson(full, bases);
     for (const [endpoint, group] of remote) {
       const waiting = sendToWorker(endpoint, group, event, json, options, answers, failures);
       if (waiting) pending.push(waiting);
@@ -188,7 +237,7 @@ function sendToWorker(
       if (!listener) continue;
       const durationMs = performance.now() - started;
       if (result[1] === 'value') {
-        answers.push({ listener, checked: checkBlockingResponse(event, result[2]), durationMs });
+        answers.push({ listener, checked: checkAnswer(listener, event, result[2], json.full), durationMs });
         continue;
       }
       const [, outcome, message, location] = result as Exclude<RemoteResult, [number, 'value', unknown]>;
@@ -206,25 +255,32 @@ function sendToWorker(
  */
 class DetailsJson {
   readonly url: string;
-  readonly #full: WebRequestDetails;
-  readonly #base: Record<string, unknown>;
-  #baseJson: string | undefined;
+  readonly full: WebRequestDetails;
+  readonly #bases: PersonaBases;
+  readonly #baseJson = new Map<Persona, string>();
   readonly #fieldJson: (string | undefined)[] = [];
 
-  constructor(full: WebRequestDetails, base: Record<string, unknown>) {
-    this.#full = full;
-    this.#base = base;
+  constructor(full: WebRequestDetails, bases: PersonaBases) {
+    this.full = full;
+    this.#bases = bases;
     this.url = full.url;
   }
 
+  /** One worker's listeners (one owner, so one persona); the worker applies the persona's header visibility itself. */
   for(group: readonly RegisteredListener[]): string {
-    let json = (this.#baseJson ??= JSON.stringify(this.#base));
+    const persona = group[0]!.owner.persona;
+    let base = this.#baseJson.get(persona);
+    if (base === undefined) {
+      base = JSON.stringify(this.#bases.for(persona));
+      this.#baseJson.set(persona, base);
+    }
+    let json = base;
     let wanted = 0;
     for (const listener of group) wanted |= listener.optionalFields;
     if (wanted === 0) return json;
     OPTIONAL_FIELDS.forEach((field, bit) => {
       if (!(wanted & (1 << bit))) return;
-      const value = (this.#full as unknown as Record<string, unknown>)[field];
+      const value = (this.full as unknown as Record<string, unknown>)[field];
       if (value === undefined) return;
       const text = (this.#fieldJson[bit] ??= field === 'requestBody' && (value as WebRequestBody).raw ? JSON.stringify(value, bytesAsBase64) : JSON.stringify(value));
       json = `${json.slice(0, -1)},"${field}":${text}}`;

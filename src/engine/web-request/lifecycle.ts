@@ -23,6 +23,8 @@ import {
   type WebRequestEventName,
   type CommonDetails,
 } from '../types.js';
+import { specPersona, type Persona } from '../personas/index.js';
+import { DocumentTracker, requestContext, type KnownDocument, type RequestContext } from '../personas/request-context.js';
 import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
 import { dispatch, type DispatchResult } from './dispatch.js';
 import type { ListenerRegistry } from './listener-registry.js';
@@ -97,6 +99,15 @@ export interface InternalRedirect {
   internal: true;
 }
 
+/** Some personas' listeners only, and their names for the journal. */
+interface PersonaFilter {
+  test: (persona: Persona) => boolean;
+  names: string[];
+}
+
+/** Firefox's auth retry: the events only it fires again. */
+const AUTH_RETRY_REFIRES: PersonaFilter = { test: (persona) => persona.refiresAuthRetry, names: ['firefox'] };
+
 const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_AUTH_ATTEMPTS = 3;
 const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
@@ -110,6 +121,8 @@ export class RequestLifecycle {
   maxAuthAttempts: number;
   /** Engine-wide dry-run: every verdict is computed and journaled, none applied. */
   dryRun: boolean;
+  /** The documents navigations loaded: where subresources' documentId and frames come from. */
+  readonly documents = new DocumentTracker();
   #nextRequestId = 1;
 
   constructor(options: RequestLifecycleOptions) {
@@ -127,38 +140,45 @@ export class RequestLifecycle {
     return new RequestFlight(this, String(this.#nextRequestId++), init);
   }
 
-  /** Fires a blocking event: listeners asked, verdicts merged, the entry journaled. */
+  /**
+   * Fires a blocking event: listeners asked, verdicts merged, the entry journaled. With `only`, the
+   * event fires for those personas' listeners alone, and is journaled only when one listens.
+   */
   async fire(
     event: WebRequestEventName,
     details: WebRequestDetails,
     request: FilterableRequest,
     merge: { shownRequestHeaders?: HttpHeaders; responseHeadersOwner?: string } = {},
+    only?: PersonaFilter,
   ): Promise<{ verdict: MergedVerdict; responseHeadersOwner?: string }> {
-    const listeners = this.registry.listenersFor(event, request);
+    const listeners = this.registry.listenersFor(event, request, only?.test);
     if (listeners.length === 0) {
-      this.journal.append({ kind: 'webRequest', event, details, outcomes: [] });
+      if (!only) this.journal.append({ kind: 'webRequest', event, details, outcomes: [] });
       return { verdict: {} };
     }
-    const { answers, failures } = await dispatch(event, listeners, details, this.#dispatchOptions(event));
+    const { answers, failures } = await dispatch(event, listeners, details, this.#dispatchOptions(event, request));
     const merged = mergeVerdicts(answers, { event, dryRun: this.dryRun, ...merge });
     const outcomes: ListenerOutcome[] = [...merged.outcomes, ...failures];
-    this.journal.append({ kind: 'webRequest', event, details, outcomes });
+    this.journal.append({ kind: 'webRequest', event, details, outcomes, ...(only && { firedFor: only.names }) });
+    for (const { owner, action } of merged.ignoredActions) owner.actionIgnored?.(details.requestId, action);
     return merged;
   }
 
   /** Fires an event nobody can block, synchronously, so its entry keeps its place in the journal. */
-  notify(event: WebRequestEventName, details: WebRequestDetails, request: FilterableRequest): void {
-    const listeners = this.registry.listenersFor(event, request);
+  notify(event: WebRequestEventName, details: WebRequestDetails, request: FilterableRequest, only?: PersonaFilter): void {
+    const listeners = this.registry.listenersFor(event, request, only?.test);
+    if (only && listeners.length === 0) return;
     let failures: ListenerOutcome[] = [];
-    if (listeners.length > 0) failures = (dispatch(event, listeners, details, this.#dispatchOptions(event)) as DispatchResult).failures;
-    this.journal.append({ kind: 'webRequest', event, details, outcomes: failures });
+    if (listeners.length > 0) failures = (dispatch(event, listeners, details, this.#dispatchOptions(event, request)) as DispatchResult).failures;
+    this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }) });
   }
 
-  #dispatchOptions(event: WebRequestEventName) {
+  #dispatchOptions(event: WebRequestEventName, request: FilterableRequest) {
     return {
       timeoutMs: this.listenerTimeoutMs,
       onLateFailure: (outcome: ListenerOutcome) =>
         this.journal.append({ kind: 'log', level: 'warn', source: outcome.owner, message: `${event}: ${outcome.reason}` }),
+      request,
     };
   }
 }
@@ -183,6 +203,15 @@ export class RequestFlight {
   /** Set once onCompleted or onErrorOccurred fired: nothing more fires. */
   finished = false;
   #filterable: FilterableRequest;
+  /** Where the request comes from, worked out when a persona first asks (personas/request-context.ts). */
+  #context: (RequestContext & { parentDocument?: KnownDocument }) | undefined;
+  readonly #clientHeaders: HttpHeaders;
+  /** The next prepareToSend answers an auth challenge (fires nothing for Chrome and the spec). */
+  #authRetry = false;
+  /** This hop is being retried with credentials: its events fire only for personas that re-fire them. */
+  #authRetried = false;
+  /** What went out last on this hop, for the retry with credentials. */
+  #lastSent: HttpHeaders | undefined;
   #authAttempts = 0;
   #authorization: { header: string; value: string } | undefined;
   #responseHeadersOwner: string | undefined;
@@ -202,7 +231,13 @@ export class RequestFlight {
     this.requestHeaders = init.requestHeaders;
     this.body = init.body;
     this.requestBody = init.requestBody;
+    this.#clientHeaders = init.requestHeaders;
     this.#filterable = this.#filterableFor(init.url);
+  }
+
+  /** The request's context (initiator, document, frames), the same through redirects as Chrome's initiator is. */
+  get context(): RequestContext {
+    return (this.#context ??= requestContext({ url: this.url, method: this.method, headers: this.#clientHeaders, type: this.type }, this.lifecycle.documents));
   }
 
   /** onBeforeRequest. A cancel ends the request (onErrorOccurred); a redirect starts the next hop. */
@@ -212,6 +247,10 @@ export class RequestFlight {
     const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable);
     if (verdict.cancelledBy !== undefined) return this.#cancel();
     if (verdict.redirectUrl !== undefined) return this.#internalRedirect(verdict.redirectUrl, 307, 'Internal Redirect', false);
+    if (verdict.upgradeToSecure) {
+      const secure = secureUrlOf(this.url);
+      if (secure !== undefined) return this.#internalRedirect(secure, 307, 'Internal Redirect', false);
+    }
     return { action: 'continue' };
   }
 
@@ -221,6 +260,7 @@ export class RequestFlight {
    */
   async prepareToSend(transport: { frame?: FrameHeaders } = {}): Promise<SendDecision> {
     this.#assertActive('prepareToSend');
+    if (this.#authRetry) return this.#prepareAuthRetry(transport);
     let headers = this.requestHeaders;
     const cookies = this.lifecycle.cookies;
     if (cookies) {
@@ -243,7 +283,29 @@ export class RequestFlight {
     if (transport.frame) sent = transport.frame(sent, sent !== this.requestHeaders);
     // §3: "modifications made by onBeforeSendHeaders listeners are visible by the time onSendHeaders fires".
     this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: sent }, this.#filterable);
+    this.#lastSent = sent;
     return { action: 'send', requestHeaders: sent };
+  }
+
+  /**
+   * The same request again with credentials. Chrome fires nothing for it (its
+   * test_auth_required.js expects BR, BSH, SH, HR(401), AR, RS, C), so neither does the spec;
+   * Firefox fires onBeforeRequest, onBeforeSendHeaders and onSendHeaders again, to its listeners.
+   */
+  async #prepareAuthRetry(transport: { frame?: FrameHeaders }): Promise<SendDecision> {
+    this.#authRetry = false;
+    this.#authRetried = true;
+    const authorization = this.#authorization!;
+    let headers = withHeader(this.#lastSent ?? this.requestHeaders, authorization.header, authorization.value);
+    const before = await this.lifecycle.fire('onBeforeRequest', { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) }, this.#filterable, {}, AUTH_RETRY_REFIRES);
+    if (before.verdict.cancelledBy !== undefined) return this.#cancel();
+    const { verdict } = await this.lifecycle.fire('onBeforeSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, { shownRequestHeaders: headers }, AUTH_RETRY_REFIRES);
+    if (verdict.cancelledBy !== undefined) return this.#cancel();
+    headers = verdict.requestHeaders ?? headers;
+    if (transport.frame) headers = transport.frame(headers, true);
+    this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, AUTH_RETRY_REFIRES);
+    this.#lastSent = headers;
+    return { action: 'send', requestHeaders: headers };
   }
 
   /**
@@ -261,6 +323,7 @@ export class RequestFlight {
       { ...this.#common(), statusLine, statusCode, responseHeaders: head.headers },
       this.#filterable,
       this.#responseHeadersOwner !== undefined ? { responseHeadersOwner: this.#responseHeadersOwner } : {},
+      this.#authRetried ? AUTH_RETRY_REFIRES : undefined,
     );
     const { verdict } = merged;
     this.#responseHeadersOwner ??= merged.responseHeadersOwner;
@@ -293,7 +356,20 @@ export class RequestFlight {
         return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: false };
       }
     }
+    if ((this.type === 'main_frame' || this.type === 'sub_frame') && statusCode >= 200 && statusCode < 300) this.#documentLoaded();
     return { action: 'respond', statusCode, statusLine, responseHeaders, headersModified: verdict.responseHeaders !== undefined };
+  }
+
+  /** A navigation's response: its URL is a document now, which later subresources may name in Referer. */
+  #documentLoaded(): void {
+    const context = this.context as RequestContext & { parentDocument?: KnownDocument };
+    const topLevel = this.type === 'main_frame';
+    this.lifecycle.documents.loaded(this.url, {
+      frameType: topLevel ? 'outermost_frame' : 'sub_frame',
+      frameId: context.frameId ?? 0,
+      parentFrameId: context.parentFrameId ?? -1,
+      ...(context.parentDocument && { parent: context.parentDocument }),
+    });
   }
 
   /** onResponseStarted: the first byte of the body arrived (or the head, for an empty body). */
@@ -331,7 +407,7 @@ export class RequestFlight {
       frameId: this.frameId,
       parentFrameId: this.parentFrameId,
       tabId: this.tabId,
-      type: this.type,
+      type: specPersona.typeOf(this.type) as ResourceType,
       timeStamp: this.lifecycle.now(),
     };
   }
@@ -372,6 +448,8 @@ export class RequestFlight {
     this.hop++;
     this.#authAttempts = 0;
     this.#authorization = undefined;
+    this.#authRetried = false;
+    this.#lastSent = undefined;
     this.#response = undefined;
     if (method !== this.method) {
       // A method change drops the body and the headers that described it (fetch's redirect rules).
@@ -389,7 +467,7 @@ export class RequestFlight {
     this.url = url;
     this.method = method;
     if (!WEB_SCHEMES.has(next.protocol)) this.finished = true;
-    else this.#filterable = { url: next, type: this.type, tabId: this.tabId, windowId: this.windowId };
+    else this.#filterable = this.#filterableAt(next);
   }
 
   #challengeOf(statusCode: number, headers: HttpHeaders): (AuthChallenge & { isProxy: boolean }) | undefined {
@@ -432,6 +510,8 @@ export class RequestFlight {
       this.#filterable,
     );
     // Chrome's cancel here is CancelAuth: the 401 itself is shown, so the request completes with it.
+    // Firefox's ends the request: its test_ext_webRequest_auth.js expects onErrorOccurred.
+    if (verdict.cancelledBy !== undefined && verdict.canceller?.persona.authCancelFails) return this.#cancel();
     if (verdict.cancelledBy !== undefined || !verdict.authCredentials) return undefined;
     const value = authorizationFor(challenge, verdict.authCredentials, { method: this.method, url: this.url });
     if (value === undefined) {
@@ -440,6 +520,7 @@ export class RequestFlight {
     }
     this.#authAttempts++;
     this.#authorization = { header: challenge.isProxy ? 'Proxy-Authorization' : 'Authorization', value };
+    this.#authRetry = true;
     this.#response = undefined;
     return { action: 'retry-auth' };
   }
@@ -467,7 +548,22 @@ export class RequestFlight {
       throw new TypeError(`Invalid request URL ${JSON.stringify(url)}`);
     }
     if (!WEB_SCHEMES.has(parsed.protocol)) throw new TypeError(`webRequest does not see ${parsed.protocol} URLs: ${url}`);
-    return { url: parsed, type: this.type, tabId: this.tabId, windowId: this.windowId };
+    return this.#filterableAt(parsed);
+  }
+
+  /** What filters and personas see of the request at `url`; its context is worked out only if asked for. */
+  #filterableAt(url: URL): FilterableRequest {
+    const flight = this;
+    return {
+      url,
+      type: this.type,
+      tabId: this.tabId,
+      windowId: this.windowId,
+      storeId: this.storeId,
+      get context() {
+        return flight.context;
+      },
+    };
   }
 
   #requireResponse(phase: string) {
@@ -478,6 +574,15 @@ export class RequestFlight {
   #assertActive(phase: string): void {
     if (this.finished) throw new Error(`request ${this.requestId} already finished; ${phase} is too late`);
   }
+}
+
+/** The https: (or wss:) URL for an http: (ws:) one; undefined when it is secure already. */
+function secureUrlOf(url: string): string | undefined {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'ws:') return undefined;
+  parsed.protocol = parsed.protocol === 'http:' ? 'https:' : 'wss:';
+  if (parsed.port === '80') parsed.port = '';
+  return parsed.href;
 }
 
 /** fetch's rule: 303 makes everything but HEAD a GET; 301 and 302 make a POST a GET; 307 and 308 keep the method. */

@@ -1,9 +1,9 @@
 // The listeners of the 9 web request events, for every owner. Registration validates as Chrome
 // does (a bad filter or extraInfoSpec registers nothing); dispatch asks which listeners see a request.
 import type { Owner } from '../owner.js';
+import { specPersona, type Persona } from '../personas/index.js';
 import {
   BLOCKING_EVENTS,
-  EXTRA_INFO_SPEC,
   WEB_REQUEST_EVENTS,
   type RequestFilter,
   type WebRequestEventName,
@@ -74,6 +74,8 @@ export const BLOCKING_PERMISSION_MESSAGE =
 
 export class ListenerRegistry {
   #nextId = 1;
+  /** Listeners registered with Chrome's extraHeaders: while there is one, Chrome shows CORS preflights. */
+  #extraHeadersListeners = 0;
   readonly #byEvent = new Map<WebRequestEventName, RegisteredListener[]>(WEB_REQUEST_EVENTS.map((event) => [event, []]));
   readonly #onChange: (() => void) | undefined;
 
@@ -85,13 +87,8 @@ export class ListenerRegistry {
   add(owner: Owner, event: WebRequestEventName, callback: unknown, filter: unknown, extraInfoSpec?: unknown, remote?: RemoteListener): void {
     const where = `webRequest.${event}.addListener`;
     if (typeof callback !== 'function') throw new TypeError(`${where}: the listener must be a function.`);
-    let compiled: CompiledRequestFilter;
-    try {
-      compiled = compileRequestFilter(filter);
-    } catch (error) {
-      throw new TypeError(`${where}: ${(error as Error).message}`);
-    }
-    const spec = validateExtraInfoSpec(event, extraInfoSpec, where);
+    const compiled: CompiledRequestFilter = compileRequestFilter(filter, owner.persona, where);
+    const spec = validateExtraInfoSpec(event, extraInfoSpec, where, owner.persona);
     const blocking = spec.has('blocking') || spec.has('asyncBlocking');
     if (blocking && !owner.permissions.has('webRequestBlocking')) throw new TypeError(`${where}: ${BLOCKING_PERMISSION_MESSAGE}`);
 
@@ -110,6 +107,7 @@ export class ListenerRegistry {
       optionalFields: OPTIONAL_FIELDS.reduce((bits, field, bit) => (spec.has(field) ? bits | (1 << bit) : bits), 0),
       ...(remote && { remote }),
     });
+    if (spec.has('extraHeaders')) this.#extraHeadersListeners++;
     this.#onChange?.();
   }
 
@@ -117,7 +115,8 @@ export class ListenerRegistry {
     const listeners = this.#byEvent.get(event)!;
     const index = listeners.findIndex((listener) => listener.owner.id === owner.id && listener.callback === callback);
     if (index === -1) return;
-    listeners.splice(index, 1);
+    const [removed] = listeners.splice(index, 1);
+    if (removed!.extraInfoSpec.has('extraHeaders')) this.#extraHeadersListeners--;
     this.#onChange?.();
   }
 
@@ -133,26 +132,33 @@ export class ListenerRegistry {
     for (const [event, listeners] of this.#byEvent) {
       const kept = listeners.filter((listener) => listener.owner.id !== owner.id);
       removed += listeners.length - kept.length;
+      for (const listener of listeners) if (listener.owner.id === owner.id && listener.extraInfoSpec.has('extraHeaders')) this.#extraHeadersListeners--;
       this.#byEvent.set(event, kept);
     }
     if (removed > 0) this.#onChange?.();
     return removed;
   }
 
-  /** The listeners of `event` whose filter and owner's host permissions cover the request, in registration order. */
-  listenersFor(event: WebRequestEventName, request: FilterableRequest): RegisteredListener[] {
+  /**
+   * The listeners of `event` whose filter and owner's host permissions cover the request, in
+   * registration order; `only` narrows them (an auth retry that only Firefox re-fires).
+   */
+  listenersFor(event: WebRequestEventName, request: FilterableRequest, only?: (persona: Persona) => boolean): RegisteredListener[] {
     const listeners = this.#byEvent.get(event)!;
     if (listeners.length === 0) return listeners;
-    return listeners.filter(
-      (listener) => listener.filter.matches(request) && listener.owner.hostPermissions.matches(request.url),
-    );
+    return listeners.filter((listener) => this.#sees(listener, request) && (!only || only(listener.owner.persona)));
   }
 
   /** Whether any blocking listener of `event` would see the request (the proxy buffers only then). */
   hasBlockingListener(event: WebRequestEventName, request: FilterableRequest): boolean {
-    return this.#byEvent
-      .get(event)!
-      .some((listener) => listener.blocking && listener.filter.matches(request) && listener.owner.hostPermissions.matches(request.url));
+    return this.#byEvent.get(event)!.some((listener) => listener.blocking && this.#sees(listener, request));
+  }
+
+  #sees(listener: RegisteredListener, request: FilterableRequest): boolean {
+    if (!listener.filter.matches(request) || !listener.owner.hostPermissions.matches(request.url)) return false;
+    // Chrome shows a CORS preflight only while some listener asked for extraHeaders (checked on Chromium 156).
+    if (request.context?.preflight && listener.owner.persona.preflightsNeedExtraHeaders && this.#extraHeadersListeners === 0) return false;
+    return true;
   }
 
   count(event?: WebRequestEventName): number {
@@ -180,17 +186,15 @@ export class ListenerRegistry {
   }
 }
 
-/** Checks an addListener's extraInfoSpec as Chrome does; throws a TypeError saying what is wrong. */
-export function validateExtraInfoSpec(event: WebRequestEventName, value: unknown, where: string): ReadonlySet<string> {
+/** Checks an addListener's extraInfoSpec as the persona's browser does; throws a TypeError saying what is wrong. */
+export function validateExtraInfoSpec(event: WebRequestEventName, value: unknown, where: string, persona: Persona = specPersona): ReadonlySet<string> {
   if (value === undefined || value === null) return new Set();
-  const allowed = EXTRA_INFO_SPEC[event];
+  const allowed = persona.extraInfoSpec[event];
   if (allowed.length === 0) throw new TypeError(`${where}: ${event} takes no extraInfoSpec, only a filter.`);
   if (!Array.isArray(value)) throw new TypeError(`${where}: extraInfoSpec must be an array of strings.`);
-  for (const option of value) {
-    if (!allowed.includes(option as string)) {
-      throw new TypeError(`${where}: ${JSON.stringify(option)} is not a valid extraInfoSpec value for ${event} (allowed: ${allowed.join(', ')}).`);
-    }
-  }
+  value.forEach((option, index) => {
+    if (!allowed.includes(option as string)) throw new TypeError(persona.errors.badOption(where, event, option, index, allowed));
+  });
   const spec = new Set(value as string[]);
   if (spec.has('blocking') && spec.has('asyncBlocking')) {
     throw new TypeError(`${where}: "blocking" and "asyncBlocking" cannot be used together.`);

@@ -12,11 +12,16 @@
 import { describeVerdict } from './blocking-response.js';
 import type { ListenerOutcome } from '../journal.js';
 import { headerText } from '../headers.js';
+import type { IgnoredAction, Owner } from '../owner.js';
 import type { AuthCredentials, BlockingResponse, HttpHeaders, WebRequestEventName } from '../types.js';
 import type { ListenerAnswer } from './dispatch.js';
 
 export interface MergedVerdict {
   cancelledBy?: string;
+  /** Whose cancel it was (a cancel in onAuthRequired means different things in Chrome and Firefox). */
+  canceller?: Owner;
+  /** Firefox's upgradeToSecure (onBeforeRequest), when nobody redirected. */
+  upgradeToSecure?: boolean;
   redirectUrl?: string;
   requestHeaders?: HttpHeaders;
   responseHeaders?: HttpHeaders;
@@ -38,11 +43,14 @@ export interface MergeResult {
   outcomes: ListenerOutcome[];
   /** Set when this merge gave an owner the request's responseHeaders right. */
   responseHeadersOwner?: string;
+  /** Answers that lost a conflict to another owner's (Chrome tells those owners with onActionIgnored). */
+  ignoredActions: { owner: Owner; action: IgnoredAction }[];
 }
 
 export function mergeVerdicts(answers: readonly ListenerAnswer[], context: MergeContext): MergeResult {
   const outcomes: ListenerOutcome[] = [];
-  const live: { owner: string; response: BlockingResponse; durationMs: number; outcome: ListenerOutcome }[] = [];
+  const live: { owner: string; ownerRef: Owner; response: BlockingResponse; durationMs: number; outcome: ListenerOutcome }[] = [];
+  const ignoredActions: MergeResult['ignoredActions'] = [];
 
   // Highest precedence first; one owner's listeners in registration order.
   const ordered = [...answers].sort(
@@ -63,7 +71,7 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
     }
     const outcome: ListenerOutcome = { ...base, status: 'applied', response, ...(unused && { reason: unused }) };
     outcomes.push(outcome);
-    live.push({ owner: listener.owner.id, response, durationMs, outcome });
+    live.push({ owner: listener.owner.id, ownerRef: listener.owner, response, durationMs, outcome });
   }
 
   const verdict: MergedVerdict = {};
@@ -71,13 +79,21 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
     outcome.status = 'ignored';
     outcome.reason = reason;
   };
+  /** An answer that lost a conflict: ignored, and its owner told which action was. */
+  const lose = (answer: (typeof live)[number], reason: string, action?: IgnoredAction) => {
+    ignore(answer.outcome, reason);
+    const response = answer.response;
+    const lost = action ?? (response.redirectUrl !== undefined ? 'redirect' : response.requestHeaders ? 'request_headers' : response.responseHeaders ? 'response_headers' : response.authCredentials ? 'auth_credentials' : undefined);
+    if (lost) ignoredActions.push({ owner: answer.ownerRef, action: lost });
+  };
 
   // 1. cancel
   const canceller = live.find((answer) => answer.response.cancel);
   if (canceller) {
     verdict.cancelledBy = canceller.owner;
+    verdict.canceller = canceller.ownerRef;
     for (const answer of live) if (!answer.response.cancel) ignore(answer.outcome, `request cancelled by ${canceller.owner}`);
-    return { verdict, outcomes };
+    return { verdict, outcomes, ignoredActions };
   }
 
   // 2. redirectUrl
@@ -89,11 +105,12 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
     for (const answer of live) {
       if (answer === redirector) continue;
       if (answer.response.redirectUrl === verdict.redirectUrl) continue; // the same redirect agrees
-      if (answer.response.redirectUrl !== undefined) ignore(answer.outcome, `conflicts with ${redirector.owner}'s redirect to ${verdict.redirectUrl}`);
-      else ignore(answer.outcome, `request redirected by ${redirector.owner}`);
+      if (answer.response.redirectUrl !== undefined) lose(answer, `conflicts with ${redirector.owner}'s redirect to ${verdict.redirectUrl}`, 'redirect');
+      else lose(answer, `request redirected by ${redirector.owner}`);
     }
-    return { verdict, outcomes };
+    return { verdict, outcomes, ignoredActions };
   }
+  if (live.some((answer) => answer.response.upgradeToSecure)) verdict.upgradeToSecure = true;
 
   // 3. requestHeaders
   const headerAnswers = live.filter((answer) => answer.response.requestHeaders);
@@ -106,7 +123,7 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
     for (const answer of headerAnswers) {
       const delta = headerDelta(shown, answer.response.requestHeaders!);
       const clash = accepted.map((other) => conflictBetween(delta, other.delta) && { other, header: conflictBetween(delta, other.delta)! }).find(Boolean);
-      if (clash) ignore(answer.outcome, `conflicts with ${clash.other.owner} on request header "${clash.header}"`);
+      if (clash) lose(answer, `conflicts with ${clash.other.owner} on request header "${clash.header}"`, 'request_headers');
       else accepted.push({ owner: answer.owner, delta, headers: answer.response.requestHeaders! });
     }
     // One owner: exactly its headers, order and case kept. Several: their deltas on top of what they were shown.
@@ -119,13 +136,13 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
     const holder = context.responseHeadersOwner ?? responseHeadersOwner;
     if (holder === undefined || holder === answer.owner) {
       if (verdict.responseHeaders) {
-        ignore(answer.outcome, `another listener of ${answer.owner} already set responseHeaders for this event`);
+        lose(answer, `another listener of ${answer.owner} already set responseHeaders for this event`, 'response_headers');
         continue;
       }
       verdict.responseHeaders = answer.response.responseHeaders!;
       if (context.responseHeadersOwner === undefined) responseHeadersOwner = answer.owner;
     } else {
-      ignore(answer.outcome, `only one rule may modify responseHeaders per request (§2.8); ${holder} already does`);
+      lose(answer, `only one rule may modify responseHeaders per request (§2.8); ${holder} already does`, 'response_headers');
     }
   }
 
@@ -133,10 +150,10 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
   const authAnswers = live.filter((answer) => answer.response.authCredentials);
   if (authAnswers.length > 0) {
     verdict.authCredentials = authAnswers[0]!.response.authCredentials!;
-    for (const answer of authAnswers.slice(1)) ignore(answer.outcome, `${authAnswers[0]!.owner}'s credentials were used`);
+    for (const answer of authAnswers.slice(1)) lose(answer, `${authAnswers[0]!.owner}'s credentials were used`, 'auth_credentials');
   }
 
-  return { verdict, outcomes, ...(responseHeadersOwner !== undefined && { responseHeadersOwner }) };
+  return { verdict, outcomes, ignoredActions, ...(responseHeadersOwner !== undefined && { responseHeadersOwner }) };
 }
 
 /** A change to request headers: names (lower case) set to a list of values, names removed. */

@@ -1,6 +1,8 @@
 // RequestFilter (§2.6): validated once at addListener, then matched against every request.
 import { MatchPatternSet } from '../match-pattern.js';
-import { RESOURCE_TYPES, type RequestFilter, type ResourceType } from '../types.js';
+import { specPersona, type Persona } from '../personas/index.js';
+import type { RequestContext } from '../personas/request-context.js';
+import type { RequestFilter, ResourceType } from '../types.js';
 
 /** What a request shows a filter: its URL, type and where it comes from. */
 export interface FilterableRequest {
@@ -8,6 +10,10 @@ export interface FilterableRequest {
   type: ResourceType;
   tabId: number;
   windowId: number;
+  /** The cookie store: "1" is incognito (Firefox's filter has `incognito`). */
+  storeId?: string;
+  /** Where it comes from, for the personas' details fields and Chrome's preflight rule. */
+  context?: RequestContext;
 }
 
 export interface CompiledRequestFilter {
@@ -15,49 +21,52 @@ export interface CompiledRequestFilter {
   matches(request: FilterableRequest): boolean;
 }
 
-const RESOURCE_TYPE_SET: ReadonlySet<string> = new Set(RESOURCE_TYPES);
-
-/** Validates a RequestFilter the way Chrome does at addListener; throws a TypeError saying what is wrong. */
-export function compileRequestFilter(filter: unknown): CompiledRequestFilter {
+/**
+ * Validates a RequestFilter the way the persona's browser does at addListener; throws a TypeError
+ * saying what is wrong, in that browser's words where we know them.
+ */
+export function compileRequestFilter(filter: unknown, persona: Persona = specPersona, where = 'webRequest.addListener'): CompiledRequestFilter {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
-    throw new TypeError('Invalid filter: expected an object like { urls: ["<all_urls>"] }.');
+    throw new TypeError(`${where}: Invalid filter: expected an object like { urls: ["<all_urls>"] }.`);
   }
-  const { urls, types, tabId, windowId, ...unknown } = filter as Record<string, unknown>;
+  const { urls, types, tabId, windowId, incognito, ...unknown } = filter as Record<string, unknown>;
   const extra = Object.keys(unknown);
-  if (extra.length > 0) throw new TypeError(`Invalid filter: unexpected property "${extra[0]}".`);
-  if (!Array.isArray(urls)) throw new TypeError('Invalid filter: "urls" is required and must be an array of URL patterns.');
-  if (urls.length === 0) throw new TypeError('Invalid filter: "urls" must name at least one URL pattern.');
+  if (incognito !== undefined && !persona.filterKeys.includes('incognito')) extra.unshift('incognito');
+  if (extra.length > 0) throw new TypeError(persona.errors.unexpectedFilterKey(where, extra[0]!));
+  if (!Array.isArray(urls)) throw new TypeError(`${where}: Invalid filter: "urls" is required and must be an array of URL patterns.`);
+  if (urls.length === 0 && !persona.acceptsEmptyUrls) throw new TypeError(`${where}: Invalid filter: "urls" must name at least one URL pattern.`);
   const badUrl = urls.find((url) => typeof url !== 'string');
-  if (badUrl !== undefined) throw new TypeError(`Invalid filter: "urls" entries must be strings, got ${JSON.stringify(badUrl)}.`);
+  if (badUrl !== undefined) throw new TypeError(`${where}: Invalid filter: "urls" entries must be strings, got ${JSON.stringify(badUrl)}.`);
   let patterns: MatchPatternSet;
   try {
     patterns = new MatchPatternSet(urls as string[]);
   } catch (error) {
-    throw new TypeError(`Invalid filter: ${(error as Error).message}`);
+    throw new TypeError(`${where}: Invalid filter: ${(error as Error).message}`);
   }
 
   let typeSet: ReadonlySet<string> | undefined;
   if (types !== undefined) {
-    if (!Array.isArray(types)) throw new TypeError('Invalid filter: "types" must be an array of resource types.');
-    const badType = types.find((type) => !RESOURCE_TYPE_SET.has(type as string));
-    if (badType !== undefined) {
-      throw new TypeError(`Invalid filter: ${JSON.stringify(badType)} is not a ResourceType (one of ${RESOURCE_TYPES.join(', ')}).`);
-    }
+    if (!Array.isArray(types)) throw new TypeError(`${where}: Invalid filter: "types" must be an array of resource types.`);
+    const badIndex = types.findIndex((type) => !persona.resourceTypes.includes(type as string));
+    if (badIndex !== -1) throw new TypeError(persona.errors.badType(where, types[badIndex], badIndex, persona.resourceTypes));
     typeSet = new Set(types as string[]);
   }
+  if (incognito !== undefined && typeof incognito !== 'boolean') throw new TypeError(`${where}: Invalid filter: "incognito" must be a boolean.`);
   for (const [key, value] of [['tabId', tabId], ['windowId', windowId]] as const) {
-    if (value !== undefined && !Number.isInteger(value)) throw new TypeError(`Invalid filter: "${key}" must be an integer.`);
+    if (value !== undefined && !Number.isInteger(value)) throw new TypeError(`${where}: Invalid filter: "${key}" must be an integer.`);
   }
 
   const normalized: RequestFilter = { urls: [...(urls as string[])] };
   if (typeSet) normalized.types = [...typeSet] as ResourceType[];
   if (tabId !== undefined) normalized.tabId = tabId as number;
   if (windowId !== undefined) normalized.windowId = windowId as number;
+  if (incognito !== undefined) (normalized as RequestFilter & { incognito?: boolean }).incognito = incognito as boolean;
 
   return {
     filter: normalized,
     matches(request) {
-      if (typeSet && !typeSet.has(request.type)) return false;
+      if (typeSet && !typeSet.has(persona.typeOf(request.type))) return false;
+      if (incognito !== undefined && (request.storeId === '1') !== incognito) return false;
       if (tabId !== undefined && request.tabId !== tabId) return false;
       if (windowId !== undefined && request.windowId !== windowId) return false;
       return patterns.matches(request.url);

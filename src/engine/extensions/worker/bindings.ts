@@ -14,6 +14,7 @@ import { CookiesBinding } from './cookies-binding.js';
 import { HostCalls } from './host-calls.js';
 import { createAlarms, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
+import { personaNamed } from '../../personas/index.js';
 
 /** Namespaces wrtui has, each granted by the permission of the same name. */
 const GATED_NAMESPACES = ['webRequest', 'cookies', 'storage', 'alarms'] as const;
@@ -30,7 +31,8 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   let manifest: Record<string, unknown> = boot.manifest ?? {};
   const lastError = new RuntimeState((message) => bridge.post(['log', 'warn', `Unchecked runtime.lastError: ${message}`]));
   const calls = new HostCalls(bridge);
-  const webRequest = new WebRequestBinding(bridge, calls, () => permissions);
+  let persona = personaNamed(boot.persona ?? 'spec');
+  const webRequest = new WebRequestBinding(bridge, calls, () => permissions, () => persona, reportUncaught);
   const cookies = new CookiesBinding(bridge, calls, lastError, reportUncaught);
   const runtime = createRuntime(boot, lastError, () => manifest, reportUncaught);
   const storage = createStorage(calls, lastError, reportUncaught);
@@ -114,6 +116,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     }
     manifest = checked.manifest as unknown as Record<string, unknown>;
     permissions = new Set(checked.manifest.permissions);
+    persona = personaNamed(checked.manifest.persona ?? boot.persona ?? 'spec');
     bridge.setNodeAllowed(checked.manifest.node === true);
     const main = exports.default;
     if (typeof main !== 'function') {
@@ -142,6 +145,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
             break;
           case 'reply':
             calls.reply(item[1] as number, item[2] as boolean, item[3]);
+            break;
+          case 'actionIgnored':
+            webRequest.actionIgnored.dispatch({ requestId: item[1] as string, action: item[2] as string });
             break;
           case 'cookieChanged':
             cookies.changed(item[1] as string);

@@ -6,9 +6,11 @@
 import type { ListenerResult, WorkerItem } from '../protocol.js';
 import { BLOCKING_PERMISSION_MESSAGE, validateExtraInfoSpec } from '../../web-request/listener-registry.js';
 import { compileRequestFilter } from '../../web-request/request-filter.js';
-import { MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES, WEB_REQUEST_EVENTS, type WebRequestEventName } from '../../types.js';
+import { MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES, WEB_REQUEST_EVENTS, type HttpHeaders, type WebRequestEventName } from '../../types.js';
+import { enumObjects, type Persona } from '../../personas/persona.js';
 import type { Bridge } from './bridge.js';
 import type { HostCalls } from './host-calls.js';
+import { SimpleEvent } from './simple-event.js';
 
 interface LocalListener {
   lid: number;
@@ -25,19 +27,33 @@ export class WebRequestBinding {
   readonly #bridge: Bridge;
   readonly #calls: HostCalls;
   readonly #permissions: () => ReadonlySet<string>;
+  readonly #persona: () => Persona;
+  /** Chrome's onActionIgnored (the chrome persona only). */
+  readonly actionIgnored: SimpleEvent;
   readonly #byLid = new Map<number, LocalListener>();
   readonly #byEvent = new Map<WebRequestEventName, LocalListener[]>(WEB_REQUEST_EVENTS.map((event) => [event, []]));
   #nextLid = 1;
 
-  constructor(bridge: Bridge, calls: HostCalls, permissions: () => ReadonlySet<string>) {
+  constructor(bridge: Bridge, calls: HostCalls, permissions: () => ReadonlySet<string>, persona: () => Persona, onError: (error: unknown, where: string) => void) {
     this.#bridge = bridge;
     this.#calls = calls;
     this.#permissions = permissions;
+    this.#persona = persona;
+    this.actionIgnored = new SimpleEvent('webRequest.onActionIgnored', onError);
   }
 
   /** The namespace object; `style` decides whether handlerBehaviorChanged takes a callback. */
   namespace(): Record<string, unknown> {
-    const namespace: Record<string, unknown> = { MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES };
+    const persona = this.#persona();
+    // The spec names no enum objects; Chrome and Firefox both put them on the namespace.
+    const namespace: Record<string, unknown> = {
+      MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES,
+      ...(persona.name !== 'spec' && enumObjects(persona)),
+    };
+    if (persona.hasActionIgnored) {
+      const event = this.actionIgnored;
+      namespace.onActionIgnored = { addListener: event.addListener, removeListener: event.removeListener, hasListener: event.hasListener, hasListeners: event.hasListeners };
+    }
     for (const event of WEB_REQUEST_EVENTS) {
       namespace[event] = {
         addListener: (callback: unknown, filter: unknown, extraInfoSpec?: unknown) => this.#add(event, callback, filter, extraInfoSpec),
@@ -61,13 +77,8 @@ export class WebRequestBinding {
   #add(event: WebRequestEventName, callback: unknown, filter: unknown, extraInfoSpec: unknown): void {
     const where = `webRequest.${event}.addListener`;
     if (typeof callback !== 'function') throw new TypeError(`${where}: the listener must be a function.`);
-    let normalized;
-    try {
-      normalized = compileRequestFilter(filter).filter;
-    } catch (error) {
-      throw new TypeError(`${where}: ${(error as Error).message}`);
-    }
-    const spec = validateExtraInfoSpec(event, extraInfoSpec, where);
+    const normalized = compileRequestFilter(filter, this.#persona(), where).filter;
+    const spec = validateExtraInfoSpec(event, extraInfoSpec, where, this.#persona());
     const blocking = spec.has('blocking') || spec.has('asyncBlocking');
     if (blocking && !this.#permissions().has('webRequestBlocking')) throw new TypeError(`${where}: ${BLOCKING_PERMISSION_MESSAGE}`);
     const listeners = this.#byEvent.get(event)!;
@@ -109,7 +120,7 @@ export class WebRequestBinding {
         results.push([lid, 'value', undefined]);
         continue;
       }
-      const details = detailsFor(listener, json);
+      const details = detailsFor(listener, json, this.#persona());
       // The host waits only for blocking listeners; the others' failures are reported on their own.
       const awaited = call !== 0 && listener.blocking;
       let value: unknown;
@@ -157,11 +168,15 @@ export class WebRequestBinding {
   }
 }
 
-function detailsFor(listener: LocalListener, json: string): Record<string, unknown> {
+function detailsFor(listener: LocalListener, json: string, persona: Persona): Record<string, unknown> {
   const details = JSON.parse(json) as Record<string, unknown>;
   for (const field of OPTIONAL_FIELDS) {
     if (field in details && !listener.spec.has(field)) delete details[field];
   }
+  // Chrome shows some headers only to listeners that asked for extraHeaders (the host restores them in the answer).
+  const extraHeaders = listener.spec.has('extraHeaders');
+  if (details.requestHeaders) details.requestHeaders = persona.visibleRequestHeaders(details.requestHeaders as HttpHeaders, extraHeaders);
+  if (details.responseHeaders) details.responseHeaders = persona.visibleResponseHeaders(details.responseHeaders as HttpHeaders, extraHeaders);
   const body = details.requestBody as { raw?: { bytes?: unknown }[] } | undefined;
   if (body?.raw) for (const data of body.raw) if (data.bytes !== undefined) data.bytes = bytesFromWire(data.bytes);
   return details;

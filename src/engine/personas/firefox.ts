@@ -1,0 +1,61 @@
+// Firefox as of ESR 153 (toolkit/components/extensions/schemas/web_request.json, MDN, and what a
+// real Firefox showed: see ../shared/design/FACTS.md): its type list and enum spellings, every
+// header shown, its details fields, upgradeToSecure, and its sequences (an auth retry re-fires
+// onBeforeRequest … onHeadersReceived; a cancel in onAuthRequired ends the request with an error).
+import type { WebRequestEventName } from '../types.js';
+import { firefoxEnumKey, showsEveryHeader, type Persona } from './persona.js';
+
+export const FIREFOX_RESOURCE_TYPES = [
+  'main_frame', 'sub_frame', 'stylesheet', 'script', 'image', 'object', 'object_subrequest',
+  'xmlhttprequest', 'xslt', 'ping', 'beacon', 'xml_dtd', 'font', 'media', 'websocket', 'csp_report',
+  'imageset', 'web_manifest', 'speculative', 'json', 'other',
+] as const;
+
+const FIREFOX_EXTRA_INFO_SPEC: { readonly [E in WebRequestEventName]: readonly string[] } = {
+  onBeforeRequest: ['blocking', 'requestBody'],
+  onBeforeSendHeaders: ['requestHeaders', 'blocking'],
+  onSendHeaders: ['requestHeaders'],
+  onHeadersReceived: ['blocking', 'responseHeaders'],
+  onAuthRequired: ['responseHeaders', 'blocking', 'asyncBlocking'],
+  onResponseStarted: ['responseHeaders'],
+  onBeforeRedirect: ['responseHeaders'],
+  onCompleted: ['responseHeaders'],
+  onErrorOccurred: [],
+};
+
+export const firefoxPersona: Persona = {
+  name: 'firefox',
+  resourceTypes: FIREFOX_RESOURCE_TYPES,
+  typeOf: (seen) => seen,
+  extraInfoSpec: FIREFOX_EXTRA_INFO_SPEC,
+  filterKeys: ['types', 'tabId', 'windowId', 'incognito'],
+  acceptsEmptyUrls: false,
+  extraBlockingKeys: { onBeforeRequest: ['upgradeToSecure'] },
+  extraEnums: {},
+  errors: {
+    badType: (where, value, index) => `Type error for parameter filter (Error processing types.${index}: Invalid enumeration value ${JSON.stringify(value)}) for ${where}.`,
+    unexpectedFilterKey: (where, key) => `Type error for parameter filter (Unexpected property "${key}") for ${where}.`,
+    badOption: (where, _event, value, index) => `Type error for parameter extraInfoSpec (Error processing ${index}: Invalid enumeration value ${JSON.stringify(value)}) for ${where}.`,
+  },
+  enumKey: firefoxEnumKey,
+  ...showsEveryHeader,
+  preflightsNeedExtraHeaders: false,
+  refiresAuthRetry: true,
+  authCancelFails: true,
+  hasActionIgnored: false,
+  contextFields(context, storeId) {
+    const incognito = storeId === '1';
+    return {
+      ...(context.frameId !== undefined && { frameId: context.frameId, parentFrameId: context.parentFrameId }),
+      ...(context.originUrl !== undefined && { originUrl: context.originUrl }),
+      ...(context.documentUrl !== undefined && { documentUrl: context.documentUrl }),
+      frameAncestors: context.frameAncestors ?? [],
+      thirdParty: context.thirdParty,
+      cookieStoreId: incognito ? 'firefox-private' : 'firefox-default',
+      incognito,
+      // Firefox fills these from its tracking-protection lists, which wrtui does not have.
+      urlClassification: { firstParty: [], thirdParty: [] },
+      proxyInfo: null,
+    };
+  },
+};

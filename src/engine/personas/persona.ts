@@ -1,0 +1,112 @@
+// A persona is the browser whose extension interface a rule or extension sees: `spec` (the seed
+// interface exactly), `chrome` or `firefox`. It decides what registration accepts (types, options,
+// filter keys) and how it says no, the enum objects on the namespace, the details fields beyond the
+// spec, which headers a listener is shown, and where the two browsers' sequences differ. The
+// engine asks the persona; it never branches on a browser's name.
+import type { HttpHeaders, ResourceType, WebRequestEventName } from '../types.js';
+import type { RequestContext } from './request-context.js';
+
+export const PERSONA_NAMES = ['spec', 'chrome', 'firefox'] as const;
+export type PersonaName = (typeof PERSONA_NAMES)[number];
+
+export interface Persona {
+  readonly name: PersonaName;
+  /** The filter `types` this browser accepts, in its schema's order. */
+  readonly resourceTypes: readonly string[];
+  /** The type this browser reports for what the proxy saw (the spec's most specific name). */
+  typeOf(seen: ResourceType): string;
+  /** The extraInfoSpec values each event accepts. */
+  readonly extraInfoSpec: { readonly [E in WebRequestEventName]: readonly string[] };
+  /** RequestFilter keys beyond `urls`. */
+  readonly filterKeys: readonly string[];
+  /** Whether `urls: []` registers (Chrome: yes, matching nothing; Firefox and the spec: no). */
+  readonly acceptsEmptyUrls: boolean;
+  /** BlockingResponse keys beyond the spec's, per event (Firefox's upgradeToSecure). */
+  readonly extraBlockingKeys: { readonly [E in WebRequestEventName]?: readonly string[] };
+  /** Enum objects beyond ResourceType and the options (Chrome's IgnoredActionType). */
+  readonly extraEnums: Readonly<Record<string, readonly string[]>>;
+  /** Registration errors in this browser's words. */
+  readonly errors: PersonaErrors;
+  /** `chrome.webRequest.ResourceType`, `OnBeforeRequestOptions` …: key spelling for a value. */
+  enumKey(value: string): string;
+  /** Which headers a listener is shown; `extraHeaders` says whether it asked for Chrome's extraHeaders. */
+  visibleRequestHeaders(headers: HttpHeaders, extraHeaders: boolean): HttpHeaders;
+  visibleResponseHeaders(headers: HttpHeaders, extraHeaders: boolean): HttpHeaders;
+  /**
+   * A listener's answer made whole: the headers it was not shown are put back as they were, and
+   * its changes to them dropped (it "cannot change" what it cannot see).
+   */
+  restoreRequestHeaders(full: HttpHeaders, answered: HttpHeaders, extraHeaders: boolean): HttpHeaders;
+  restoreResponseHeaders(full: HttpHeaders, answered: HttpHeaders, extraHeaders: boolean): HttpHeaders;
+  /** Whether this browser shows CORS preflights to `listener`s: Chrome only when some listener has extraHeaders. */
+  readonly preflightsNeedExtraHeaders: boolean;
+  /** Firefox re-fires onBeforeRequest … onHeadersReceived for the retry after onAuthRequired's credentials; Chrome fires none. */
+  readonly refiresAuthRetry: boolean;
+  /** A cancel in onAuthRequired: Chrome shows the 401 (CancelAuth), Firefox ends the request with an error. */
+  readonly authCancelFails: boolean;
+  /** Chrome's webRequest.onActionIgnored. */
+  readonly hasActionIgnored: boolean;
+  /** The details fields this browser adds to every event, from what the request showed. */
+  contextFields(context: RequestContext, storeId: string): Record<string, unknown>;
+}
+
+/** Whole messages; `where` is the call (`webRequest.onBeforeRequest.addListener`). */
+export interface PersonaErrors {
+  /** `types[index]` is not one of `allowed`. */
+  badType(where: string, value: unknown, index: number, allowed: readonly string[]): string;
+  /** A key the filter does not have. */
+  unexpectedFilterKey(where: string, key: string): string;
+  /** `extraInfoSpec[index]` is not one of `allowed`. */
+  badOption(where: string, event: WebRequestEventName, value: unknown, index: number, allowed: readonly string[]): string;
+}
+
+/** Chrome's enum keys: `requestBody` → `REQUEST_BODY`, `main_frame` → `MAIN_FRAME`. */
+export function chromeEnumKey(value: string): string {
+  return value.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+/** Firefox's enum keys: the value upper-cased (`requestBody` → `REQUESTBODY`). */
+export function firefoxEnumKey(value: string): string {
+  return value.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+}
+
+/** The enum objects a namespace carries: `{ ResourceType: { MAIN_FRAME: 'main_frame', … }, OnBeforeRequestOptions: … }`. */
+export function enumObjects(persona: Persona): Record<string, Record<string, string>> {
+  const objects: Record<string, Record<string, string>> = {};
+  const enumOf = (values: readonly string[]) => Object.fromEntries(values.map((value) => [persona.enumKey(value), value]));
+  objects.ResourceType = enumOf(persona.resourceTypes);
+  for (const [name, values] of Object.entries(persona.extraEnums)) objects[name] = enumOf(values);
+  for (const [event, values] of Object.entries(persona.extraInfoSpec)) {
+    if (values.length === 0) continue;
+    objects[`${event[0]!.toUpperCase()}${event.slice(1)}Options`] = enumOf(values);
+  }
+  return objects;
+}
+
+/** Removes the headers named in `names` (lower case), keeping order. */
+export function withoutHeaders(headers: HttpHeaders, names: ReadonlySet<string>): HttpHeaders {
+  let kept: HttpHeaders | undefined;
+  for (let i = 0; i < headers.length; i++) {
+    if (names.has(headers[i]!.name.toLowerCase())) {
+      kept ??= headers.slice(0, i);
+    } else if (kept) {
+      kept.push(headers[i]!);
+    }
+  }
+  return kept ?? headers;
+}
+
+/** `answered` without the `hidden` names, followed by `full`'s headers of those names, in their order. */
+export function restoreHidden(full: HttpHeaders, answered: HttpHeaders, hidden: ReadonlySet<string>): HttpHeaders {
+  const kept = answered.filter((header) => !hidden.has(header.name.toLowerCase()));
+  for (const header of full) if (hidden.has(header.name.toLowerCase())) kept.push(header);
+  return kept;
+}
+
+/** For personas that show every header. */
+export const showsEveryHeader = {
+  visibleRequestHeaders: (headers: HttpHeaders) => headers,
+  visibleResponseHeaders: (headers: HttpHeaders) => headers,
+  restoreRequestHeaders: (_full: HttpHeaders, answered: HttpHeaders) => answered,
+  restoreResponseHeaders: (_full: HttpHeaders, answered: HttpHeaders) => answered,
+};
