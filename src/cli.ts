@@ -70,6 +70,7 @@ const flags = cli.flags as {
   rules?: string;
   extension?: string[];
   workerHeap?: number;
+  persona?: 'spec' | 'chrome' | 'firefox';
   dryRun?: boolean;
   record?: string;
   redact?: boolean;
@@ -107,6 +108,7 @@ const sessionOptions = {
   rulesDir: flags.rules ?? './rules',
   extensions: flags.extension ?? [],
   ...(flags.workerHeap !== undefined && { workerHeapMb: flags.workerHeap }),
+  ...(flags.persona !== undefined && { persona: flags.persona }),
   watchRules: flags.watch ?? true,
   ...(flags.record !== undefined && { record: flags.record }),
   ...(flags.redact !== undefined && { redact: flags.redact }),
@@ -141,6 +143,7 @@ try {
         file,
         rulesDir: sessionOptions.rulesDir,
         extensions: sessionOptions.extensions,
+        ...(flags.persona !== undefined && { persona: flags.persona }),
         json: flags.json ?? false,
         dryRun: sessionOptions.dryRun,
         failOnDiff: flags.failOnDiff ?? false,

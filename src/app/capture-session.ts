@@ -33,6 +33,8 @@ export interface SessionOptions {
   extensions?: string[];
   /** The heap cap of each rule's or extension's worker (MB). */
   workerHeapMb?: number;
+  /** --persona: the browser rules and extensions see unless their manifest says. */
+  persona?: 'spec' | 'chrome' | 'firefox';
   /** --record: the session file to write (src/engine/session/README.md). */
   record?: string;
   /** --redact / --no-redact; undefined: <state-dir>/settings.json decides (default off). */
@@ -68,6 +70,7 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
     watch: options.watchRules,
     stateDir,
     ...(options.workerHeapMb !== undefined && { limits: { heapLimitMb: options.workerHeapMb } }),
+    ...(options.persona && { persona: options.persona }),
   });
   const ca = await loadOrCreateCertificateAuthority(stateDir);
   for (const warning of ca.warnings) engine.journal.append({ kind: 'log', level: 'warn', source: 'ca', message: warning });

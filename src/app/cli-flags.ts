@@ -44,6 +44,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'host', type: 'string', commands: LIVE, value: '<addr>', help: 'the address to listen on; 0.0.0.0 = every interface (anyone who can reach you)', shownDefault: '127.0.0.1 and ::1', check: hostAddress },
   { name: 'rules', type: 'string', commands: RULES, value: '<dir>', help: 'rule files and unpacked extensions (sub-folders with a manifest.json)', shownDefault: './rules' },
   { name: 'extension', type: 'string', multiple: true, commands: RULES, value: '<dir>', help: 'an unpacked extension (manifest.json), loaded unchanged (repeatable)' },
+  { name: 'persona', type: 'string', commands: RULES, value: '<name>', help: 'the browser rules and extensions see: spec, chrome or firefox (a manifest may say otherwise)', shownDefault: 'spec; firefox for gecko extensions', check: (value) => (['spec', 'chrome', 'firefox'].includes(value) ? undefined : 'must be spec, chrome or firefox') },
   { name: 'worker-heap', type: 'number', commands: RULES, value: '<MB>', help: "heap cap of each rule's or extension's worker", shownDefault: '1024', check: wholeNumber() },
   { name: 'dry-run', type: 'boolean', commands: RULES, help: "compute every rule's verdicts, apply none" },
   { name: 'record', type: 'string', commands: LIVE, value: '<file>', help: 'record the session to a new file (0600; see wrtui replay)' },

@@ -19,6 +19,7 @@ export interface ReplayCommandOptions {
   file: string;
   rulesDir: string;
   extensions?: string[];
+  persona?: 'spec' | 'chrome' | 'firefox';
   json: boolean;
   dryRun: boolean;
   failOnDiff: boolean;
@@ -62,6 +63,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   const result = await replaySession(session, {
     rulesDir: resolve(options.rulesDir),
     extensions: (options.extensions ?? []).map((dir) => resolve(dir)),
+    ...(options.persona && { persona: options.persona }),
     dryRun: options.dryRun,
     ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
     onProgress: progress.update,

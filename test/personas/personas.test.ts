@@ -7,7 +7,7 @@ import { chromePersona, enumObjects, firefoxPersona, specPersona, type Persona }
 import type { HttpHeaders } from '../../src/engine/types.js';
 import { ALL_URLS, createHarness, ok } from '../helpers/web-request-harness.js';
 
-const owner = (persona: Persona, id = persona.name) => createTrustedOwner(id, { persona });
+const owner = (persona: Persona, id: string = persona.name) => createTrustedOwner(id, { persona });
 const names = (headers: HttpHeaders | undefined) => (headers ?? []).map((h) => h.name);
 
 // What Chromium 156 sent for an <img> on a page that had set a cookie (seen on the wire).
@@ -211,7 +211,7 @@ describe('details fields per persona, from what the request showed', () => {
     const h = createHarness();
     h.origin.route = (req) => (req.url.endsWith('/old') ? { statusCode: 302, statusMessage: 'Found', headers: [{ name: 'Location', value: 'http://cdn.test/new' }] } : ok());
     const initiators: unknown[] = [];
-    h.webRequest(owner(chromePersona)).onBeforeRequest.addListener((d) => void initiators.push(d.initiator), ALL_URLS);
+    h.webRequest(owner(chromePersona)).onBeforeRequest.addListener((d) => void initiators.push((d as { initiator?: string }).initiator), ALL_URLS);
     await h.run({ url: 'http://api.test/old', method: 'POST', type: 'xmlhttprequest', requestHeaders: [{ name: 'Origin', value: 'null' }, { name: 'Sec-Fetch-Site', value: 'cross-site' }] });
     expect(initiators).toEqual(['null', 'null']);
   });

@@ -459,6 +459,7 @@ describe('the rules view', () => {
     expect(frame).toMatch(/● active\s+good-rule\s+▶ running\s+live\s+1 listener\s+reloads 2\s+hbc ▮▮▯▯▯▯▯▯▯▯\s+3\/20 next in 2m0[45]s\s+1 type error/);
     expect(frame).toMatch(/× failed\s+bad-rule\s+■ stopped\s+dry-run\s+0 listeners\s+reloads 0\s+hbc ▮{10}\s+20\/20/);
     expect(frame).toMatch(/Worker\s+▶ running\s+6\.0 MiB heap\s+0 restarts\s+a browser's globals only\s+id aaaabbbbccccddddeeeeffffgggghhhh/);
+    expect(frame).toMatch(/Persona\s+chrome\s+Chrome's types, options, headers \(extraHeaders\) and details fields/);
     expect(frame).toMatch(/onBeforeRequest\s+\*:\/\/\*\.example\.com\/\*\s+types: image\s+\[blocking\]/);
     expect(frame).toMatch(/good-rule\.ts:4:7\s+TS2322 Type 'number'/);
     await h.press('r');

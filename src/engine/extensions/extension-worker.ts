@@ -329,6 +329,8 @@ export class ExtensionWorker implements RemoteEndpoint {
           break;
         case 'missing':
           if (item[2] !== undefined) this.#log('debug', `${item[1]} is undefined: the manifest does not ask for the "${item[2]}" permission`);
+          else if (this.#owner?.persona.name === 'spec' && /^(chrome|browser)\.webRequest\.(ResourceType|On\w+Options|IgnoredActionType|onActionIgnored|filterResponseData|getSecurityInfo)$/.test(item[1]))
+            this.#log('warn', `${item[1]} is not in the spec persona (the seed interface); run with --persona chrome or firefox to see what that browser has`);
           else this.#log('warn', `${item[1]} is not available in wrtui; it is undefined here, as an API without its permission is in a browser`);
           break;
         case 'cookieListeners':

@@ -28,6 +28,7 @@ export interface ReplayOptions {
   rulesDir?: string;
   /** Unpacked extension folders, run as in live capture. */
   extensions?: string[];
+  persona?: 'spec' | 'chrome' | 'firefox';
   dryRun?: boolean;
   /** Defaults to the recording's own, else the engine's default. */
   listenerTimeoutMs?: number;
@@ -114,7 +115,7 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
   try {
     host =
       options.rulesDir || options.extensions?.length
-        ? await ExtensionHost.start(engine, { ...(options.rulesDir && { rulesDir: options.rulesDir }), extensions: options.extensions ?? [], watch: false, typeCheck: false })
+        ? await ExtensionHost.start(engine, { ...(options.rulesDir && { rulesDir: options.rulesDir }), extensions: options.extensions ?? [], watch: false, typeCheck: false, ...(options.persona && { persona: options.persona }) })
         : undefined;
   } catch (error) {
     await engine.close();

@@ -23,6 +23,13 @@ const RUNTIME_STYLES: Readonly<Record<RuleStatus['runtime']['state'], Segment>> 
 
 const MiB = 1024 * 1024;
 
+/** Which browser's interface the rule or extension sees: the spec's, Chrome's or Firefox's. */
+const PERSONA_CELLS: Readonly<Record<RuleStatus['persona'], Segment>> = {
+  spec: { text: 'spec    ', dim: true },
+  chrome: { text: 'chrome  ', color: 'blue' },
+  firefox: { text: 'firefox ', color: 'yellow' },
+};
+
 /** The worker's state, on a wide screen its heap, restarts when there were some, ⬢ when it has Node. */
 function runtimeCells(rule: RuleStatus, width: number): Segment[] {
   const { runtime } = rule;
@@ -32,8 +39,15 @@ function runtimeCells(rule: RuleStatus, width: number): Segment[] {
     width >= 140 && { text: runtime.heapUsedBytes > 0 ? `${(runtime.heapUsedBytes / MiB).toFixed(0).padStart(4)}M` : '     ', dim: true },
     runtime.restarts > 0 ? { text: ` ×${String(runtime.restarts).padEnd(2)}`, color: 'yellow' } : '    ',
     runtime.node ? { text: '⬢ ', color: 'magenta' } : '  ',
+    width >= 140 && PERSONA_CELLS[rule.persona],
   ].filter((segment): segment is Segment => segment !== false);
 }
+
+const PERSONA_MEANING: Readonly<Record<RuleStatus['persona'], string>> = {
+  spec: 'the seed interface exactly',
+  chrome: "Chrome's types, options, headers (extraHeaders) and details fields",
+  firefox: "Firefox's types, options, details fields and auth sequence",
+};
 
 export function quotaMeter(quota: RuleStatus['quota'], now: number, cells = 10): Segment[] {
   const filled = Math.min(cells, Math.round((quota.used / quota.limit) * cells));
@@ -88,6 +102,7 @@ export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string |
       rule.extensionId !== undefined && { text: `  id ${rule.extensionId}`, dim: true },
     ),
   );
+  lines.push(line({ text: 'Persona ', dim: true }, { ...PERSONA_CELLS[rule.persona], text: rule.persona }, { text: `  ${PERSONA_MEANING[rule.persona]}`, dim: true }));
   if (runtime.fault) {
     const doing = runtime.fault.doing ? ` while handling ${runtime.fault.doing.event} for ${runtime.fault.doing.url}` : '';
     lines.push(line({ text: `  last fault ${formatClock(runtime.fault.at)}: `, color: 'yellow' }, { text: `${runtime.fault.reason}${doing}`, color: 'yellow' }));

@@ -1,0 +1,104 @@
+// Personas in real runtimes: an unpacked extension and a rule, each in its own worker, choosing
+// or being given a persona, with traffic through the proxy.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+
+let harness: ProxyHarness | undefined;
+let host: ExtensionHost | undefined;
+let origin: Origin | undefined;
+let work: string | undefined;
+afterEach(async () => {
+  await host?.close();
+  await harness?.close();
+  await origin?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+  host = harness = origin = work = undefined;
+});
+
+async function extension(name: string, manifest: Record<string, unknown>, code: string): Promise<string> {
+  const dir = path.join(work!, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'manifest.json'), JSON.stringify({ name, version: '1', ...manifest }));
+  await writeFile(path.join(dir, manifest.manifest_version === 2 ? 'bg.js' : 'sw.js'), code);
+  return dir;
+}
+
+const MV3 = { manifest_version: 3, permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } };
+const logsOf = (entries: JournalEntry[], source: string) => entries.filter((e): e is LogEntry & JournalEntry => e.kind === 'log' && e.source === source).map((e) => e.message);
+
+async function start(dirs: string[], options: { persona?: 'spec' | 'chrome' | 'firefox'; rulesDir?: string } = {}) {
+  origin = await startOrigin((req, res) => res.end(`origin: ${req.url}`));
+  harness = await startProxyHarness();
+  host = await ExtensionHost.start(harness.engine, { extensions: dirs, watch: false, typeCheck: false, stateDir: harness.stateDir, ...options });
+}
+
+describe('an extension under the chrome persona', () => {
+  it('feature-detects extraHeaders as Privacy Badger does, sees Chrome\'s throw for "beacon", and its extraHeaders listener sees the Cookie header', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));
+    const dir = await extension('Badger-like', MV3, `
+      const wr = chrome.webRequest;
+      const extra = wr.OnBeforeSendHeadersOptions && wr.OnBeforeSendHeadersOptions.hasOwnProperty('EXTRA_HEADERS');
+      console.log('extraHeaders supported: ' + extra + ', max ' + wr.MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES + ', ping type ' + wr.ResourceType.PING);
+      try { wr.onBeforeRequest.addListener(() => {}, { urls: ['<all_urls>'], types: ['beacon'] }); console.log('beacon accepted'); }
+      catch (e) { console.log('beacon threw: ' + e.message); }
+      const spec = ['requestHeaders'];
+      if (extra) spec.push(wr.OnBeforeSendHeadersOptions.EXTRA_HEADERS);
+      wr.onSendHeaders.addListener((d) => console.log('cookie seen: ' + d.requestHeaders.some((h) => h.name.toLowerCase() === 'cookie')), { urls: ['<all_urls>'] }, spec);
+    `);
+    await start([dir], { persona: 'chrome' });
+    expect(host!.rules()[0]).toMatchObject({ name: 'Badger-like', persona: 'chrome', state: 'active' });
+    await harness!.curl(['-H', 'Cookie: a=1', `${origin!.url}/x`]);
+    await expect.poll(() => logsOf(harness!.entries, 'Badger-like')).toEqual([
+      'extraHeaders supported: true, max 20, ping type ping',
+      expect.stringMatching(/^beacon threw: Error at parameter 'filter': Error at property 'types': Error at index 0: Value must be one of csp_report, font, image/),
+      'cookie seen: true',
+    ]);
+    const loaded = harness!.entries.find((e) => e.kind === 'rule' && e.action === 'loaded');
+    expect(loaded).toMatchObject({ message: expect.stringContaining('chrome persona') });
+  });
+
+  it('onActionIgnored reaches the extension whose redirect lost, in its worker', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));
+    const redirect = (to: string) => `
+      chrome.webRequest.onActionIgnored.addListener((d) => console.log('ignored ' + d.action + ' for ' + d.requestId));
+      chrome.webRequest.onBeforeRequest.addListener((d) => d.url.includes('/start') ? { redirectUrl: '${to}' } : undefined, { urls: ['<all_urls>'] }, ['blocking']);
+    `;
+    const first = await extension('First', MV3, redirect('http://first.test/'));
+    const second = await extension('Second', MV3, redirect('http://second.test/'));
+    await start([first, second], { persona: 'chrome' });
+    await harness!.curl(['-s', `${origin!.url}/start`]);
+    const requestId = harness!.webRequestEntries((e) => e.event === 'onBeforeRequest')[0]!.details.requestId;
+    // The extension installed last wins (Chrome's rule): the first is told.
+    await expect.poll(() => logsOf(harness!.entries, 'First')).toEqual([`ignored redirect for ${requestId}`]);
+    expect(logsOf(harness!.entries, 'Second')).toEqual([]);
+  });
+});
+
+describe('choosing the persona', () => {
+  it('an extension with browser_specific_settings.gecko is firefox unless --persona says otherwise; a rule\'s manifest key wins over --persona', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));
+    const gecko = await extension('Gecko', { manifest_version: 2, permissions: ['webRequest', '<all_urls>'], background: { scripts: ['bg.js'] }, browser_specific_settings: { gecko: { id: 'g@wrtui.test' } } }, `
+      browser.webRequest.onBeforeRequest.addListener((d) => console.log(d.type + ' ' + d.cookieStoreId + ' ' + typeof browser.webRequest.OnBeforeRequestOptions.REQUESTBODY), { urls: ['<all_urls>'], types: ['beacon', 'xmlhttprequest', 'other'] });
+    `);
+    const plain = await extension('Plain', MV3, `console.log('ResourceType ' + typeof chrome.webRequest.ResourceType);`);
+    const rules = path.join(work, 'rules');
+    await mkdir(rules);
+    await writeFile(path.join(rules, 'chrome-rule.ts'), `export const manifest = { name: 'chrome-rule', permissions: ['webRequest'], host_permissions: ['<all_urls>'], persona: 'chrome' } as const;
+export default function background({ chrome }: any) { console.log('EXTRA ' + chrome.webRequest.OnSendHeadersOptions.EXTRA_HEADERS); }`);
+    await start([gecko, plain], { rulesDir: rules });
+    expect(Object.fromEntries(host!.rules().map((r) => [r.name, r.persona]))).toEqual({ 'chrome-rule': 'chrome', Gecko: 'firefox', Plain: 'spec' });
+    await harness!.curl(['-s', '-X', 'POST', '-H', 'Sec-Fetch-Dest: empty', '-H', 'Sec-Fetch-Mode: no-cors', '-H', 'Origin: http://app.test', '-d', 'x', `${origin!.url}/beacon`]);
+    await expect.poll(() => logsOf(harness!.entries, 'Gecko')).toEqual(['beacon firefox-default string']);
+    expect(logsOf(harness!.entries, 'Plain')).toEqual([
+      'chrome.webRequest.ResourceType is not in the spec persona (the seed interface); run with --persona chrome or firefox to see what that browser has',
+      'ResourceType undefined',
+    ]);
+    expect(logsOf(harness!.entries, 'chrome-rule')).toEqual(['EXTRA extraHeaders']);
+  });
+});
