@@ -7,8 +7,9 @@
 // - A browser assigns a document its id when the navigation commits; wrtui does when it sees the
 //   navigation's response (2xx, text), under its final URL, and finds a subresource's document by
 //   its Referer. A cross-origin Referer carries only the origin (the default referrer policy), so
-//   the newest document of that origin is taken; with no Referer (referrerpolicy=no-referrer)
-//   there is no documentId.
+//   the newest top-level document of that origin is taken (a cross-origin fetch from an iframe of
+//   the same origin is then attributed to the top frame); with no Referer
+//   (referrerpolicy=no-referrer) there is no documentId.
 // - Prerendering, back/forward cache and fenced frames are invisible: documentLifecycle is always
 //   "active"; frameType is "outermost_frame" or "sub_frame".
 // - A request no document made (curl, a Node client: no Sec-Fetch-*, Origin or Referer) is given
@@ -89,7 +90,11 @@ export class DocumentTracker {
     return document;
   }
 
-  /** The document a Referer names: that URL, else (an origin-only Referer) the newest of that origin. */
+  /**
+   * The document a Referer names: that URL, else (an origin-only Referer: a cross-origin request
+   * under the default referrer policy) the newest top-level document of that origin, else its
+   * newest frame. Pages make most cross-origin requests from the top frame.
+   */
   find(referer: string): KnownDocument | undefined {
     const exact = this.#byUrl.get(referer);
     if (exact) return exact;
@@ -102,8 +107,13 @@ export class DocumentTracker {
       return undefined;
     }
     let newest: KnownDocument | undefined;
-    for (const document of this.#byUrl.values()) if (document.origin === origin) newest = document;
-    return newest;
+    let newestTop: KnownDocument | undefined;
+    for (const document of this.#byUrl.values()) {
+      if (document.origin !== origin) continue;
+      newest = document;
+      if (document.frameType === 'outermost_frame') newestTop = document;
+    }
+    return newestTop ?? newest;
   }
 }
 
