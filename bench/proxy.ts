@@ -245,12 +245,14 @@ async function measureOnce(variant: Variant): Promise<void> {
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 const { originPort } = await toLoad(null, 'ready');
-const [bare, wrtui, wrtuiMixed, wrtuiMixedStreaming, wrtuiWorkers] = await Promise.all([
+const [bare, wrtui, wrtuiMixed, wrtuiMixedStreaming, wrtuiWorkers, wrtuiChrome, wrtuiFirefox] = await Promise.all([
   startRunner('mockttp'),
   startRunner('wrtui', 'none'),
   startRunner('wrtui', 'mixed'),
   startRunner('wrtui', 'mixed-streaming'),
   startRunner('wrtui', 'mixed-workers'),
+  startRunner('wrtui', 'mixed-workers-chrome'),
+  startRunner('wrtui', 'mixed-workers-firefox'),
 ]);
 console.log(`origin 127.0.0.1:${originPort}; proxies (pid:port): bare mockttp ${bare.pid}:${bare.port}, wrtui ${wrtui.pid}:${wrtui.port}, ` +
   `wrtui+10 ${wrtuiMixed.pid}:${wrtuiMixed.port}, wrtui+10 streaming ${wrtuiMixedStreaming.pid}:${wrtuiMixedStreaming.port}`);
@@ -265,6 +267,9 @@ const variants = [
   makeVariant('c', '(c) wrtui, no listeners', wrtui, 0),
   makeVariant('d', '(d) wrtui, 5 blocking + 5 observing', wrtuiMixed, 0),
   makeVariant('w', '(w) as (d), listeners in 2 workers', wrtuiWorkers, 0),
+  makeVariant('wc', '(wc) as (w), chrome persona', wrtuiChrome, 0, '/small-browser'),
+  makeVariant('wf', '(wf) as (w), firefox persona', wrtuiFirefox, 0, '/small-browser'),
+  makeVariant('ws', '(ws) as (w), spec, browser-like headers', wrtuiWorkers, 0, '/small-browser'),
   makeVariant('b*', '(b*) bare mockttp + 1,000 idle', bare, IDLE),
   makeVariant('c*', '(c*) wrtui + 1,000 idle', wrtui, IDLE),
   makeVariant('d*', '(d*) wrtui+10 + 1,000 idle', wrtuiMixed, IDLE),
@@ -272,7 +277,7 @@ const variants = [
 const byKey = (key: string) => variants.find((v) => v.key === key)!;
 
 // Warm every path's JIT before anything is measured (not counted).
-for (const via of [null, bare.port, wrtui.port, wrtuiMixed.port, wrtuiMixedStreaming.port, wrtuiWorkers.port]) {
+for (const via of [null, bare.port, wrtui.port, wrtuiMixed.port, wrtuiMixedStreaming.port, wrtuiWorkers.port, wrtuiChrome.port, wrtuiFirefox.port]) {
   await toLoad({ type: 'run', via, warmupMs: 0, ms: 800, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION }, 'ran');
 }
 const heapBefore = new Map<Runner, number>();
@@ -281,7 +286,7 @@ for (const runner of [bare, wrtui, wrtuiMixed]) heapBefore.set(runner, (await ru
 // Run order a b c d d* c* b*, reversed every other round (A B … B A): a steady drift in the
 // machine's load then biases a pair's ratio one way in one round and the other way in the next,
 // and the pairs compared are close together (d next to d*; b, c, d side by side).
-const runOrder = ['a', 'b', 'c', 'd', 'w', 'd*', 'c*', 'b*'].filter((key) => variants.some((v) => v.key === key)).map(byKey);
+const runOrder = ['a', 'b', 'c', 'd', 'w', 'ws', 'wc', 'wf', 'd*', 'c*', 'b*'].filter((key) => variants.some((v) => v.key === key)).map(byKey);
 console.log(
   `\n[1+2] small GETs, c=${CONCURRENCY}: ${ROUNDS} rounds × ${variants.length} variants × (${WARMUP_MS} ms warm-up + ${RUN_MS} ms measured), ` +
     `order ${runOrder.map((v) => v.key).join(' ')}, reversed every other round`,
@@ -513,6 +518,7 @@ if (SECTIONS.has('5')) {
   );
   console.log(`  mitmdump's CPU is its own process's (Python, one thread does the proxying); wrtui's "proxy µs/req" includes its rule workers.`);
   await Promise.all([mitm, examples].map(stopRunner));
+await Promise.all([wrtuiChrome, wrtuiFirefox].map(stopRunner));
 }
 
 // ── verdicts ────────────────────────────────────────────────────────────────
@@ -535,6 +541,13 @@ console.log(
     `(in-process (d): ${fixed(threadCpuPerRequest(d0) - threadCpuPerRequest(c0))} µs)  ${verdict(isolation <= 60)}`,
 );
 console.log(`  (c) for reference:                  ${ratios(c0, b0)}`);
+// Personas: the same listeners and browser-like requests (Sec-Fetch-*, Referer, Cookie) under spec, chrome, firefox.
+const [ws0, wc0, wf0] = (['ws', 'wc', 'wf'] as const).map(byKey) as [Variant, Variant, Variant];
+for (const [label, v] of [['chrome', wc0], ['firefox', wf0]] as const) {
+  console.log(
+    `  ${label} persona vs spec (same listeners, browser-like requests): ${ratios(v, ws0)}; proxy thread ${fixed(threadCpuPerRequest(v))} vs ${fixed(threadCpuPerRequest(ws0))} µs/req (+${fixed(threadCpuPerRequest(v) - threadCpuPerRequest(ws0))})`,
+  );
+}
 if (SECTIONS.has('2')) {
   const [bIdle, cIdle, dIdle] = (['b*', 'c*', 'd*'] as const).map(byKey) as [Variant, Variant, Variant];
   for (const [idle, base] of [[cIdle, c0], [dIdle, d0]] as const) {

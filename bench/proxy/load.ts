@@ -3,6 +3,8 @@
 //
 // Origin (node:http on 127.0.0.1, keep-alive 120 s so the proxy's upstream sockets never expire mid-run):
 //   /small       200, "ok" (Content-Length 2)
+//   /small-browser  the same, asked for with the headers Chromium sends for an <img> (Sec-Fetch-*,
+//                Referer, Accept-Language, Cookie): what the personas work from
 //   /kib         200, 1 KiB of text (the comparison with mitmdump)
 //   /hold        200, "ok", but only once openIdle releases all of them together
 //   /slow        200, chunked: the head and a first chunk at once, the rest 2 s later
@@ -45,7 +47,7 @@ const origin = http.createServer((req, res) => {
     if (req.headers['x-wrtui-bench'] !== undefined) originModifiedRequests++;
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(KIB.length) });
     res.end(KIB);
-  } else if (path === '/small') {
+  } else if (path === '/small' || path === '/small-browser') {
     originRequests++;
     if (req.headers['x-wrtui-bench'] !== undefined) originModifiedRequests++;
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' });
@@ -102,9 +104,23 @@ interface Reply {
   modified: boolean;
 }
 
+const BROWSER_HEADERS = {
+  'User-Agent': 'Mozilla/5.0 Chrome/156.0.0.0',
+  Accept: 'image/avif,image/webp,image/apng,*/*;q=0.8',
+  'Sec-Fetch-Site': 'same-origin',
+  'Sec-Fetch-Mode': 'no-cors',
+  'Sec-Fetch-Dest': 'image',
+  Referer: 'http://127.0.0.1/page',
+  'Accept-Encoding': 'gzip, deflate',
+  'Accept-Language': 'en-US,en;q=0.9',
+  Cookie: 'session=abc; theme=dark',
+};
+
 function get(via: Via, agent: http.Agent, path = '/small'): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ ...target(via, path), agent }, (res) => {
+    const options = target(via, path);
+    if (path === '/small-browser') options.headers = { ...options.headers, ...BROWSER_HEADERS };
+    const req = http.get({ ...options, agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

@@ -3,6 +3,7 @@
 //   kind       mockttp | wrtui | mitmdump (Debian's mitmdump -q, started and measured by this runner)
 //   listeners  (wrtui only) none | mixed | mixed-streaming | completed | blocking-headers
 //              mixed-workers: the "mixed" ten as two rule files, each in its own worker (as users run them)
+//              mixed-workers-chrome / -firefox: the same under the chrome or firefox persona (--persona)
 //              examples: the example rules (examples/rules), each in its own worker
 // Reports { type: 'ready', port } once listening; answers 'usage', 'stats', 'stop'. mockttp listens on
 // every interface: wrtui refuses non-loopback clients itself, and the bare mockttp here is made to.
@@ -207,15 +208,17 @@ if (kind === 'mitmdump') {
     if (firstProblems.length < 5) firstProblems.push(`${entry.level} ${entry.source}: ${entry.message.slice(0, 300)}`);
   });
   let host: ExtensionHost | undefined;
-  if (listenerSet === 'mixed-workers' || listenerSet === 'examples') {
+  const workers = listenerSet.startsWith('mixed-workers');
+  if (workers || listenerSet === 'examples') {
     // The bench runs from the repository's root (the runner itself is bundled elsewhere).
     let rulesDir = join(process.cwd(), 'examples', 'rules');
-    if (listenerSet === 'mixed-workers') {
+    if (workers) {
       rulesDir = join(stateDir, 'rules');
       await mkdir(rulesDir);
       for (const [file, source] of Object.entries(MIXED_RULES)) await writeFile(join(rulesDir, file), source);
     }
-    host = await ExtensionHost.start(engine, { rulesDir, watch: false, typeCheck: false });
+    const persona = listenerSet === 'mixed-workers-chrome' ? 'chrome' : listenerSet === 'mixed-workers-firefox' ? 'firefox' : undefined;
+    host = await ExtensionHost.start(engine, { rulesDir, watch: false, typeCheck: false, ...(persona && { persona }) });
     const failed = host.rules().filter((rule) => rule.state !== 'active');
     if (failed.length > 0) throw new Error(`rules failed to load: ${failed.map((rule) => `${rule.name}: ${rule.error?.message}`).join('; ')}`);
     // The examples are dry-run (a first run shows what they would do); the bench applies them.

@@ -39,7 +39,11 @@ export interface WebRequestEntry {
   /** The details object with every optional field the event can carry. */
   details: WebRequestDetails;
   outcomes: ListenerOutcome[];
-  /** Set when the event fired only for some personas' listeners (Firefox re-fires four events on an auth retry; Chrome and the spec none). */
+  /**
+   * Set when the event fired only for some personas' listeners, or (empty) for none: on an auth
+   * retry Chrome and the spec fire nothing and Firefox re-fires four events; the retry's headers
+   * and response are journaled all the same, for the record.
+   */
   firedFor?: string[];
 }
 

@@ -71,7 +71,7 @@ afterAll(async () => {
 async function browse(context: BrowserContext): Promise<void> {
   const tab = await context.newPage();
   await tab.goto(`${origin.url}/probe/page`, { timeout: 15_000 });
-  await tab.waitForFunction(() => document.title === 'done', undefined, { timeout: 15_000 });
+  await tab.waitForFunction(() => (globalThis as unknown as { document: { title: string } }).document.title === 'done', undefined, { timeout: 15_000 });
 }
 
 /** One line per event, listener kind and request, in a stable order. */
@@ -95,7 +95,7 @@ describe.skipIf(SKIP)('the chrome persona agrees with Chromium 156, event by eve
       const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await browse(context);
-      oracle = normalize(await worker.evaluate(() => (self as unknown as { records: ProbeRecord[] }).records));
+      oracle = normalize(await worker.evaluate(() => (globalThis as unknown as { records: ProbeRecord[] }).records));
     } finally {
       await context.close();
     }

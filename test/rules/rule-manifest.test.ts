@@ -25,7 +25,7 @@ describe('checkManifest', () => {
     expect(warnings).toEqual([
       "Permission 'tabs' is unknown or not supported by wrtui (known: webRequest, webRequestBlocking, cookies, storage, alarms); it grants nothing",
       "'webRequestBlocking' without 'webRequest' grants nothing: chrome.webRequest needs 'webRequest'",
-      'unknown manifest key "version" ignored (known: name, permissions, host_permissions, dryRun, precedence, node)',
+      'unknown manifest key "version" ignored (known: name, permissions, host_permissions, dryRun, precedence, node, persona)',
     ]);
   });
 
@@ -80,7 +80,7 @@ describe('manifest problems through the host', () => {
     expect(folder.host.rule('extra')?.state).toBe('active');
     expect(folder.ruleEntries('extra').map((e) => [e.action, e.message])).toEqual([
       ['loaded', '0 listeners, precedence 1'],
-      ['warning', 'unknown manifest key "description" ignored (known: name, permissions, host_permissions, dryRun, precedence, node)'],
+      ['warning', 'unknown manifest key "description" ignored (known: name, permissions, host_permissions, dryRun, precedence, node, persona)'],
     ]);
   });
 

@@ -469,7 +469,7 @@ export class ExtensionHost {
       this.#journalRule(
         record,
         record.loads > 1 ? 'reloaded' : 'loaded',
-        `${listeners} listener${listeners === 1 ? '' : 's'}${owner.dryRun ? ', dry-run' : ''}, precedence ${owner.precedence}, ${owner.persona.name} persona${declared.node ? ', with Node' : ''}`,
+        `${listeners} listener${listeners === 1 ? '' : 's'}${owner.dryRun ? ', dry-run' : ''}, precedence ${owner.precedence}${owner.persona.name === 'spec' ? '' : `, ${owner.persona.name} persona`}${declared.node ? ', with Node' : ''}`,
       );
       this.#setRuntime(record, 'running');
       if (previous && previous.owner.id !== owner.id) this.#retryDuplicatesOf(previous.owner.id);

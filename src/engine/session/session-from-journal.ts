@@ -55,6 +55,8 @@ export function sessionFromJournal(file: string, contents: SessionFileContents):
           state = { request: newRequest(entry, building.size, storeIds.get(requestId) ?? '0'), lastEvent: undefined, responseBodies: [] };
           building.set(requestId, state);
         }
+        // Firefox's re-fired onBeforeRequest on an auth retry is no new hop.
+        if (entry.event === 'onBeforeRequest' && entry.firedFor) return;
         if (entry.event === 'onBeforeRequest') {
           state.requestBody = requestBodies.get(requestId);
           requestBodies.delete(requestId);

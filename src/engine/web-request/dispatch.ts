@@ -61,7 +61,9 @@ class PersonaBases {
     if (persona === specPersona || !request) return this.#base;
     let base = this.#bases.get(persona);
     if (!base) {
-      base = { ...this.#base, type: persona.typeOf(request.type), ...(request.context && persona.contextFields(request.context, request.storeId ?? '0')) };
+      const fields = request.fieldsFor ? request.fieldsFor(persona) : request.context && persona.contextFields(request.context, request.storeId ?? '0');
+      base = Object.assign({}, this.#base, fields);
+      base.type = persona.typeOf(request.type);
       this.#bases.set(persona, base);
     }
     return base;

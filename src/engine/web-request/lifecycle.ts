@@ -103,10 +103,17 @@ export interface InternalRedirect {
 interface PersonaFilter {
   test: (persona: Persona) => boolean;
   names: string[];
+  /**
+   * Journal the event even when no listener gets it (`firedFor` then lists whom it fired for, maybe
+   * nobody): the retry's headers and response are part of the record (sessions, the timeline).
+   */
+  journalAlways?: boolean;
 }
 
 /** Firefox's auth retry: the events only it fires again. */
-const AUTH_RETRY_REFIRES: PersonaFilter = { test: (persona) => persona.refiresAuthRetry, names: ['firefox'] };
+const AUTH_RETRY_REFIRES: PersonaFilter = { test: (persona) => persona.refiresAuthRetry, names: ['firefox'], journalAlways: true };
+/** onBeforeRequest is re-fired for Firefox only, and journaled only then (a journaled onBeforeRequest starts a request). */
+const AUTH_RETRY_BEFORE_REQUEST: PersonaFilter = { ...AUTH_RETRY_REFIRES, journalAlways: false };
 
 const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_AUTH_ATTEMPTS = 3;
@@ -154,6 +161,7 @@ export class RequestLifecycle {
     const listeners = this.registry.listenersFor(event, request, only?.test);
     if (listeners.length === 0) {
       if (!only) this.journal.append({ kind: 'webRequest', event, details, outcomes: [] });
+      else if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
       return { verdict: {} };
     }
     const { answers, failures } = await dispatch(event, listeners, details, this.#dispatchOptions(event, request));
@@ -167,7 +175,10 @@ export class RequestLifecycle {
   /** Fires an event nobody can block, synchronously, so its entry keeps its place in the journal. */
   notify(event: WebRequestEventName, details: WebRequestDetails, request: FilterableRequest, only?: PersonaFilter): void {
     const listeners = this.registry.listenersFor(event, request, only?.test);
-    if (only && listeners.length === 0) return;
+    if (only && listeners.length === 0) {
+      if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
+      return;
+    }
     let failures: ListenerOutcome[] = [];
     if (listeners.length > 0) failures = (dispatch(event, listeners, details, this.#dispatchOptions(event, request)) as DispatchResult).failures;
     this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }) });
@@ -235,6 +246,18 @@ export class RequestFlight {
     this.#filterable = this.#filterableFor(init.url);
   }
 
+  /** Each persona's details fields, made on first use: the request's context does not change between events. */
+  readonly #personaFields = new Map<Persona, Record<string, unknown>>();
+
+  fieldsFor(persona: Persona): Record<string, unknown> {
+    let fields = this.#personaFields.get(persona);
+    if (!fields) {
+      fields = persona.contextFields(this.context, this.storeId);
+      this.#personaFields.set(persona, fields);
+    }
+    return fields;
+  }
+
   /** The request's context (initiator, document, frames), the same through redirects as Chrome's initiator is. */
   get context(): RequestContext {
     return (this.#context ??= requestContext({ url: this.url, method: this.method, headers: this.#clientHeaders, type: this.type }, this.lifecycle.documents));
@@ -297,7 +320,7 @@ export class RequestFlight {
     this.#authRetried = true;
     const authorization = this.#authorization!;
     let headers = withHeader(this.#lastSent ?? this.requestHeaders, authorization.header, authorization.value);
-    const before = await this.lifecycle.fire('onBeforeRequest', { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) }, this.#filterable, {}, AUTH_RETRY_REFIRES);
+    const before = await this.lifecycle.fire('onBeforeRequest', { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) }, this.#filterable, {}, AUTH_RETRY_BEFORE_REQUEST);
     if (before.verdict.cancelledBy !== undefined) return this.#cancel();
     const { verdict } = await this.lifecycle.fire('onBeforeSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, { shownRequestHeaders: headers }, AUTH_RETRY_REFIRES);
     if (verdict.cancelledBy !== undefined) return this.#cancel();
@@ -563,6 +586,7 @@ export class RequestFlight {
       get context() {
         return flight.context;
       },
+      fieldsFor: (persona) => flight.fieldsFor(persona),
     };
   }
 

@@ -14,6 +14,8 @@ export interface FilterableRequest {
   storeId?: string;
   /** Where it comes from, for the personas' details fields and Chrome's preflight rule. */
   context?: RequestContext;
+  /** A persona's details fields for this request, made once per request (personas/). */
+  fieldsFor?(persona: Persona): Record<string, unknown>;
 }
 
 export interface CompiledRequestFilter {
