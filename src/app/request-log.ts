@@ -1,12 +1,15 @@
 // The plain `wrtui headless` output: one line per finished request, plus rules' and wrtui's
 // warnings. A subscriber of the journal like any other.
 import type { JournalEntry, ListenerOutcome } from '../engine/journal.js';
-import type { OnCompletedDetails, OnErrorOccurredDetails } from '../engine/types.js';
+import type { OnBeforeRedirectDetails, OnCompletedDetails, OnErrorOccurredDetails } from '../engine/types.js';
 import { describeRuntime } from '../engine/extensions/runtime-description.js';
 
 interface Pending {
   startedAt: number;
   marks: Set<string>;
+  firstUrl: string;
+  /** The latest redirect: its status, target and time. */
+  redirect?: { statusCode: number; to: string; at: number };
 }
 
 export function createRequestLog(write: (line: string) => void): (entry: JournalEntry) => void {
@@ -32,15 +35,26 @@ export function createRequestLog(write: (line: string) => void): (entry: Journal
       case 'webRequest': {
         const { requestId } = entry.details;
         let request = pending.get(requestId);
-        if (!request) pending.set(requestId, (request = { startedAt: entry.details.timeStamp, marks: new Set() }));
+        if (!request) pending.set(requestId, (request = { startedAt: entry.details.timeStamp, marks: new Set(), firstUrl: entry.details.url }));
         for (const outcome of entry.outcomes) request.marks.add(markOf(outcome));
+        if (entry.event === 'onBeforeRedirect') {
+          const redirect = entry.details as OnBeforeRedirectDetails;
+          request.redirect = { statusCode: redirect.statusCode, to: redirect.redirectUrl, at: redirect.timeStamp };
+        }
         if (entry.event !== 'onCompleted' && entry.event !== 'onErrorOccurred') return;
         pending.delete(requestId);
         const details = entry.details as OnCompletedDetails | OnErrorOccurredDetails;
-        const result = 'error' in details ? details.error : String(details.statusCode);
-        const ms = Math.round(details.timeStamp - request.startedAt);
+        // A redirect the client took as its answer ended the request then, with that status.
+        const unfollowed = entry.ending === 'redirect-not-followed' ? request.redirect : undefined;
+        const result = unfollowed ? String(unfollowed.statusCode) : 'error' in details ? details.error : String(details.statusCode);
+        const ms = Math.round((unfollowed?.at ?? details.timeStamp) - request.startedAt);
         const marks = request.marks.size > 0 ? `  [${[...request.marks].join('; ')}]` : '';
-        write(`${clock(entry.time)} ${details.method.padEnd(6)} ${result.padEnd(3)} ${details.type.padEnd(14)} ${details.url}  ${ms} ms${marks}`);
+        const chain = unfollowed
+          ? `  (redirect to ${unfollowed.to} not followed)`
+          : request.firstUrl !== details.url
+            ? `  (redirected from ${request.firstUrl})`
+            : '';
+        write(`${clock(entry.time)} ${details.method.padEnd(6)} ${result.padEnd(3)} ${details.type.padEnd(14)} ${details.url}${chain}  ${ms} ms${marks}`);
         return;
       }
       default:

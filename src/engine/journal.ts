@@ -45,6 +45,13 @@ export interface WebRequestEntry {
    * and response are journaled all the same, for the record.
    */
   firedFor?: string[];
+  /**
+   * Why a request ended, when its event alone would mislead: 'redirect-not-followed' marks the
+   * onErrorOccurred (net::ERR_ABORTED, as Chrome reports it) of a request whose client took a
+   * 3xx as its answer (curl without -L, fetch with redirect: "manual"). The request completed
+   * with that 3xx from the client's point of view.
+   */
+  ending?: 'redirect-not-followed';
 }
 
 export interface CookieChangedEntry {

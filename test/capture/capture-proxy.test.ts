@@ -185,6 +185,19 @@ describe('blocking actions on the wire', () => {
     expect(h.events(id)).toEqual(['onBeforeRequest', 'onBeforeRedirect', ...ONE_HOP]);
   });
 
+  it('a 3xx the client does not follow ends as Chromium ends a fetch with redirect: "manual": onBeforeRedirect, then net::ERR_ABORTED at the URL that answered, marked redirect-not-followed, soon after the client hangs up', async () => {
+    const started = Date.now();
+    const { stdout } = await h.curl(['-i', `${origin.url}/old?unfollowed`]); // no -L: curl takes the 301 and closes
+    expect(stdout).toMatch(/^HTTP\/1\.1 301/);
+    const id = requestIdOf(h, `${origin.url}/old?unfollowed`);
+    const end = await finished(h, id);
+    // Not the 10 s follow-up wait: the connection that got the redirect closed, a second's grace.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(h.events(id)).toEqual([...ONE_HOP.slice(0, 4), 'onBeforeRedirect', 'onErrorOccurred']);
+    expect(end).toMatchObject({ ending: 'redirect-not-followed', details: { url: `${origin.url}/old?unfollowed`, method: 'GET', error: 'net::ERR_ABORTED' } });
+    expect((h.webRequestEntries((e) => e.details.requestId === id && e.event === 'onBeforeRedirect')[0]!.details as OnBeforeRedirectDetails).redirectUrl).toBe(`${origin.url}/new`);
+  });
+
   it('redirect to a data: URL is served by the proxy itself', async () => {
     h.api('data').chrome.webRequest!.onBeforeRequest.addListener(
       (d) => (d.url.endsWith('/pixel.gif') ? { redirectUrl: 'data:text/plain;charset=utf-8,replaced%20by%20wrtui' } : undefined),

@@ -55,9 +55,9 @@ async function type(text: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 60));
 }
 
-/** The list rows (they start with a time). */
+/** The list rows (they start with a time at 120 columns, with the method when narrower). */
 function listRows(text: string): string[] {
-  return text.split('\n').filter((line) => /^[▶ ] \d\d:\d\d:\d\d/.test(line));
+  return text.split('\n').filter((line) => /^[▶ ] (\d\d:\d\d:\d\d|GET |POST )/.test(line));
 }
 
 let origin: Origin;
@@ -66,6 +66,7 @@ let workDir: string;
 beforeAll(async () => {
   if (!tmuxAvailable()) throw new Error('tmux is needed for the TUI end-to-end test: apt-get install -y tmux (.ci/run installs it)');
   origin = await startOrigin((req, res) => {
+    if (req.url === '/moved') return res.writeHead(302, { Location: '/hello' }).end();
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Set-Cookie': 'seen=1; Max-Age=600' });
     res.end(`hello ${req.url}`);
   });
@@ -145,8 +146,8 @@ describe('wrtui in a terminal', () => {
     await press('?');
     text = await waitForScreen((t) => t.includes('Everywhere') && t.includes('Quit (also Ctrl-C)'), 'the help screen');
     expect(text).toContain('Open the detail pane of the selected request');
-    await press('G'); // scrolls the help to its end: the filter language
-    await waitForScreen((t) => t.includes('Filter language'), 'the end of the help');
+    await press('G'); // scrolls the help to its end: the legend of short error names
+    await waitForScreen((t) => t.includes('any other: the Response tab names it'), 'the end of the help');
     await press('Escape');
     await waitForScreen((t) => listRows(t).length === 3, 'the list again');
 
@@ -156,6 +157,21 @@ describe('wrtui in a terminal', () => {
     expect(text).toContain('WRTUI_EXIT=0');
     expect(text).toMatch(/wrtui stopped: 3 requests seen/);
     expect(text).not.toContain('onCompleted'); // the alternate screen is gone
+  });
+
+  it('a 302 curl does not follow stays a completed 302 after 15 s; a followed one is one row, first -> last', { timeout: 60_000 }, async () => {
+    await tmux('new-session', '-d', '-s', 'redirects', '-x', '100', '-y', '30', '-c', workDir, wrtuiCommand('state-redirects'));
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'redirects');
+    const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
+    await run('curl', ['-s', '--max-time', '10', '-x', proxy, `${origin.url}/moved`]);
+    await run('curl', ['-s', '-L', '--max-time', '10', '-x', proxy, `${origin.url}/moved`]);
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    const rows = listRows(await screen('redirects'));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/GET\s+302\s+other\s+127\.0\.0\.1:\d+\/moved -\/-> \/hello\s+\d+ ms\s+unfollowed/);
+    expect(rows[0]).not.toMatch(/aborted|ERR|\d+\.\d s/);
+    expect(rows[1]).toMatch(/GET\s+200\s+other\s+127\.0\.0\.1:\d+\/moved -> \/hello\s/);
+    await tmux('kill-session', '-t', 'redirects');
   });
 
   it('SIGTERM restores the terminal and stops cleanly too', { timeout: 60_000 }, async () => {

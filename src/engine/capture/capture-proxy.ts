@@ -110,7 +110,7 @@ export class CaptureProxy {
           source: 'capture',
           message: `request ${flight.requestId}: the client did not follow the redirect to ${flight.url}`,
         });
-        flight.fail('net::ERR_ABORTED');
+        flight.redirectNotFollowed();
       },
     });
     this.#server = mockttp.getLocal({
@@ -362,7 +362,7 @@ export class CaptureProxy {
     let cacheRequest: CacheRequest | undefined;
     if (this.#cache) {
       cacheRequest = { url: flight.url, method: flight.method, headers: headerObject(sentHeaders) };
-      const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client);
+      const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client, request.socket);
       if (answer === 'reset') return this.#reset(request, response);
       if (answer && 'failed' in answer) return this.#upstreamFailed(flight, request, response, url, answer.failed);
       if (answer) return this.#sendWhole(request, response, answer);
@@ -423,7 +423,7 @@ export class CaptureProxy {
         flight.fail('net::ERR_UNEXPECTED_PROXY_AUTH');
         return this.#reset(request, response);
       }
-      if (decision.action === 'redirect' && !flight.finished) this.#followUps.expect(flight, client);
+      if (decision.action === 'redirect' && !flight.finished) this.#followUps.expect(flight, client, request.socket);
       return this.#relay(flight, request, response, upstream, {
         statusCode: decision.statusCode,
         statusMessage: head.statusMessage ?? '',
@@ -480,7 +480,7 @@ export class CaptureProxy {
   /** A listener's redirect, answered by wrtui: a data: URL served, anything else a redirect the client follows. */
   async #answerRedirect(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, redirect: { redirectUrl: string; statusCode: number; responseHeaders: HttpHeaders }, reason: string, client: string): Promise<void> {
     if (flight.finished) return this.#sendWhole(request, response, await dataResponse(redirect.redirectUrl));
-    this.#followUps.expect(flight, client);
+    this.#followUps.expect(flight, client, request.socket);
     return this.#sendWhole(request, response, { statusCode: redirect.statusCode, statusMessage: reason, headers: redirect.responseHeaders, body: new Uint8Array() });
   }
 
@@ -506,7 +506,7 @@ export class CaptureProxy {
    * wrtui (a 304 serves the stored body). Either way the events fire as for a network response,
    * with fromCache: true when the body came from the cache. Undefined: go upstream as usual.
    */
-  async #answerFromCache(flight: RequestFlight, cacheRequest: CacheRequest, sentHeaders: HttpHeaders, client: string): Promise<WholeResponse | 'reset' | { failed: unknown } | undefined> {
+  async #answerFromCache(flight: RequestFlight, cacheRequest: CacheRequest, sentHeaders: HttpHeaders, client: string, connection: Socket): Promise<WholeResponse | 'reset' | { failed: unknown } | undefined> {
     const cache = this.#cache!;
     const lookup = cache.lookup(cacheRequest);
     if (lookup.kind === 'miss') return undefined;
@@ -558,12 +558,12 @@ export class CaptureProxy {
     }
     if (decision.action === 'redirect' && decision.internal) {
       if (flight.finished) return dataResponse(decision.redirectUrl);
-      this.#followUps.expect(flight, client);
+      this.#followUps.expect(flight, client, connection);
       return { statusCode: decision.statusCode, statusMessage: 'Found', headers: decision.responseHeaders, body: new Uint8Array() };
     }
     const answer = { statusCode: response.statusCode, statusMessage: response.statusMessage, headers: decision.responseHeaders, body: response.body };
     if (decision.action === 'redirect') {
-      if (!flight.finished) this.#followUps.expect(flight, client);
+      if (!flight.finished) this.#followUps.expect(flight, client, connection);
       return answer;
     }
     flight.responseStarted();

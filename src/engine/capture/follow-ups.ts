@@ -1,6 +1,9 @@
 // Through a proxy the client follows redirects itself: its next request is a new mockttp request
 // but, for webRequest, the next hop of the same request (same requestId). FollowUps remembers each
-// redirect until the client's follow-up claims it, or ends the request when none comes.
+// redirect until the client's follow-up claims it, or ends the request when none comes: after
+// `ttlMs`, or soon after the connection that got the redirect closes (curl without -L hangs up
+// at once; a client that follows on another connection has `closeGraceMs` to do so).
+import type { EventEmitter } from 'node:events';
 import type { RequestFlight } from '../web-request/lifecycle.js';
 
 interface Expected {
@@ -13,25 +16,43 @@ interface Expected {
 export class FollowUps {
   readonly #byUrl = new Map<string, Expected[]>();
   readonly #ttlMs: number;
+  readonly #closeGraceMs: number;
   readonly #onUnclaimed: (flight: RequestFlight) => void;
 
-  /** `onUnclaimed` is called for a redirect nobody followed within `ttlMs`. */
-  constructor(options: { ttlMs?: number; onUnclaimed: (flight: RequestFlight) => void }) {
+  /** `onUnclaimed` is called for a redirect nobody followed. */
+  constructor(options: { ttlMs?: number; closeGraceMs?: number; onUnclaimed: (flight: RequestFlight) => void }) {
     this.#ttlMs = options.ttlMs ?? 10_000;
+    this.#closeGraceMs = Math.min(options.closeGraceMs ?? 1_000, this.#ttlMs);
     this.#onUnclaimed = options.onUnclaimed;
   }
 
-  /** The flight's next hop is expected at its (already updated) url, from `client` most likely. */
-  expect(flight: RequestFlight, client?: string): void {
+  /**
+   * The flight's next hop is expected at its (already updated) url, from `client` most likely;
+   * `connection` is the client's socket that received the redirect.
+   */
+  expect(flight: RequestFlight, client?: string, connection?: EventEmitter & { destroyed?: boolean }): void {
     const key = normalize(flight.url);
     const list = this.#byUrl.get(key) ?? [];
+    const entry: Expected = { flight, client, timer: this.#endAfter(key, flight, this.#ttlMs) };
+    list.push(entry);
+    this.#byUrl.set(key, list);
+    if (!connection) return;
+    const hungUp = () => {
+      if (!this.#byUrl.get(key)?.includes(entry)) return;
+      clearTimeout(entry.timer);
+      entry.timer = this.#endAfter(key, flight, this.#closeGraceMs);
+    };
+    if (connection.destroyed) hungUp();
+    else connection.once('close', hungUp);
+  }
+
+  #endAfter(key: string, flight: RequestFlight, ms: number): NodeJS.Timeout {
     const timer = setTimeout(() => {
       this.#remove(key, flight);
       this.#onUnclaimed(flight);
-    }, this.#ttlMs);
+    }, ms);
     timer.unref();
-    list.push({ flight, client, timer });
-    this.#byUrl.set(key, list);
+    return timer;
   }
 
   /**

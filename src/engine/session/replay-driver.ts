@@ -45,7 +45,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     if (redirectedAsRecorded && recorded.redirectNotFollowed && hopIndex === recorded.hops.length - 1) {
       await scheduler.at(hop!.at.end);
       context.journal.append({ kind: 'log', level: 'info', source: 'replay', message: `request ${flight.requestId}: the client did not follow the redirect to ${flight.url}` });
-      flight.fail('net::ERR_ABORTED');
+      flight.redirectNotFollowed();
       return 'ended';
     }
     const next: RecordedHop | undefined = redirectedAsRecorded ? recorded.hops[hopIndex + 1] : undefined;

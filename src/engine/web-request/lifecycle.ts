@@ -12,7 +12,7 @@
 //
 // The live proxy calls the phases from its hooks; runRequest() drives them over a Transport.
 import { getHeader, getHeaderValues, withHeader } from '../headers.js';
-import type { Journal, ListenerOutcome } from '../journal.js';
+import type { Journal, ListenerOutcome, WebRequestEntry } from '../journal.js';
 import {
   ERR_BLOCKED_BY_CLIENT,
   type HttpHeaders,
@@ -173,7 +173,13 @@ export class RequestLifecycle {
   }
 
   /** Fires an event nobody can block, synchronously, so its entry keeps its place in the journal. */
-  notify(event: WebRequestEventName, details: WebRequestDetails, request: FilterableRequest, only?: PersonaFilter): void {
+  notify(
+    event: WebRequestEventName,
+    details: WebRequestDetails,
+    request: FilterableRequest,
+    only?: PersonaFilter,
+    ending?: WebRequestEntry['ending'],
+  ): void {
     const listeners = this.registry.listenersFor(event, request, only?.test);
     if (only && listeners.length === 0) {
       if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
@@ -181,7 +187,7 @@ export class RequestLifecycle {
     }
     let failures: ListenerOutcome[] = [];
     if (listeners.length > 0) failures = (dispatch(event, listeners, details, this.#dispatchOptions(event, request)) as DispatchResult).failures;
-    this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }) });
+    this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }), ...(ending && { ending }) });
   }
 
   #dispatchOptions(event: WebRequestEventName, request: FilterableRequest) {
@@ -227,6 +233,8 @@ export class RequestFlight {
   #authorization: { header: string; value: string } | undefined;
   #responseHeadersOwner: string | undefined;
   #response: { statusCode: number; statusLine: string; responseHeaders: HttpHeaders; ip?: string; fromCache: boolean } | undefined;
+  /** The hop that got the latest redirect, for a client that takes the 3xx as its answer. */
+  #redirectedFrom: { url: string; method: string; filterable: FilterableRequest; fromCache: boolean; ip: string | undefined } | undefined;
 
   constructor(lifecycle: RequestLifecycle, requestId: string, init: RequestInit) {
     this.lifecycle = lifecycle;
@@ -375,7 +383,7 @@ export class RequestFlight {
       }
       if (redirectUrl !== undefined) {
         this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, head.fromCache ?? false, head.ip);
-        this.#nextHop(redirectUrl, redirectMethod(this.method, statusCode));
+        this.#nextHop(redirectUrl, redirectMethod(this.method, statusCode), head.fromCache ?? false, head.ip);
         return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: false };
       }
     }
@@ -422,6 +430,28 @@ export class RequestFlight {
     );
   }
 
+  /**
+   * The client took the latest redirect as its answer and will not follow it (curl without -L,
+   * fetch with redirect: "manual"). Chromium 156 ends such a request right after onBeforeRedirect
+   * with onErrorOccurred net::ERR_ABORTED at the URL that answered 3xx, not at the redirect's
+   * target: so does every persona. The journal marks the entry, so screens show a completed 3xx.
+   */
+  redirectNotFollowed(): void {
+    const from = this.#redirectedFrom;
+    if (this.finished || !from) return this.fail('net::ERR_ABORTED');
+    this.finished = true;
+    this.url = from.url;
+    this.method = from.method;
+    this.#filterable = from.filterable;
+    this.lifecycle.notify(
+      'onErrorOccurred',
+      { ...this.#common(), fromCache: from.fromCache, error: 'net::ERR_ABORTED', ...(from.ip !== undefined && { ip: from.ip }) },
+      this.#filterable,
+      undefined,
+      'redirect-not-followed',
+    );
+  }
+
   #common(): CommonDetails {
     return {
       requestId: this.requestId,
@@ -447,7 +477,7 @@ export class RequestFlight {
       { name: 'Non-Authoritative-Reason', value: 'WebRequest API' },
     ];
     this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, false, undefined);
-    this.#nextHop(redirectUrl, toGet ? 'GET' : this.method);
+    this.#nextHop(redirectUrl, toGet ? 'GET' : this.method, false, undefined);
     return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: true };
   }
 
@@ -467,7 +497,8 @@ export class RequestFlight {
   }
 
   /** The same request goes on at a new URL. webRequest never sees data: and about: URLs, so there the request ends. */
-  #nextHop(url: string, method: string): void {
+  #nextHop(url: string, method: string, fromCache: boolean, ip: string | undefined): void {
+    this.#redirectedFrom = { url: this.url, method: this.method, filterable: this.#filterable, fromCache, ip };
     this.hop++;
     this.#authAttempts = 0;
     this.#authorization = undefined;

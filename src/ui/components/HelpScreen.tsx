@@ -4,6 +4,7 @@ import { Box } from 'ink';
 import { useMemo } from 'react';
 import { renderLine } from '../ansi.js';
 import { helpSections } from '../commands/command-table.js';
+import { ERROR_SHORT_FORMS } from '../list/request-columns.js';
 import { blank, heading, line, wrapLines, type StyledLine } from '../detail/styled-line.js';
 import { LinesView } from './LinesView.js';
 import { FixedLine } from './FixedLine.js';
@@ -25,8 +26,16 @@ export function helpLines(): StyledLine[] {
   lines.push(heading('Filter language (/)'));
   for (const [example, meaning] of FILTER_HELP) lines.push(line('  ', { text: example.padEnd(34), color: 'cyan' }, ` ${meaning}`));
   lines.push(blank);
-  lines.push(heading('Rule marks in the list'));
+  lines.push(heading('Marks in the list'));
   for (const [mark, meaning] of MARK_HELP) lines.push(line('  ', { text: mark.padEnd(10), color: 'yellow' }, ` ${meaning}`));
+  lines.push(blank);
+  lines.push(heading('Short error names in the status column (when net::ERR_* does not fit)'));
+  const byShort = new Map<string, string[]>();
+  for (const [name, short] of Object.entries(ERROR_SHORT_FORMS)) byShort.set(short, [...(byShort.get(short) ?? []), name]);
+  for (const [short, names] of byShort) lines.push(line('  ', { text: short.padEnd(10), color: 'red' }, ` ${names.map((name) => `net::ERR_${name}`).join(', ')}`));
+  lines.push(line('  ', { text: 'cert'.padEnd(10), color: 'red' }, ' net::ERR_CERT_*'));
+  lines.push(line('  ', { text: 'tls'.padEnd(10), color: 'red' }, ' net::ERR_SSL_* and net::ERR_BAD_SSL_*'));
+  lines.push(line('  ', { text: 'error'.padEnd(10), color: 'red' }, ' any other: the Response tab names it'));
   return lines;
 }
 
@@ -37,6 +46,7 @@ const FILTER_HELP: readonly (readonly [string, string])[] = [
   ['method:POST   method:GET,HEAD', 'the method (any of a comma list)'],
   ['status:404 4xx 40x 400-499 >=500', 'the status code'],
   ['status:error   status:pending', 'failed requests (net::ERR_*) / not finished yet'],
+  ['old   url:/old$', 'a redirected request matches when any of its hops does'],
   ['type:image   type:xhr,script', 'the resource type (xhr js css img doc frame ws aliases)'],
   ['is:cancelled redirected dry-run', 'what rules did (also failed, modified, headers, auth, ignored)'],
   ['rule:strip', 'a rule whose name matches answered the request'],
@@ -52,6 +62,9 @@ const MARK_HELP: readonly (readonly [string, string])[] = [
   ['~cancel', 'a dry-run rule would have cancelled it (~redir, ~hdrs, ~auth likewise)'],
   ['FAIL', 'a listener threw, timed out or returned an invalid answer'],
   ['ignored', 'a rule answered but lost a conflict (the Rules tab says why)'],
+  ['unfollowed', 'the client took a 3xx as its answer and did not follow it (the row shows -/-> and the target)'],
+  ['cached', "the response came from wrtui's HTTP cache"],
+  ['+2', 'two more marks did not fit: the Rules tab lists them all'],
 ];
 
 export function HelpScreen({ top, width, height }: HelpScreenProps) {

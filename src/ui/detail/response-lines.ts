@@ -7,6 +7,7 @@ import { blank, heading, line, type StyledLine } from './styled-line.js';
 export function responseLines(record: RequestRecord): StyledLine[] {
   const lines: StyledLine[] = [];
   if (record.error) lines.push(line({ text: `Failed: ${record.error}`, color: 'red', bold: true }));
+  if (record.redirectNotFollowed) lines.push(line({ text: `The client took this ${record.statusCode ?? '3xx'} as its answer and did not follow it to ${record.redirectTarget ?? 'its Location'}.`, color: 'yellow' }));
   if (!record.statusLine && !record.responseHeaders) {
     lines.push(line({ text: record.phase === 'pending' ? 'No response yet.' : 'No response was received.', dim: true }));
     return lines;

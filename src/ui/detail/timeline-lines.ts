@@ -49,9 +49,12 @@ export function timelineLines(record: RequestRecord, width: number): StyledLine[
   if (record.hops > 1) lines.push(line({ text: `${record.hops} hops, now ${record.url}`, dim: true }));
   lines.push(blank);
 
+  let hop = 0;
   for (const event of record.events) {
     const offset = `+${formatDuration(event.timeStamp - first) || '0 ms'}`.padStart(10);
-    lines.push(line({ text: offset, dim: true }, '  ', { text: event.event.padEnd(EVENT_COLUMN), color: eventColor(event.event), bold: true }, summary(event)));
+    // Each hop of a redirect chain says where it went.
+    if (event.event === 'onBeforeRequest' && ++hop > 1) lines.push(line({ text: `  hop ${hop}: `, dim: true }, { text: event.details.url, bold: true }));
+    lines.push(line({ text: offset, dim: true }, '  ', { text: event.event.padEnd(EVENT_COLUMN), color: event.ending ? 'yellow' : eventColor(event.event), bold: true }, summary(event)));
     for (const outcome of event.outcomes) {
       lines.push(line(' '.repeat(14), { text: outcome.owner, bold: true }, ' ', { text: outcome.status, color: STATUS_COLORS[outcome.status] }, ` ${describeOutcome(outcome)}`));
     }
@@ -126,6 +129,7 @@ function summary(event: TimelineEvent): string {
       return `${completed.statusCode}${completed.fromCache ? ' from cache' : ''}`;
     }
     case 'onErrorOccurred':
+      if (event.ending === 'redirect-not-followed') return `${(details as OnErrorOccurredDetails).error}: the client did not follow the redirect (Chrome reports it so)`;
       return (details as OnErrorOccurredDetails).error;
   }
 }

@@ -5,12 +5,14 @@
 //   word / "quoted"     the URL contains it (case-insensitive, not a regex)
 //   host:RE  url:RE     regular expressions (case-insensitive) on the host / the whole URL;
 //   path:RE             on the path and query. `url:/api/` therefore finds "/api/" in the URL.
+//                       A redirected request matches when any of its hops' URLs does.
 //   method:POST         exact, case-insensitive; `method:GET,POST` for either
 //   status:404 4xx 40x 400-499 >=400 <300 error pending   (comma-separated for any of them)
 //   type:image          a ResourceType or a short alias (xhr, js, css, img, doc, frame, ws, font)
 //   is:cancelled redirected dry-run failed modified headers auth ignored error pending done
 //   rule:NAME           a rule answered for the request (regular expression on its name)
 import { RESOURCE_TYPES, type ResourceType } from '../../engine/types.js';
+import { splitUrl } from '../store/split-url.js';
 import { FILTER_FIELDS, parseFilter, type FilterError, type FilterNode } from './parse-filter.js';
 
 /** What a rule did to a request, as the list marks it and `is:` filters it. */
@@ -36,6 +38,8 @@ export interface FilterableRequest {
   host: string;
   /** Path and query. */
   path: string;
+  /** The URLs of a redirect chain's earlier hops, first first (url is the latest hop's). */
+  earlierUrls?: readonly string[];
   method: string;
   statusCode: number | undefined;
   /** net::ERR_* when the request failed. */
@@ -107,7 +111,7 @@ function compileNode(node: FilterNode): RequestPredicate {
     }
     case 'text': {
       const needle = node.text.toLowerCase();
-      return (request) => request.url.toLowerCase().includes(needle);
+      return anyHop((url) => url.toLowerCase().includes(needle));
     }
     case 'field':
       return compileField(node);
@@ -123,15 +127,15 @@ function compileField(node: FieldNode): RequestPredicate {
   switch (node.field) {
     case 'host': {
       const pattern = regexOf(node.value, fail);
-      return (request) => pattern.test(request.host);
+      return anyHop((url, request) => pattern.test(request ? request.host : splitUrl(url).host));
     }
     case 'url': {
       const pattern = regexOf(node.value, fail);
-      return (request) => pattern.test(request.url);
+      return anyHop((url) => pattern.test(url));
     }
     case 'path': {
       const pattern = regexOf(node.value, fail);
-      return (request) => pattern.test(request.path);
+      return anyHop((url, request) => pattern.test(request ? request.path : splitUrl(url).path));
     }
     case 'method': {
       const methods = new Set(node.value.split(',').filter(Boolean).map((method) => method.toUpperCase()));
@@ -160,6 +164,18 @@ function compileField(node: FieldNode): RequestPredicate {
         length: node.field.length,
       });
   }
+}
+
+/**
+ * A URL test passed by the latest hop or any earlier one. `request` is given for the latest hop,
+ * whose host and path are already split.
+ */
+function anyHop(test: (url: string, request?: FilterableRequest) => boolean): RequestPredicate {
+  return (request) => {
+    if (test(request.url, request)) return true;
+    if (request.earlierUrls) for (const url of request.earlierUrls) if (test(url)) return true;
+    return false;
+  };
 }
 
 function anyOf(tests: RequestPredicate[]): RequestPredicate {

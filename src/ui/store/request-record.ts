@@ -17,6 +17,9 @@ import type {
   WebRequestEventName,
 } from '../../engine/types.js';
 import type { FilterableRequest, RuleVerdict } from '../filter/compile-filter.js';
+import { hostnameOf, splitUrl } from './split-url.js';
+
+export { hostnameOf, splitUrl };
 
 /** A redirect loop must not grow one record without bound (Chrome stops at 20 redirects). */
 export const MAX_EVENTS_PER_REQUEST = 200;
@@ -31,6 +34,8 @@ export interface TimelineEvent {
   timeStamp: number;
   details: WebRequestDetails;
   outcomes: ListenerOutcome[];
+  /** The journal's note on how the request ended (see WebRequestEntry.ending). */
+  ending?: WebRequestEntry['ending'];
 }
 
 export interface CapturedBody {
@@ -58,6 +63,14 @@ export interface RequestRecord extends FilterableRequest {
   /** The URL of the first hop (url is the latest hop's). */
   readonly firstUrl: string;
   hops: number;
+  /** The URLs of the earlier hops of a redirect chain, first first; the filter matches them too. */
+  earlierUrls: string[];
+  /** Where the latest redirect pointed, until its next hop starts. */
+  redirectTarget: string | undefined;
+  /** The client took the 3xx as its answer (curl without -L, fetch's redirect: "manual"). */
+  redirectNotFollowed: boolean;
+  /** The response came from wrtui's HTTP cache (details.fromCache). */
+  fromCache: boolean;
   statusLine: string | undefined;
   /** timeStamp of onCompleted / onErrorOccurred. */
   endedAt: number | undefined;
@@ -98,6 +111,10 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     method: details.method,
     type: details.type,
     hops: 0,
+    earlierUrls: [],
+    redirectTarget: undefined,
+    redirectNotFollowed: false,
+    fromCache: false,
     statusCode: undefined,
     statusLine: undefined,
     error: undefined,
@@ -124,7 +141,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
 export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEntry): void {
   const { event, details, outcomes } = entry;
   record.revision++;
-  if (record.events.length < MAX_EVENTS_PER_REQUEST) record.events.push({ event, timeStamp: details.timeStamp, details, outcomes });
+  if (record.events.length < MAX_EVENTS_PER_REQUEST) record.events.push({ event, timeStamp: details.timeStamp, details, outcomes, ...(entry.ending && { ending: entry.ending }) });
   for (const outcome of outcomes) noteOutcome(record, outcome);
   // A cookie change can only be caused by the hop whose headers just arrived.
   if (event !== 'onHeadersReceived') record.awaitingCookies = undefined;
@@ -135,6 +152,8 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
       record.hops++;
       if (record.hops > 1) {
         // A new hop of a redirect chain: what we knew of the response was the previous hop's.
+        if (record.earlierUrls.length < MAX_EVENTS_PER_REQUEST) record.earlierUrls.push(record.url);
+        record.redirectTarget = undefined;
         record.url = before.url;
         ({ host: record.host, path: record.path } = splitUrl(before.url));
         record.method = before.method;
@@ -156,6 +175,7 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
     case 'onAuthRequired':
     case 'onResponseStarted': {
       const response = details as OnHeadersReceivedDetails;
+      if (event === 'onResponseStarted') record.fromCache = (details as { fromCache?: boolean }).fromCache === true;
       record.statusCode = response.statusCode;
       record.statusLine = response.statusLine;
       if (response.responseHeaders) {
@@ -173,6 +193,7 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
       const redirect = details as OnBeforeRedirectDetails;
       record.statusCode = redirect.statusCode;
       record.statusLine = redirect.statusLine;
+      record.redirectTarget = redirect.redirectUrl;
       return;
     }
     case 'onCompleted': {
@@ -189,6 +210,14 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
     }
     case 'onErrorOccurred': {
       const failed = details as OnErrorOccurredDetails;
+      if (entry.ending === 'redirect-not-followed') {
+        // Chrome says net::ERR_ABORTED; for the client the request completed with the 3xx, when
+        // the redirect arrived (the end came later, when wrtui gave up waiting for a follow-up).
+        record.redirectNotFollowed = true;
+        record.phase = 'completed';
+        record.endedAt = record.events.findLast((timed) => timed.event === 'onBeforeRedirect')?.timeStamp ?? failed.timeStamp;
+        return;
+      }
       record.error = failed.error;
       record.phase = 'failed';
       record.endedAt = failed.timeStamp;
@@ -280,24 +309,6 @@ export function dryRunKinds(record: RequestRecord): string[] {
     }
   }
   return [...kinds];
-}
-
-export function splitUrl(url: string): { host: string; path: string } {
-  // Cheaper than new URL() for the common case, and tolerant of data: and about: URLs.
-  const scheme = url.indexOf('://');
-  if (scheme === -1) return { host: '', path: url };
-  const rest = url.slice(scheme + 3);
-  const slash = rest.search(/[/?#]/);
-  const authority = slash === -1 ? rest : rest.slice(0, slash);
-  const at = authority.lastIndexOf('@');
-  return { host: at === -1 ? authority : authority.slice(at + 1), path: slash === -1 ? '/' : rest.slice(slash) };
-}
-
-/** The host of an authority without its port; an IPv6 address without its brackets. */
-export function hostnameOf(authority: string): string {
-  if (authority.startsWith('[')) return authority.slice(1, authority.indexOf(']') === -1 ? undefined : authority.indexOf(']'));
-  const colon = authority.lastIndexOf(':');
-  return colon === -1 ? authority : authority.slice(0, colon);
 }
 
 export function headerValues(headers: HttpHeaders | undefined, name: string): string[] {
