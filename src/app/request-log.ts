@@ -3,6 +3,7 @@
 import type { JournalEntry, ListenerOutcome } from '../engine/journal.js';
 import type { OnBeforeRedirectDetails, OnCompletedDetails, OnErrorOccurredDetails } from '../engine/types.js';
 import { describeRuntime } from '../engine/extensions/runtime-description.js';
+import { describeQuota } from '../engine/web-request/quota-description.js';
 
 interface Pending {
   startedAt: number;
@@ -30,7 +31,7 @@ export function createRequestLog(write: (line: string) => void): (entry: Journal
         if (entry.state === 'restarting' || entry.state === 'crashed' || (entry.state === 'running' && entry.restarts > 0)) write(`worker ${entry.owner} ${describeRuntime(entry)}`);
         return;
       case 'handlerBehaviorChanged':
-        if (!entry.accepted) write(`handlerBehaviorChanged refused for ${entry.owner}: ${entry.used}/${entry.limit} in 10 minutes`);
+        if (!entry.accepted) write(`handlerBehaviorChanged refused for ${entry.owner}, caches not flushed: ${describeQuota({ ...entry, refused: entry.refused ?? 0 }, entry.time)}`);
         return;
       case 'webRequest': {
         const { requestId } = entry.details;

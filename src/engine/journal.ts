@@ -66,6 +66,8 @@ export interface HandlerBehaviorChangedEntry {
   /** Accepted calls in the current 10-minute window, after this call. */
   used: number;
   limit: number;
+  /** Refused calls in the same window, this one included when refused (absent in old recordings). */
+  refused?: number;
   /** Epoch ms when the oldest accepted call leaves the window and frees a slot (null when none is in it). */
   nextSlotFreeAt: number | null;
 }

@@ -73,13 +73,7 @@ export function formatClock(epochMs: number, withMillis = false): string {
 }
 
 /** "in 9m12s", "in 45s", "now" — how long until an epoch time. */
-export function formatCountdown(epochMs: number, now: number): string {
-  const ms = epochMs - now;
-  if (ms <= 0) return 'now';
-  const seconds = Math.ceil(ms / 1000);
-  if (seconds < 60) return `in ${seconds}s`;
-  return `in ${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
-}
+export { countdown as formatCountdown } from '../engine/web-request/quota-description.js';
 
 /** "net::ERR_BLOCKED_BY_CLIENT" → "BLOCKED_BY_CLIENT". */
 export function shortError(error: string): string {
@@ -94,4 +88,9 @@ export function wrapLine(text: string, width: number): string[] {
   const lines: string[] = [];
   for (let index = 0; index < clean.length; index += width) lines.push(clean.slice(index, index + width));
   return lines;
+}
+
+/** "1 line", "2 lines": a count with its noun, singular for one. */
+export function plural(count: number, noun: string, pluralNoun = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : pluralNoun}`;
 }

@@ -1,5 +1,6 @@
 // The TUI with ink-testing-library: keys, the list, filtering, the detail pane's tabs, resizing
 // (the size is passed in: the test terminal has no rows), the cookies and rules views, help.
+import { createTrustedOwner } from '../../src/engine/owner.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -422,7 +423,7 @@ describe('the rules view', () => {
       precedence: 1,
       reloadCount: 2,
       listeners: [{ id: 1, owner: 'good-rule', event: 'onBeforeRequest', filter: { urls: ['*://*.example.com/*'], types: ['image'] }, extraInfoSpec: ['blocking'] }],
-      quota: { used: 3, limit: 20, nextSlotFreeAt: Date.now() + 125_000 },
+      quota: { used: 3, limit: 20, refused: 0, nextSlotFreeAt: Date.now() + 125_000 },
       lastLoadedAt: Date.now(),
       typeErrors: [{ file: '/r/good-rule.ts', line: 4, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." }],
     },
@@ -439,7 +440,7 @@ describe('the rules view', () => {
       error: { message: 'the background threw TypeError: x is undefined', location: '/r/bad-rule.ts:12:5' },
       reloadCount: 0,
       listeners: [],
-      quota: { used: 20, limit: 20, nextSlotFreeAt: Date.now() + 60_000 },
+      quota: { used: 20, limit: 20, refused: 6, nextSlotFreeAt: Date.now() + 60_000 },
       lastLoadedAt: undefined,
       typeErrors: [],
     },
@@ -458,11 +459,14 @@ describe('the rules view', () => {
       },
     });
     expect(h.frame()).toMatch(/rules 1 active 1 failing/);
-    expect(h.frame()).toMatch(/hbc 20\/20 bad-rule \(next in (59s|1m00s)\), 3\/20 good-rule \(next in 2m0[45]s\)/);
+    // Calls left, not used; a countdown only for the rule that has none left; its refusals counted.
+    expect(h.frame()).toMatch(/hBC left: bad-rule 0\/20 \(next in (59s|1m00s)\) 6 refused, good-rule 17\/20/);
     await h.press('3');
     let frame = h.frame();
-    expect(frame).toMatch(/● active\s+good-rule\s+▶ running\s+live\s+1 listener\s+reloads 2\s+hbc ▮▮▯▯▯▯▯▯▯▯\s+3\/20 next in 2m0[45]s\s+1 type error/);
-    expect(frame).toMatch(/× failed\s+bad-rule\s+■ stopped\s+dry-run\s+0 listeners\s+reloads 0\s+hbc ▮{10}\s+20\/20/);
+    expect(frame).toContain('hBC = handlerBehaviorChanged calls left of 20 in any 10 minutes');
+    expect(frame).toMatch(/● active\s+good-rule\s+▶ running\s+live\s+1 listener\s+reloads 2\s+hBC ▮{9}▯\s+17 left\s+1 type error/);
+    expect(frame).toMatch(/× failed\s+bad-rule\s+■ stopped\s+dry-run\s+0 listeners\s+reloads 0\s+hBC ▯{10}\s+0 left next in (59s|1m00s) 6 refused/);
+    expect(frame).toMatch(/3 accepted, 0 refused in the last 10 minutes; the oldest leaves the window in 2m0[45]s/);
     expect(frame).toMatch(/Worker\s+▶ running\s+6\.0 MiB heap\s+0 restarts\s+a browser's globals only\s+id aaaabbbbccccddddeeeeffffgggghhhh/);
     expect(frame).toMatch(/Persona\s+chrome\s+Chrome's types, options, headers \(extraHeaders\) and details fields/);
     expect(frame).toMatch(/onBeforeRequest\s+\*:\/\/\*\.example\.com\/\*\s+types: image\s+\[blocking\]/);
@@ -537,12 +541,25 @@ describe('global commands', () => {
     const h = await start();
     h.engine.journal.append({ kind: 'log', level: 'warn', source: 'mockttp', message: 'something odd\nsecond line' });
     await h.settle();
-    expect(h.frame()).toContain('1 new warnings');
+    expect(h.frame()).toContain('1 new warning: 4 = log');
     await h.press('4');
     const frame = await h.waitFor((f) => !f.includes('new warnings'));
     expect(frame).toMatch(/warn\s+mockttp\s+something odd/);
     expect(frame).toContain('↵ second line');
+    expect(frame).toMatch(/ Log {2}\d+ lines?, newest last/);
     await h.press(KEYS.escape);
     expect(h.frame()).toContain('No requests yet');
+  });
+
+  it('a refused handlerBehaviorChanged call flashes once at the bottom and is one log line, not two', async () => {
+    const h = await start({ size: { columns: 160, rows: 30 } });
+    const webRequest = h.engine.extensionApi(createTrustedOwner('loop')).chrome.webRequest!;
+    for (let call = 0; call < 21; call++) await webRequest.handlerBehaviorChanged();
+    await h.settle();
+    expect(h.frame()).toMatch(/loop: handlerBehaviorChanged refused, caches not flushed: 0 of 20 calls left: the next is accepted in (9m59s|10m00s); 1 refused/);
+    await h.press('4');
+    const frame = await h.waitFor('newest last');
+    // One log line (the pane below it shows the selected line in full).
+    expect(frame.split('\n').filter((row) => /^\S*\s*\d\d:\d\d:\d\d\.\d+ warn .*refused/.test(row)).length).toBe(1);
   });
 });

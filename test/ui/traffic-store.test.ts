@@ -231,12 +231,12 @@ describe('the rest of the journal', () => {
     other.attach(journal);
     journal.append({ kind: 'log', level: 'info', source: 'mockttp', message: 'hello' });
     journal.append({ kind: 'rule', action: 'failed', rule: 'r1', message: 'SyntaxError', location: 'rules/r1.ts:3:1' });
-    journal.append({ kind: 'handlerBehaviorChanged', owner: 'r1', accepted: false, used: 20, limit: 20, nextSlotFreeAt: 1 });
+    journal.append({ kind: 'handlerBehaviorChanged', owner: 'r1', accepted: false, used: 20, limit: 20, refused: 1, nextSlotFreeAt: 1 });
     journal.append({ kind: 'listening', url: 'http://127.0.0.1:1234' });
     other.flush();
     expect(other.logs().map((line) => `${line.level} ${line.source}: ${line.message}`)).toEqual([
       'error rule r1: failed: SyntaxError (rules/r1.ts:3:1)',
-      'warn r1: handlerBehaviorChanged refused (quota): 20/20 in 10 minutes',
+      'warn r1: handlerBehaviorChanged refused, caches not flushed: 0 of 20 calls left: the next is accepted now; 1 refused in the last 10 minutes',
       'info wrtui: listening on http://127.0.0.1:1234',
     ]);
     expect(other.unseenProblems).toBe(2);

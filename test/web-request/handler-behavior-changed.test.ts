@@ -20,7 +20,7 @@ describe('"20 calls per 10-minute sustained interval"', () => {
     }
     const refused = quota.take('rule');
     expect(refused.accepted).toBe(false);
-    expect(refused.state).toEqual({ used: 20, limit: 20, nextSlotFreeAt: 1_000_000 + 600_000 });
+    expect(refused.state).toEqual({ used: 20, limit: 20, refused: 1, nextSlotFreeAt: 1_000_000 + 600_000 });
     now = 1_000_000 + 600_000; // the first call leaves the window
     expect(quota.take('rule').accepted).toBe(true);
     expect(quota.take('rule').accepted).toBe(false);
@@ -33,7 +33,7 @@ describe('"20 calls per 10-minute sustained interval"', () => {
     for (let i = 0; i < 50; i++) quota.take('rule');
     expect(quota.state('rule').used).toBe(20);
     now = 600_001;
-    expect(quota.state('rule')).toEqual({ used: 0, limit: 20, nextSlotFreeAt: null });
+    expect(quota.state('rule')).toEqual({ used: 0, limit: 20, refused: 0, nextSlotFreeAt: null });
   });
 
   it('the quota is per owner', () => {
@@ -63,8 +63,11 @@ describe('handlerBehaviorChanged(callback)', () => {
     expect(called).toBe(true);
     expect(h.flushes).toBe(20);
     const last = h.entries.filter((e) => e.kind === 'handlerBehaviorChanged').at(-1);
-    expect(last).toMatchObject({ accepted: false, used: 20, limit: 20 });
-    expect(h.entries.at(-1)).toMatchObject({ kind: 'log', level: 'warn', message: expect.stringContaining('handlerBehaviorChanged refused') });
+    expect(last).toMatchObject({ accepted: false, used: 20, limit: 20, refused: 1 });
+    // Said once: the handlerBehaviorChanged entry, not again as a log line.
+    expect(h.entries.at(-1)).toBe(last);
+    await wr.handlerBehaviorChanged();
+    expect(h.entries.at(-1)).toMatchObject({ accepted: false, refused: 2 });
   });
 
   it('the callback is called asynchronously, after handlerBehaviorChanged returns', () => {

@@ -9,6 +9,8 @@ export interface QuotaState {
   /** Accepted calls still inside the window. */
   used: number;
   limit: number;
+  /** Refused calls in the same sliding window (a rule calling in a loop shows here). */
+  refused: number;
   /** Epoch ms when the oldest accepted call leaves the window; null while nothing is in it. */
   nextSlotFreeAt: number | null;
 }
@@ -18,6 +20,7 @@ export class HandlerBehaviorChangedQuota {
   readonly windowMs: number;
   readonly #now: () => number;
   readonly #acceptedAt = new Map<string, number[]>();
+  readonly #refusedAt = new Map<string, number[]>();
 
   constructor(options: { now?: () => number; limit?: number; windowMs?: number } = {}) {
     this.#now = options.now ?? Date.now;
@@ -27,24 +30,29 @@ export class HandlerBehaviorChangedQuota {
 
   /** Records a call by `owner`; returns whether it was accepted, and the state after it. */
   take(owner: string): { accepted: boolean; state: QuotaState } {
-    const calls = this.#live(owner, this.#now());
+    const now = this.#now();
+    const calls = this.#live(this.#acceptedAt, owner, now);
+    const refused = this.#live(this.#refusedAt, owner, now);
     const accepted = calls.length < this.limit;
-    if (accepted) calls.push(this.#now());
-    return { accepted, state: this.#stateOf(calls) };
+    if (accepted) calls.push(now);
+    else refused.push(now);
+    return { accepted, state: this.#stateOf(calls, refused) };
   }
 
   state(owner: string): QuotaState {
-    return this.#stateOf(this.#live(owner, this.#now()));
+    const now = this.#now();
+    return this.#stateOf(this.#live(this.#acceptedAt, owner, now), this.#live(this.#refusedAt, owner, now));
   }
 
   /** Forget an owner entirely. Not called on reload: a reloaded rule keeps its quota, as in Chrome. */
   forget(owner: string): void {
     this.#acceptedAt.delete(owner);
+    this.#refusedAt.delete(owner);
   }
 
-  #live(owner: string, now: number): number[] {
-    let calls = this.#acceptedAt.get(owner);
-    if (!calls) this.#acceptedAt.set(owner, (calls = []));
+  #live(byOwner: Map<string, number[]>, owner: string, now: number): number[] {
+    let calls = byOwner.get(owner);
+    if (!calls) byOwner.set(owner, (calls = []));
     const cutoff = now - this.windowMs;
     let expired = 0;
     while (expired < calls.length && calls[expired]! <= cutoff) expired++;
@@ -52,10 +60,11 @@ export class HandlerBehaviorChangedQuota {
     return calls;
   }
 
-  #stateOf(calls: number[]): QuotaState {
+  #stateOf(calls: number[], refused: number[]): QuotaState {
     return {
       used: calls.length,
       limit: this.limit,
+      refused: refused.length,
       nextSlotFreeAt: calls.length > 0 ? calls[0]! + this.windowMs : null,
     };
   }

@@ -50,14 +50,7 @@ export function createWebRequestNamespace(host: WebRequestHost, owner: Owner): W
 export function handlerBehaviorChanged(host: WebRequestHost, owner: Owner): boolean {
   const { accepted, state } = host.quota.take(owner.id);
   if (accepted) host.flushCaches();
+  // One entry says it all (a refusal is not repeated as a log line: screens said it twice).
   host.journal.append({ kind: 'handlerBehaviorChanged', owner: owner.id, accepted, ...state });
-  if (!accepted) {
-    host.journal.append({
-      kind: 'log',
-      level: 'warn',
-      source: owner.id,
-      message: `handlerBehaviorChanged refused: ${state.used}/${state.limit} calls in the last 10 minutes; caches not flushed`,
-    });
-  }
   return accepted;
 }

@@ -72,6 +72,12 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
     return () => clearTimeout(timer);
   }, [notice, noticeMs]);
 
+  // A refused handlerBehaviorChanged call flashes once (the log keeps it, once).
+  const refusal = store.lastRefusal;
+  useEffect(() => {
+    if (refusal) actions.notify(refusal.text, 'warn');
+  }, [refusal?.seq]); // eslint-disable-line react-hooks/exhaustive-deps
+
   // Rule changes come from the rule host, not the journal: redraw on them too.
   useEffect(() => backend.rules?.onChange(() => store.touch()), [backend, store]);
   useEffect(() => {

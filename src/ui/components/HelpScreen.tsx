@@ -26,6 +26,10 @@ export function helpLines(): StyledLine[] {
   lines.push(heading('Filter language (/)'));
   for (const [example, meaning] of FILTER_HELP) lines.push(line('  ', { text: example.padEnd(34), color: 'cyan' }, ` ${meaning}`));
   lines.push(blank);
+  lines.push(heading('Status bar'));
+  lines.push(line('  ', { text: 'hBC left'.padEnd(10), color: 'cyan' }, ' handlerBehaviorChanged calls each rule has left of 20 in any 10 minutes (each reload makes one);'));
+  lines.push(line('  ', ' '.repeat(10), ' "(next in 3m12s)" when a rule has none left, "2 refused" for calls turned away in the window'));
+  lines.push(blank);
   lines.push(heading('Marks in the list'));
   for (const [mark, meaning] of MARK_HELP) lines.push(line('  ', { text: mark.padEnd(10), color: 'yellow' }, ` ${meaning}`));
   lines.push(blank);

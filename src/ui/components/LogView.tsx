@@ -6,7 +6,7 @@ import type { Dispatch, SetStateAction } from 'react';
 import { renderLine } from '../ansi.js';
 import type { CommandName } from '../commands/command-table.js';
 import { line, wrapLines, type StyledLine } from '../detail/styled-line.js';
-import { formatClock } from '../format.js';
+import { formatClock, plural } from '../format.js';
 import { useViewCommands } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
 import type { LogLine, TrafficStore } from '../store/traffic-store.js';
@@ -74,7 +74,7 @@ export function LogView({ store, state, setState, width, height, active }: LogVi
   const full = selectedEntry ? wrapLines([line({ text: `${selectedEntry.level} [${selectedEntry.source}] `, bold: true }, ...selectedEntry.message.split('\n').map((text, index) => (index === 0 ? text : ` ↵ ${text}`)))], width - 1) : [];
   return (
     <Box flexDirection="column" height={height}>
-      <FixedLine width={width} text={renderLine(line({ text: ' Log ', bold: true, inverse: true }, ` ${total} lines, newest last`, state.follow ? { text: '  ● following', color: 'green' } : { text: '  following off (G)', dim: true }), width)} />
+      <FixedLine width={width} text={renderLine(line({ text: ' Log ', bold: true, inverse: true }, ` ${plural(total, 'line')}, newest last`, state.follow ? { text: '  ● following', color: 'green' } : { text: '  following off (G)', dim: true }), width)} />
       <LinesView lines={shown} top={0} height={rows} width={width} />
       <FixedLine width={width} text={renderLine([{ text: '─'.repeat(width), dim: true }], width)} />
       <Box paddingLeft={1}>

@@ -92,8 +92,9 @@ export function RulesView({ backend, rules, state, setState, width, height, now,
   const failing = rules.filter((rule) => rule.state === 'failed' || rule.error).length;
   const title = line(
     { text: ' Rules ', bold: true, inverse: true },
-    ` ${rules.length} file${rules.length === 1 ? '' : 's'} · ${rules.filter((rule) => rule.state === 'active').length} active`,
+    ` ${rules.length} file${rules.length === 1 ? '' : 's'} · ${rules.filter((rule) => rule.state === 'active' && !rule.error).length} active`,
     failing > 0 ? { text: ` · ${failing} failing`, color: 'red', bold: true } : '',
+    { text: `  hBC = handlerBehaviorChanged calls left of ${rules[0]?.quota.limit ?? 20} in any 10 minutes`, dim: true },
     rulesDir ? { text: `  ${rulesDir}`, dim: true } : '',
     !backend.rules && { text: '  (no rule host in this session)', dim: true },
   );

@@ -1,13 +1,14 @@
 // The top two lines: where the proxy listens, the CA, LIVE / DRY-RUN / REPLAY, requests per
 // second, how many requests are kept (and dropped), rules loaded and failing, and every rule's
-// handlerBehaviorChanged quota (used/20 and when the next slot frees).
+// handlerBehaviorChanged quota (calls left of 20 per rule that used some, and when a rule that
+// has none left may call again).
 import { Box } from 'ink';
 import { relative } from 'node:path';
 import type { RuleStatus } from '../../engine/extensions/extension-host.js';
 import { renderLine } from '../ansi.js';
 import type { TuiBackend } from '../backend.js';
 import { line, type Segment, type StyledLine } from '../detail/styled-line.js';
-import { formatCountdown } from '../format.js';
+import { formatCountdown, plural } from '../format.js';
 import type { TrafficStore } from '../store/traffic-store.js';
 import { FixedLine } from './FixedLine.js';
 
@@ -23,7 +24,7 @@ export function StatusBar({ store, backend, rules, width, now }: StatusBarProps)
   return (
     <Box flexDirection="column" height={2}>
       <FixedLine width={width} text={renderLine(firstLine(store, backend, width), width)} />
-      <FixedLine width={width} text={renderLine(secondLine(store, backend, rules, now), width)} />
+      <FixedLine width={width} text={renderLine(secondLine(store, backend, rules, now, width), width)} />
     </Box>
   );
 }
@@ -54,14 +55,15 @@ function firstLine(store: TrafficStore, backend: TuiBackend, width: number): Sty
   );
 }
 
-function secondLine(store: TrafficStore, backend: TuiBackend, rules: readonly RuleStatus[], now: number): StyledLine {
+function secondLine(store: TrafficStore, backend: TuiBackend, rules: readonly RuleStatus[], now: number, width: number): StyledLine {
   const segments: (Segment | string | false)[] = [' '];
   if (backend.rules) {
-    const active = rules.filter((rule) => rule.state === 'active').length;
+    // A rule whose last edit failed runs its previous version: active, and failing too.
     const failing = rules.filter((rule) => rule.state === 'failed' || rule.error).length;
+    const active = rules.filter((rule) => rule.state === 'active' && !rule.error).length;
     segments.push(`rules ${active} active`);
     if (failing > 0) segments.push({ text: ` ${failing} failing`, color: 'red', bold: true });
-    segments.push('  ', ...quotaSegments(rules, now), '  ');
+    segments.push('  ', ...quotaSegments(rules, now, width), '  ');
   } else {
     segments.push({ text: 'no rules', dim: true }, '  ');
   }
@@ -71,22 +73,28 @@ function secondLine(store: TrafficStore, backend: TuiBackend, rules: readonly Ru
     if (ca.created) segments.push({ text: ' (created now: trust it, see `wrtui ca`)', color: 'yellow' });
     if (ca.warnings.length > 0) segments.push({ text: ` ${ca.warnings.length} CA warning${ca.warnings.length > 1 ? 's' : ''} (log)`, color: 'yellow' });
   }
-  if (store.unseenProblems > 0) segments.push({ text: `  ${store.unseenProblems} new warnings: 4 = log`, color: 'yellow' });
+  if (store.unseenProblems > 0) segments.push({ text: `  ${plural(store.unseenProblems, 'new warning')}: 4 = log`, color: 'yellow' });
   return line(...segments);
 }
 
-/** "hbc 3/20 strip-tracking-params (next in 9m12s), 1/20 block-trackers", most used first. */
-function quotaSegments(rules: readonly RuleStatus[], now: number): Segment[] {
-  const used = rules.filter((rule) => rule.quota.used > 0).sort((a, b) => b.quota.used - a.quota.used);
+/**
+ * "handlerBehaviorChanged left: strip 17/20, block 0/20 (next in 9m12s)": the rules that called it
+ * in the last 10 minutes, fewest calls left first. Narrow screens say "hBC" (the Rules view and
+ * the help spell it out).
+ */
+function quotaSegments(rules: readonly RuleStatus[], now: number, width: number): Segment[] {
+  const name = width >= 140 ? 'handlerBehaviorChanged' : 'hBC';
+  const called = rules.filter((rule) => rule.quota.used > 0 || rule.quota.refused > 0).sort((a, b) => b.quota.used - a.quota.used);
   const limit = rules[0]?.quota.limit ?? 20;
-  if (used.length === 0) return [{ text: `hbc 0/${limit}`, dim: true }];
-  const segments: Segment[] = [{ text: 'hbc', dim: true }];
-  for (const [index, rule] of used.entries()) {
+  if (called.length === 0) return [{ text: `${name} ${limit}/${limit} calls left`, dim: true }];
+  const segments: Segment[] = [{ text: `${name} left:`, dim: true }];
+  for (const [index, rule] of called.entries()) {
     const { quota } = rule;
-    const full = quota.used >= quota.limit;
-    segments.push({ text: `${index === 0 ? ' ' : ', '}${quota.used}/${quota.limit}`, color: full ? 'red' : quota.used >= quota.limit * 0.75 ? 'yellow' : undefined, bold: full });
-    segments.push({ text: ` ${rule.name}` });
-    if (quota.nextSlotFreeAt !== null) segments.push({ text: ` (next ${formatCountdown(quota.nextSlotFreeAt, now)})`, dim: true });
+    const left = Math.max(0, quota.limit - quota.used);
+    segments.push({ text: `${index === 0 ? ' ' : ', '}${rule.name} ` });
+    segments.push({ text: `${left}/${quota.limit}`, color: left === 0 ? 'red' : left <= quota.limit * 0.25 ? 'yellow' : undefined, bold: left === 0 });
+    if (left === 0 && quota.nextSlotFreeAt !== null) segments.push({ text: ` (next ${formatCountdown(quota.nextSlotFreeAt, now)})`, dim: true });
+    if (quota.refused > 0) segments.push({ text: ` ${quota.refused} refused`, color: 'red' });
   }
   return segments;
 }

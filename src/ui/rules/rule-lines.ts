@@ -49,14 +49,17 @@ const PERSONA_MEANING: Readonly<Record<RuleStatus['persona'], string>> = {
   firefox: "Firefox's types, options, details fields and auth sequence",
 };
 
+/** A meter of the calls left (full = all 20 left), "17 left", and the refusals of the window. */
 export function quotaMeter(quota: RuleStatus['quota'], now: number, cells = 10): Segment[] {
-  const filled = Math.min(cells, Math.round((quota.used / quota.limit) * cells));
-  const color = quota.used >= quota.limit ? 'red' : quota.used >= quota.limit * 0.75 ? 'yellow' : 'green';
+  const left = Math.max(0, quota.limit - quota.used);
+  const filled = Math.min(cells, Math.round((left / quota.limit) * cells));
+  const color = left === 0 ? 'red' : left <= quota.limit * 0.25 ? 'yellow' : 'green';
   return [
     { text: '▮'.repeat(filled), color },
     { text: '▯'.repeat(cells - filled), dim: true },
-    { text: ` ${String(quota.used).padStart(2)}/${quota.limit}`, color: quota.used >= quota.limit ? 'red' : undefined },
-    { text: quota.nextSlotFreeAt === null ? '' : ` next ${formatCountdown(quota.nextSlotFreeAt, now)}`, dim: true },
+    { text: ` ${String(left).padStart(2)} left`, color: left === 0 ? 'red' : undefined, bold: left === 0 },
+    left === 0 && quota.nextSlotFreeAt !== null ? { text: ` next ${formatCountdown(quota.nextSlotFreeAt, now)}`, dim: true } : { text: '' },
+    quota.refused > 0 ? { text: ` ${quota.refused} refused`, color: 'red' } : { text: '' },
   ];
 }
 
@@ -74,7 +77,7 @@ export function ruleRow(rule: RuleStatus, nameWidth: number, now: number, width:
     rule.dryRun ? { text: 'dry-run ', color: 'yellow' } : { text: 'live    ', color: 'green' },
     { text: wide ? `${String(listeners).padStart(2)} listener${listeners === 1 ? ' ' : 's'}` : `${String(listeners).padStart(2)} lsn`, dim: listeners === 0 },
     wide ? `  reloads ${String(rule.reloadCount).padEnd(3)} ` : `  r${String(rule.reloadCount).padEnd(3)}`,
-    { text: 'hbc ', dim: true },
+    { text: 'hBC ', dim: true },
     ...quotaMeter(rule.quota, now, wide ? 10 : 0),
     rule.typeErrors.length > 0 && { text: `  ${rule.typeErrors.length} type error${rule.typeErrors.length === 1 ? '' : 's'}`, color: 'yellow' },
   );
@@ -90,7 +93,10 @@ export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string |
     for (const text of rule.error.message.split('\n')) lines.push(line({ text: `  ${text}`, color: 'red' }));
     if (rule.error.location) lines.push(line({ text: '  at ', dim: true }, { text: rule.error.location, color: 'cyan' }));
   }
-  lines.push(line({ text: 'handlerBehaviorChanged quota  ', dim: true }, ...quotaMeter(rule.quota, now, 20)));
+  lines.push(line({ text: 'handlerBehaviorChanged  ', dim: true }, ...quotaMeter(rule.quota, now, 20)));
+  const { quota } = rule;
+  const oldest = quota.nextSlotFreeAt === null ? '' : quota.used >= quota.limit ? `; the next call is accepted ${formatCountdown(quota.nextSlotFreeAt, now)}` : `; the oldest leaves the window ${formatCountdown(quota.nextSlotFreeAt, now)}`;
+  lines.push(line({ text: `  ${quota.used} accepted, ${quota.refused} refused in the last 10 minutes${oldest}`, dim: true }));
   const { runtime } = rule;
   lines.push(
     line(

@@ -13,6 +13,7 @@
 import type { JournalEntry, LogEntry } from '../../engine/journal.js';
 import type { JournalSource } from '../backend.js';
 import { describeRuntime } from '../../engine/extensions/runtime-description.js';
+import { describeQuota } from '../../engine/web-request/quota-description.js';
 import type { CookieChangeInfo } from '../../engine/types.js';
 import type { RequestPredicate } from '../filter/compile-filter.js';
 import { RingBuffer } from './ring-buffer.js';
@@ -98,6 +99,7 @@ export class TrafficStore {
   #cookiesVersion = 0;
   #rulesVersion = 0;
   #unseenProblems = 0;
+  #lastRefusal: { seq: number; text: string } | undefined;
   #listening: ListeningInfo | undefined;
 
   /** Requests started per whole second (epoch second → count), a few seconds deep. */
@@ -191,16 +193,14 @@ export class TrafficStore {
         this.#rulesVersion++;
         break;
       }
-      case 'handlerBehaviorChanged':
-        this.#log({
-          seq: entry.seq,
-          time: entry.time,
-          level: entry.accepted ? 'info' : 'warn',
-          source: entry.owner,
-          message: `handlerBehaviorChanged ${entry.accepted ? 'accepted' : 'refused (quota)'}: ${entry.used}/${entry.limit} in 10 minutes`,
-        });
+      case 'handlerBehaviorChanged': {
+        const state = { used: entry.used, limit: entry.limit, refused: entry.refused ?? 0, nextSlotFreeAt: entry.nextSlotFreeAt };
+        const message = `handlerBehaviorChanged ${entry.accepted ? 'accepted' : 'refused, caches not flushed'}: ${describeQuota(state, entry.time)}`;
+        this.#log({ seq: entry.seq, time: entry.time, level: entry.accepted ? 'info' : 'warn', source: entry.owner, message });
+        if (!entry.accepted) this.#lastRefusal = { seq: entry.seq, text: `${entry.owner}: ${message}` };
         this.#rulesVersion++;
         break;
+      }
       case 'listening':
         this.#listening = { url: entry.url, incognitoUrl: typeof entry.incognitoUrl === 'string' ? entry.incognitoUrl : undefined };
         this.#log({ seq: entry.seq, time: entry.time, level: 'info', source: 'wrtui', message: `listening on ${entry.url}` });
@@ -417,6 +417,11 @@ export class TrafficStore {
   }
 
   /** Warnings and errors logged since markProblemsSeen (the status bar's hint). */
+  /** The latest refused handlerBehaviorChanged call, for the screen to flash once. */
+  get lastRefusal(): { seq: number; text: string } | undefined {
+    return this.#lastRefusal;
+  }
+
   get unseenProblems(): number {
     return this.#unseenProblems;
   }
