@@ -1,5 +1,6 @@
 // `wrtui headless`: the proxy and the rules with no UI. With --json every journal entry is one
 // NDJSON line on stdout, the first being {"kind":"listening",…}; otherwise one line per request.
+import { resolve as resolvePath } from 'node:path';
 import type { JournalEntry } from '../engine/journal.js';
 import { announceListening, startCaptureSession, type SessionOptions } from './capture-session.js';
 import { toJsonLine } from './json-line.js';
@@ -11,7 +12,8 @@ export interface HeadlessOptions extends SessionOptions {
 
 export async function runHeadless(options: HeadlessOptions): Promise<void> {
   const write = (line: string) => process.stdout.write(`${line}\n`);
-  const print = options.json ? (entry: JournalEntry) => write(toJsonLine(entry)) : createRequestLog(write);
+  const requestLog = options.json ? undefined : createRequestLog(write);
+  const print = requestLog ?? ((entry: JournalEntry) => write(toJsonLine(entry)));
 
   // Every entry from seq 1 (start-up: cookies set aside, rules loading, CA warnings), after the
   // "listening" line, which the contract puts first: then in seq order.
@@ -37,6 +39,9 @@ export async function runHeadless(options: HeadlessOptions): Promise<void> {
       process.off('SIGTERM', stop);
       session.engine.journal.append({ kind: 'log', level: 'info', source: 'wrtui', message: `stopping on ${signal}` });
       await session.close();
+      // One line at the end (stderr under --json, whose stdout is the journal's alone).
+      if (requestLog) write(`wrtui stopped on ${signal}: ${requestLog.summary()}; cookie store saved in ${resolvePath(options.stateDir)}`);
+      else process.stderr.write(`wrtui stopped on ${signal}; cookie store saved in ${resolvePath(options.stateDir)}\n`);
       resolve();
     };
     process.on('SIGINT', stop);

@@ -13,17 +13,29 @@ interface Pending {
   redirect?: { statusCode: number; to: string; at: number };
 }
 
-export function createRequestLog(write: (line: string) => void): (entry: JournalEntry) => void {
+export interface RequestLog {
+  (entry: JournalEntry): void;
+  /** One line for the end of a run: requests seen, how they ended, what rules did. */
+  summary(): string;
+}
+
+export function createRequestLog(write: (line: string) => void): RequestLog {
   const pending = new Map<string, Pending>();
-  return (entry) => {
+  const counts = { requests: 0, failed: 0, byRules: 0, rules: new Set<string>() };
+  // Once wrtui is stopping, rules unloading one by one is not news: the summary says it once.
+  let stopping = false;
+  const log = (entry: JournalEntry) => {
     switch (entry.kind) {
       case 'listening':
         write(`wrtui listening on ${entry.url}${entry.incognitoUrl ? ` (incognito store on ${entry.incognitoUrl})` : ''}`);
         return;
       case 'rule':
+        if (entry.action === 'loaded' || entry.action === 'reloaded') counts.rules.add(entry.rule);
+        if (stopping && entry.action === 'unloaded') return;
         write(`rule ${entry.rule} ${entry.action}${entry.message ? `: ${entry.message}` : ''}${entry.location ? ` (${entry.location})` : ''}`);
         return;
       case 'log':
+        if (entry.source === 'wrtui' && entry.message.startsWith('stopping')) stopping = true;
         if (entry.level === 'warn' || entry.level === 'error') write(`${entry.level} [${entry.source}] ${entry.message}`);
         return;
       case 'runtime':
@@ -44,6 +56,9 @@ export function createRequestLog(write: (line: string) => void): (entry: Journal
         }
         if (entry.event !== 'onCompleted' && entry.event !== 'onErrorOccurred') return;
         pending.delete(requestId);
+        counts.requests++;
+        if (entry.event === 'onErrorOccurred' && entry.ending === undefined) counts.failed++;
+        if (request.marks.size > 0) counts.byRules++;
         const details = entry.details as OnCompletedDetails | OnErrorOccurredDetails;
         // A redirect the client took as its answer ended the request then, with that status.
         const unfollowed = entry.ending === 'redirect-not-followed' ? request.redirect : undefined;
@@ -62,6 +77,12 @@ export function createRequestLog(write: (line: string) => void): (entry: Journal
         return;
     }
   };
+  log.summary = () => {
+    const { requests, failed, byRules, rules } = counts;
+    const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+    return `${plural(requests, 'request')} (${failed} failed, ${byRules} touched by rules), ${plural(rules.size, 'rule')} loaded${pending.size > 0 ? `, ${pending.size} still in flight at the end` : ''}`;
+  };
+  return log;
 }
 
 function markOf(outcome: ListenerOutcome): string {

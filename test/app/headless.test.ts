@@ -1,6 +1,6 @@
 // The real `wrtui headless` binary, as a user runs it.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -91,6 +91,24 @@ describe('wrtui headless (plain)', () => {
     expect(line).toMatch(/GET\s+200 other\s+http:\/\/127\.0\.0\.1:\d+\/plain\s+\d+ ms/);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
+  });
+
+  it('stops with one summary line, not a line per rule unloaded', async () => {
+    const rules = join(workDir, 'summary-rules');
+    await mkdir(rules, { recursive: true });
+    for (const name of ['one', 'two', 'three']) {
+      await writeFile(join(rules, `${name}.ts`), `export const manifest = { name: '${name}', permissions: ['webRequest'], host_permissions: ['<all_urls>'] };\nexport default function background({ chrome }: any) {\n  chrome.webRequest.onCompleted.addListener(() => {}, { urls: ['<all_urls>'] });\n}\n`);
+    }
+    const run = await startHeadless(['--rules', rules], workDir);
+    const listening = await run.waitFor((line) => line.startsWith('wrtui listening on '));
+    await run.waitFor((line) => line.startsWith('rule three loaded'));
+    const url = /on (http:\/\/\S+)/.exec(listening)![1]!;
+    await (await request(`${origin.url}/summary`, { dispatcher: new ProxyAgent({ uri: url, proxyTunnel: false }) })).body.text();
+    await run.waitFor((l) => l.includes('/summary'));
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.lines.filter((l) => l.includes('unloaded'))).toEqual([]);
+    expect(run.lines.at(-1)).toMatch(/^wrtui stopped on SIGINT: 1 request \(0 failed, 0 touched by rules\), 3 rules loaded; cookie store saved in /);
   });
 });
 

@@ -26,6 +26,12 @@ describe('log-cookies', () => {
     await folder?.close();
   });
 
+  it('counts its cookies.onChanged listener: the Rules view does not say "0 listeners" for it', () => {
+    const rule = folder.host.rule('log-cookies')!;
+    expect(rule.listeners).toEqual([]); // no webRequest listener
+    expect(rule.eventListeners).toEqual([{ event: 'cookies.onChanged', count: 1 }]);
+  });
+
   it('logs a cookie set and its removal to the journal, as log entries of the rule', async () => {
     expect(folder.host.rule('log-cookies')).toMatchObject({ state: 'active', dryRun: true });
     folder.host.setDryRun('log-cookies', false); // nothing to apply; the logging is the same either way

@@ -1,6 +1,11 @@
 // Dry-run per rule (manifest and run-time toggle) and engine-wide, through the host: verdicts are
 // journaled as 'dry-run' outcomes ("would cancel"), never applied.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import type { ListenerOutcome } from '../../src/engine/journal.js';
 import { openRuleFolder, ruleAction, ruleSource, type RuleFolder } from './rule-folder.js';
 
@@ -56,6 +61,41 @@ describe('dry-run', () => {
     await folder.write('blocker.ts', blocker(true)); // the author's newer decision wins over the toggle
     await folder.waitForEntry(ruleAction('blocker', 'reloaded'), { since });
     expect(folder.host.rule('blocker')?.dryRun).toBe(true);
+  });
+
+  it('the toggle lasts across restarts (settings.json in the state dir) until the file changes its own dryRun', async () => {
+    const stateDir = await mkdtemp(path.join(tmpdir(), 'wrtui-dry-run-state-'));
+    const rulesDir = await mkdtemp(path.join(tmpdir(), 'wrtui-dry-run-rules-'));
+    const start = async () => ExtensionHost.start(await Engine.open({}), { rulesDir, stateDir, watch: false, typeCheck: false });
+    try {
+      await writeFile(path.join(rulesDir, 'blocker.ts'), blocker(true));
+      let host = await start();
+      host.setDryRun('blocker', false);
+      await host.close();
+      expect(JSON.parse(await readFile(path.join(stateDir, 'settings.json'), 'utf8'))).toEqual({ ruleDryRun: { [path.join(rulesDir, 'blocker.ts')]: { on: false, manifestValue: true } } });
+      host = await start();
+      expect(host.rule('blocker')?.dryRun).toBe(false); // the user's choice, not the file's dryRun: true
+      await host.close();
+      await writeFile(path.join(rulesDir, 'blocker.ts'), blocker(false));
+      await writeFile(path.join(rulesDir, 'blocker.ts'), blocker(true)); // changed while wrtui was not running
+      host = await start();
+      expect(host.rule('blocker')?.dryRun).toBe(false); // still the toggle: the file says dryRun: true, as when it was made
+      await host.close();
+      await writeFile(path.join(rulesDir, 'blocker.ts'), blocker(false));
+      host = await start();
+      await host.close();
+      host = await start();
+      expect(host.rule('blocker')?.dryRun).toBe(false);
+      await writeFile(path.join(rulesDir, 'blocker.ts'), blocker(true));
+      await host.close();
+      host = await start();
+      expect(host.rule('blocker')?.dryRun).toBe(true); // the file's newer decision replaced the toggle, and it stays gone
+      await host.close();
+      expect(JSON.parse(await readFile(path.join(stateDir, 'settings.json'), 'utf8'))).toEqual({});
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+      await rm(rulesDir, { recursive: true, force: true });
+    }
   });
 
   it('engine-wide dry-run (the CLI\'s --dry-run) holds back every rule\'s verdicts', async () => {

@@ -423,6 +423,7 @@ describe('the rules view', () => {
       precedence: 1,
       reloadCount: 2,
       listeners: [{ id: 1, owner: 'good-rule', event: 'onBeforeRequest', filter: { urls: ['*://*.example.com/*'], types: ['image'] }, extraInfoSpec: ['blocking'] }],
+      eventListeners: [{ event: 'cookies.onChanged', count: 1 }],
       quota: { used: 3, limit: 20, refused: 0, nextSlotFreeAt: Date.now() + 125_000 },
       lastLoadedAt: Date.now(),
       typeErrors: [{ file: '/r/good-rule.ts', line: 4, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." }],
@@ -440,6 +441,7 @@ describe('the rules view', () => {
       error: { message: 'the background threw TypeError: x is undefined', location: '/r/bad-rule.ts:12:5' },
       reloadCount: 0,
       listeners: [],
+      eventListeners: [],
       quota: { used: 20, limit: 20, refused: 6, nextSlotFreeAt: Date.now() + 60_000 },
       lastLoadedAt: undefined,
       typeErrors: [],
@@ -464,12 +466,13 @@ describe('the rules view', () => {
     await h.press('3');
     let frame = h.frame();
     expect(frame).toContain('hBC = handlerBehaviorChanged calls left of 20 in any 10 minutes');
-    expect(frame).toMatch(/● active\s+good-rule\s+▶ running\s+live\s+1 listener\s+reloads 2\s+hBC ▮{9}▯\s+17 left\s+1 type error/);
+    expect(frame).toMatch(/● active\s+good-rule\s+▶ running\s+live\s+2 listeners\s+reloads 2\s+hBC ▮{9}▯\s+17 left\s+1 type error/);
     expect(frame).toMatch(/× failed\s+bad-rule\s+■ stopped\s+dry-run\s+0 listeners\s+reloads 0\s+hBC ▯{10}\s+0 left next in (59s|1m00s) 6 refused/);
     expect(frame).toMatch(/3 accepted, 0 refused in the last 10 minutes; the oldest leaves the window in 2m0[45]s/);
     expect(frame).toMatch(/Worker\s+▶ running\s+6\.0 MiB heap\s+0 restarts\s+a browser's globals only\s+id aaaabbbbccccddddeeeeffffgggghhhh/);
     expect(frame).toMatch(/Persona\s+chrome\s+Chrome's types, options, headers \(extraHeaders\) and details fields/);
     expect(frame).toMatch(/onBeforeRequest\s+\*:\/\/\*\.example\.com\/\*\s+types: image\s+\[blocking\]/);
+    expect(frame).toMatch(/Listeners \(2\)\s*\n\s*cookies\.onChanged/);
     expect(frame).toMatch(/good-rule\.ts:4:7\s+TS2322 Type 'number'/);
     await h.press('r');
     await h.waitFor('good-rule reloaded');

@@ -32,6 +32,7 @@ import { FolderWatch, classifyRulesFolderPath, exists, listRulesFolder } from '.
 import { PackageError, prepareExtension, prepareRule, type PreparedPackage } from './extension-package.js';
 import { ExtensionServices } from './extension-services.js';
 import { DEFAULT_WORKER_LIMITS, ExtensionWorker, LoadFailure, type WorkerFault, type WorkerLimits } from './extension-worker.js';
+import { SettingsFile } from '../session/settings.js';
 import { DEFAULT_RESTART_POLICY, RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 
 export interface ExtensionHostOptions {
@@ -87,10 +88,14 @@ export interface RuleStatus {
   dryRun: boolean;
   /** Owner.precedence: higher wins conflicts (undefined while no version runs). */
   precedence: number | undefined;
+  /** The manifest's own precedence, when it declares one. */
+  declaredPrecedence?: number;
   error?: RuleProblem;
   /** Successful loads after the first (restarts after faults not counted). */
   reloadCount: number;
   listeners: ListenerDescription[];
+  /** Listeners of its other events (cookies.onChanged, runtime.onInstalled, alarms.onAlarm …), by event. */
+  eventListeners: { event: string; count: number }[];
   quota: QuotaState;
   /** Epoch ms of the last successful load. */
   lastLoadedAt: number | undefined;
@@ -147,6 +152,8 @@ interface HostedRecord {
   restartTimer: NodeJS.Timeout | undefined;
 }
 
+/** settings.json's section of per-rule dry-run toggles. */
+const DRY_RUN_SECTION = 'ruleDryRun';
 const MAX_TYPE_ERRORS_JOURNALED = 10;
 
 export class ExtensionHost {
@@ -161,12 +168,18 @@ export class ExtensionHost {
   readonly #changeListeners = new Set<() => void>();
   readonly #watches: FolderWatch[] = [];
   readonly #typeChecker: RuleTypeChecker | undefined;
+  /** Where the per-rule dry-run toggles are kept (with a state dir only). */
+  readonly #settings: SettingsFile | undefined;
+  /** Toggles read at start, by rule file, applied when the file first loads. */
+  readonly #savedDryRun = new Map<string, { on: boolean; manifestValue: boolean | undefined }>();
+  #savingDryRun: Promise<void> = Promise.resolve();
   #closed = false;
 
   private constructor(engine: Engine, options: ExtensionHostOptions) {
     this.engine = engine;
     this.dir = options.rulesDir === undefined ? undefined : path.resolve(options.rulesDir);
     this.#options = options;
+    this.#settings = options.stateDir === undefined ? undefined : SettingsFile.forStateDir(options.stateDir, (message) => this.#log('warn', 'rules', message));
     this.#limits = { ...DEFAULT_WORKER_LIMITS, ...options.limits, backgroundTimeoutMs: options.backgroundTimeoutMs ?? DEFAULT_WORKER_LIMITS.backgroundTimeoutMs };
     this.#typeChecker =
       options.typeCheck === false || this.dir === undefined
@@ -187,6 +200,7 @@ export class ExtensionHost {
   }
 
   async #start(): Promise<void> {
+    await this.#loadDryRunToggles();
     const watch = this.#options.watch !== false;
     if (this.dir !== undefined) {
       const dir = this.dir;
@@ -270,9 +284,42 @@ export class ExtensionHost {
     if (!record) throw new Error(`no rule or extension named ${JSON.stringify(nameOrFile)}`);
     record.dryRunOverride = { on, manifestValue: record.current?.declared.dryRun };
     if (record.current) record.current.owner.dryRun = on;
-    this.#log('info', record.name, `dry-run ${on ? 'on' : 'off'}`);
+    this.#log('info', record.name, `dry-run ${on ? 'on' : 'off'}${this.#settings ? ' (kept across restarts until the file changes its own dryRun)' : ''}`);
+    this.#saveDryRunToggles();
     this.#emitChange();
     return this.#status(record);
+  }
+
+  /** The toggles saved by earlier runs (`<state-dir>/settings.json`, section ruleDryRun), by rule file. */
+  async #loadDryRunToggles(): Promise<void> {
+    if (!this.#settings) return;
+    try {
+      const section = await this.#settings.section(DRY_RUN_SECTION);
+      if (section === undefined) return;
+      if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new Error('it is not an object of rule files');
+      for (const [file, toggle] of Object.entries(section as Record<string, unknown>)) {
+        const { on, manifestValue } = (toggle ?? {}) as { on?: unknown; manifestValue?: unknown };
+        if (typeof on !== 'boolean' || !(manifestValue === undefined || manifestValue === null || typeof manifestValue === 'boolean')) continue;
+        this.#savedDryRun.set(file, { on, manifestValue: manifestValue ?? undefined });
+      }
+    } catch (error) {
+      this.#log('warn', 'rules', `the saved dry-run toggles in ${this.#settings.file} could not be read (${(error as Error).message}); the rule files' own dryRun applies`);
+    }
+  }
+
+  /** Writes every record's toggle; one write at a time, the latest state last. */
+  #saveDryRunToggles(): void {
+    const settings = this.#settings;
+    if (!settings) return;
+    const toggles: Record<string, { on: boolean; manifestValue: boolean | null }> = {};
+    for (const [file, toggle] of this.#savedDryRun) toggles[file] = { on: toggle.on, manifestValue: toggle.manifestValue ?? null };
+    for (const record of this.#records.values()) {
+      if (record.dryRunOverride) toggles[record.key] = { on: record.dryRunOverride.on, manifestValue: record.dryRunOverride.manifestValue ?? null };
+      else delete toggles[record.key];
+    }
+    this.#savingDryRun = this.#savingDryRun
+      .then(() => settings.updateSection(DRY_RUN_SECTION, Object.keys(toggles).length > 0 ? toggles : undefined))
+      .catch((error: Error) => this.#log('warn', 'rules', `could not save the dry-run toggles to ${settings.file}: ${error.message}`));
   }
 
   /** Calls `listener` after any change of what rules() returns; returns the unsubscribe. */
@@ -302,6 +349,7 @@ export class ExtensionHost {
       await this.#unload(record, 'wrtui is closing');
       await record.services?.close();
     }
+    await this.#savingDryRun;
     this.#changeListeners.clear();
   }
 
@@ -455,7 +503,11 @@ export class ExtensionHost {
     worker.commit();
     record.current = { worker, owner, pkg, declared, version: pkg.manifest?.version, loadedAt: Date.now() };
     // The file changed its own dryRun: that newer decision replaces the run-time toggle.
-    if (record.dryRunOverride && record.dryRunOverride.manifestValue !== declared.dryRun) record.dryRunOverride = undefined;
+    if (record.dryRunOverride && record.dryRunOverride.manifestValue !== declared.dryRun) {
+      record.dryRunOverride = undefined;
+      this.#savedDryRun.delete(record.key);
+      this.#saveDryRunToggles();
+    }
     record.state = 'active';
     record.error = undefined;
     record.duplicateOf = undefined;
@@ -465,7 +517,8 @@ export class ExtensionHost {
     if (cause === 'restart') {
       this.#setRuntime(record, 'running');
     } else {
-      const listeners = this.engine.registry.describe(owner).length;
+      let listeners = this.engine.registry.describe(owner).length;
+      for (const count of worker.eventListeners.values()) listeners += count;
       this.#journalRule(
         record,
         record.loads > 1 ? 'reloaded' : 'loaded',
@@ -681,7 +734,7 @@ export class ExtensionHost {
         duplicateOf: undefined,
         loads: 0,
         inputs: [],
-        dryRunOverride: undefined,
+        dryRunOverride: this.#savedDryRun.get(key),
         typeErrors: [],
         running: undefined,
         again: false,
@@ -724,9 +777,11 @@ export class ExtensionHost {
       state: record.state,
       dryRun: current ? current.owner.dryRun : (record.dryRunOverride?.on ?? false),
       precedence: current?.owner.precedence,
+      ...(current?.declared.precedence !== undefined && { declaredPrecedence: current.declared.precedence }),
       ...(record.error && { error: { ...record.error } }),
       reloadCount: Math.max(0, record.loads - 1),
       listeners: current ? this.engine.registry.describe(current.owner) : [],
+      eventListeners: current ? [...current.worker.eventListeners].map(([event, count]) => ({ event, count })) : [],
       quota: this.engine.quotaState(name),
       lastLoadedAt: current?.loadedAt,
       typeErrors: [...record.typeErrors],

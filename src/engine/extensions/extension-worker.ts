@@ -134,6 +134,8 @@ export class ExtensionWorker implements RemoteEndpoint {
   /** The latest event the worker never answered (its call timed out), for a fault's "doing". */
   #lastUnanswered: { event: WebRequestEventName; url: string; since: number } | undefined;
   #cookieUnsubscribe: (() => void) | undefined;
+  /** Listeners of the events the engine has no registry for (cookies.onChanged, runtime.onInstalled …). */
+  readonly #eventListeners = new Map<string, number>();
   readonly #maps = new Map<string, SourceMap>();
   #terminating = false;
 
@@ -336,6 +338,10 @@ export class ExtensionWorker implements RemoteEndpoint {
         case 'cookieListeners':
           this.#cookieListeners(item[1]);
           break;
+        case 'eventListeners':
+          if (item[2] > 0) this.#eventListeners.set(item[1], item[2]);
+          else this.#eventListeners.delete(item[1]);
+          break;
         case 'manifest':
           this.#manifest(item[1]);
           break;
@@ -418,6 +424,11 @@ export class ExtensionWorker implements RemoteEndpoint {
     } catch (error) {
       this.#enqueue(['reply', id, false, error instanceof Error ? error.message : String(error)]);
     }
+  }
+
+  /** event → listeners, for the events the webRequest registry does not hold. */
+  get eventListeners(): ReadonlyMap<string, number> {
+    return this.#eventListeners;
   }
 
   #cookieListeners(count: number): void {

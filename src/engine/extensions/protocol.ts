@@ -84,6 +84,8 @@ export type WorkerItem =
   | ['lateFailure', event: WebRequestEventName, requestId: string, message: string, location?: string]
   | ['call', id: number, method: string, args: unknown[]]
   | ['cookieListeners', count: number]
+  /** How many listeners an event without a host-side registry has now (cookies.onChanged, runtime.onInstalled …), for the Rules view. */
+  | ['eventListeners', event: string, count: number]
   | ['log', level: 'debug' | 'info' | 'warn' | 'error', message: string]
   /** An uncaught exception or unhandled rejection: reported, the worker goes on, as in a browser. */
   | ['uncaught', what: 'exception' | 'rejection', message: string, location?: string]

@@ -1,7 +1,8 @@
 // `<state-dir>/settings.json`: wrtui's settings that outlive one run, in lowdb over the project's
 // atomic adapter. Each part of wrtui owns one section and leaves the others as it found them, so
 // the UI can add its own section later. The recording section: whether --record redacts by
-// default (the --redact / --no-redact flags override it for one run).
+// default (the --redact / --no-redact flags override it for one run). The ruleDryRun section: the
+// Rules view's per-rule dry-run toggles (extension-host.ts), so a restart keeps them.
 import { resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { AtomicJsonFile, CorruptJsonFileError, setAside } from '../cookies/atomic-json-file.js';
@@ -54,6 +55,20 @@ export class SettingsFile {
     this.#db.data = { ...data, recording: { ...current, ...change } };
     await this.#db.write();
     return this.read();
+  }
+
+  /** One section as stored (undefined when absent), for parts that check their own shape. */
+  async section(name: string): Promise<unknown> {
+    return (await this.#readRaw())[name];
+  }
+
+  /** Replaces one section (undefined removes it), keeping every other section. */
+  async updateSection(name: string, value: unknown): Promise<void> {
+    const data = { ...(await this.#readRaw()) };
+    if (value === undefined) delete data[name];
+    else data[name] = value;
+    this.#db.data = data;
+    await this.#db.write();
   }
 
   async #readRaw(): Promise<Record<string, unknown>> {

@@ -38,7 +38,7 @@ export function RulesView({ backend, rules, state, setState, width, height, now,
   const detailsHeight = Math.max(1, height - 2 - listRows);
   const listWindow = placeWindow(selectedIndex, state.offset, listRows, rules.length);
   const rulesDir = rules[0] ? dirname(rules[0].file) : undefined;
-  const details = useMemo(() => wrapLines(ruleDetailLines(selected, rulesDir, now), width - 1), [selected, rulesDir, now, width]);
+  const details = useMemo(() => wrapLines(ruleDetailLines(selected, rulesDir, now, rules.filter((rule) => rule.precedence !== undefined).length), width - 1), [selected, rulesDir, now, width, rules]);
   const maxDetailsTop = Math.max(0, details.length - detailsHeight);
 
   const select = (next: ReturnType<typeof placeWindow>) =>

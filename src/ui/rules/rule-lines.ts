@@ -66,7 +66,7 @@ export function quotaMeter(quota: RuleStatus['quota'], now: number, cells = 10):
 export function ruleRow(rule: RuleStatus, nameWidth: number, now: number, width: number): StyledLine {
   const failing = rule.state === 'active' && rule.error;
   const wide = width >= 110;
-  const listeners = rule.listeners.length;
+  const listeners = listenerCount(rule);
   return line(
     ' ',
     failing ? { text: '! failing ', color: 'yellow', bold: true } : STATE_STYLES[rule.state],
@@ -83,11 +83,17 @@ export function ruleRow(rule: RuleStatus, nameWidth: number, now: number, width:
   );
 }
 
-export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string | undefined, now: number): StyledLine[] {
+/** `rulesCount`: how many run, so a precedence reads as a rank (it shifts when files come and go; the order of the others never does). */
+/** webRequest listeners and every other event's (cookies.onChanged, runtime.onInstalled …). */
+export function listenerCount(rule: RuleStatus): number {
+  return rule.listeners.length + rule.eventListeners.reduce((sum, { count }) => sum + count, 0);
+}
+
+export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string | undefined, now: number, rulesCount?: number): StyledLine[] {
   if (!rule) return [line({ text: 'No rules or extensions. Put a .ts rule (or an extension folder) in the rules folder; wrtui loads it when it is saved.', dim: true })];
   const lines: StyledLine[] = [];
   const file = rulesDir ? relative(rulesDir, rule.file) || rule.file : rule.file;
-  lines.push(line({ text: rule.name, bold: true }, { text: `  ${file}`, dim: true }, rule.precedence !== undefined && { text: `  precedence ${rule.precedence}`, dim: true }, rule.lastLoadedAt !== undefined && { text: `  loaded ${formatClock(rule.lastLoadedAt)}`, dim: true }));
+  lines.push(line({ text: rule.name, bold: true }, { text: `  ${file}`, dim: true }, rule.precedence !== undefined && { text: `  precedence ${rule.precedence}${rulesCount ? ` of ${rulesCount}` : ''} (${rule.declaredPrecedence !== undefined ? `declared ${rule.declaredPrecedence}, ` : ''}then by name: the later wins)`, dim: true }, rule.lastLoadedAt !== undefined && { text: `  loaded ${formatClock(rule.lastLoadedAt)}`, dim: true }));
   if (rule.error) {
     lines.push(line({ text: rule.state === 'active' ? 'The last edit failed; the previous version keeps running:' : 'Failed to load:', color: 'red', bold: true }));
     for (const text of rule.error.message.split('\n')) lines.push(line({ text: `  ${text}`, color: 'red' }));
@@ -115,8 +121,9 @@ export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string |
     if (runtime.fault.location) lines.push(line({ text: '  at ', dim: true }, { text: runtime.fault.location, color: 'cyan' }));
   }
   lines.push(blank);
-  lines.push(heading(`Listeners (${rule.listeners.length})`));
-  if (rule.listeners.length === 0) lines.push(line({ text: '  none registered', dim: true }));
+  lines.push(heading(`Listeners (${listenerCount(rule)})`));
+  if (listenerCount(rule) === 0) lines.push(line({ text: '  none registered', dim: true }));
+  for (const { event, count } of rule.eventListeners) lines.push(line('  ', { text: event.padEnd(20), color: 'cyan' }, count > 1 ? `${count} listeners` : ''));
   for (const listener of rule.listeners) {
     const filter = listener.filter;
     lines.push(

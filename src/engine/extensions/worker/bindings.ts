@@ -4,6 +4,7 @@
 // the background, and turns host items into listener calls. Everything it creates (namespaces,
 // details, Promises, TypeErrors) belongs to the extension's realm. The only way out is the bridge.
 import { RuntimeState } from '../../runtime.js';
+import { reportListenerCounts } from './simple-event.js';
 import { ManifestError, checkManifest } from '../../rules/rule-manifest.js';
 import type { WebRequestEventName } from '../../types.js';
 import type { WorkerBoot } from '../protocol.js';
@@ -29,6 +30,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
 
   let permissions: ReadonlySet<string> = new Set(boot.permissions);
   let manifest: Record<string, unknown> = boot.manifest ?? {};
+  reportListenerCounts((event, count) => bridge.post(['eventListeners', event, count]));
   const lastError = new RuntimeState((message) => bridge.post(['log', 'warn', `Unchecked runtime.lastError: ${message}`]));
   const calls = new HostCalls(bridge);
   let persona = personaNamed(boot.persona ?? 'spec');

@@ -4,6 +4,7 @@
 // in-process namespace delivers it: to the callback with chrome.runtime.lastError set for its
 // duration (undefined or null on failure, as spec §7 says), or through a Promise of this realm.
 import { checkCallbackInvocation, checkDetailsInvocation, checkListener, type CookiesFunctionWithDetails } from '../../cookies/cookies-arguments.js';
+import { listenerCountChanged } from './simple-event.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { CookieChangeInfo } from '../../types.js';
 import type { Bridge } from './bridge.js';
@@ -55,6 +56,7 @@ export class CookiesBinding {
           if (this.#listeners.includes(listener)) return;
           this.#listeners.push(listener);
           if (this.#listeners.length === 1) this.#bridge.post(['cookieListeners', 1]);
+          listenerCountChanged('cookies.onChanged', this.#listeners.length);
         },
         removeListener: (listener: unknown) => {
           checkListener('removeListener', listener);
@@ -62,6 +64,7 @@ export class CookiesBinding {
           if (index === -1) return;
           this.#listeners.splice(index, 1);
           if (this.#listeners.length === 0) this.#bridge.post(['cookieListeners', 0]);
+          listenerCountChanged('cookies.onChanged', this.#listeners.length);
         },
         hasListener: (listener: unknown) => {
           checkListener('hasListener', listener);

@@ -4,6 +4,21 @@
 
 export type Listener = (...args: never[]) => unknown;
 
+/**
+ * Where listener counts go (the host shows them per rule). One worker runs one extension, so
+ * one reporter per module graph is exactly one per extension; bindings.ts sets it.
+ */
+let reportCount: (event: string, count: number) => void = () => {};
+
+export function reportListenerCounts(reporter: (event: string, count: number) => void): void {
+  reportCount = reporter;
+}
+
+/** Tells the host `event` has `count` listeners now. */
+export function listenerCountChanged(event: string, count: number): void {
+  reportCount(event, count);
+}
+
 export class SimpleEvent {
   readonly #name: string;
   readonly #listeners: Listener[] = [];
@@ -16,13 +31,17 @@ export class SimpleEvent {
 
   addListener = (listener: unknown): void => {
     this.#check('addListener', listener);
-    if (!this.#listeners.includes(listener)) this.#listeners.push(listener);
+    if (this.#listeners.includes(listener)) return;
+    this.#listeners.push(listener);
+    reportCount(this.#name, this.#listeners.length);
   };
 
   removeListener = (listener: unknown): void => {
     this.#check('removeListener', listener);
     const index = this.#listeners.indexOf(listener);
-    if (index !== -1) this.#listeners.splice(index, 1);
+    if (index === -1) return;
+    this.#listeners.splice(index, 1);
+    reportCount(this.#name, this.#listeners.length);
   };
 
   hasListener = (listener: unknown): boolean => {
