@@ -14,6 +14,7 @@ import { runReplayCommand } from './app/replay.js';
 const USAGE = `
   Usage
     $ wrtui [options]               interactive inspector (the TUI)
+    $ wrtui browser [url] [options] the TUI, and a Chromium of its own browsing through it
     $ wrtui headless [options]      no UI; with --json the journal as NDJSON on stdout
     $ wrtui replay <file> [options] replay a recorded session or a HAR 1.2 file through the rules
     $ wrtui ca                      where wrtui's CA certificate is and how to trust it
@@ -36,13 +37,13 @@ const argv = process.argv.slice(2);
 const first = argv[0];
 let command: Command = 'tui';
 if (first !== undefined && !first.startsWith('-')) {
-  if (!(COMMANDS as readonly string[]).includes(first) || first === 'tui') fail(`unknown command "${first}" (the commands are headless, replay and ca; without one, the TUI); see wrtui --help`);
+  if (!(COMMANDS as readonly string[]).includes(first) || first === 'tui') fail(`unknown command "${first}" (the commands are browser, headless, replay and ca; without one, the TUI); see wrtui --help`);
   command = first as Command;
 }
 const rest = command === 'tui' ? argv : argv.slice(1);
 
 if (rest.includes('--help')) {
-  const title = command === 'tui' ? USAGE : `\n  Usage\n    $ wrtui ${command}${command === 'replay' ? ' <file>' : ''} [options]\n`;
+  const title = command === 'tui' ? USAGE : `\n  Usage\n    $ wrtui ${command}${command === 'replay' ? ' <file>' : command === 'browser' ? ' [url]' : ''} [options]\n`;
   process.stdout.write(`${title}\n  Options${command === 'tui' ? ' (some only for some commands; see wrtui <command> --help)' : ''}\n${optionsHelp(command === 'tui' ? undefined : command)}\n${command === 'tui' ? EXAMPLES : ''}\n`);
   process.exit(0);
 }
@@ -85,6 +86,8 @@ const flags = cli.flags as {
   maxRequests?: number;
   failOnDiff?: boolean;
   exportHar?: string;
+  chromium?: string;
+  headlessBrowser?: boolean;
 };
 const positional = cli.input;
 
@@ -92,7 +95,7 @@ const port = flags.port ?? 8080;
 const incognitoPort = flags.incognitoPort ?? (port === 0 ? 0 : port + 1);
 const stateDir = flags.stateDir ?? DEFAULT_STATE_DIR;
 if (flags.redact !== undefined && flags.record === undefined) fail('--redact applies to a recording: add --record <file> (the journal on screen and in --json is never redacted)');
-if (positional.length > (command === 'replay' ? 1 : 0)) fail(`unexpected argument "${positional.at(-1)}"; see wrtui ${command === 'tui' ? '' : `${command} `}--help`);
+if (positional.length > (command === 'replay' || command === 'browser' ? 1 : 0)) fail(`unexpected argument "${positional.at(-1)}"; see wrtui ${command === 'tui' ? '' : `${command} `}--help`);
 
 const sessionOptions = {
   port,
@@ -119,13 +122,22 @@ try {
     case 'headless':
       await runHeadless({ ...sessionOptions, json: flags.json ?? false });
       break;
-    case 'tui': {
+    case 'tui':
+    case 'browser': {
       // Loaded only here: headless, replay and ca never pay for React and Ink.
       const { runTui, TuiUnavailableError } = await import('./ui/run-tui.js');
+      const { BrowserNotFoundError, findBrowser } = await import('./app/browser-launch.js');
       try {
-        await runTui({ ...sessionOptions, maxRequests: flags.maxRequests ?? 5000 });
+        if (command === 'browser') findBrowser(flags.chromium); // before anything starts: a missing browser is said first
+        await runTui({
+          ...sessionOptions,
+          maxRequests: flags.maxRequests ?? 5000,
+          ...(command === 'browser' && {
+            browser: { ...(positional[0] !== undefined && { url: browserUrl(positional[0]) }), ...(flags.chromium !== undefined && { executable: flags.chromium }), headless: flags.headlessBrowser ?? false },
+          }),
+        });
       } catch (error) {
-        if (error instanceof TuiUnavailableError) fail(error.message);
+        if (error instanceof TuiUnavailableError || error instanceof BrowserNotFoundError) fail(error.message);
         throw error;
       }
       break;
@@ -158,6 +170,17 @@ try {
   fail(startFailure(error));
 }
 process.exit(0);
+
+/** A URL as typed ("example.com" means https://example.com/, "localhost:3000" http://…); refuses what is not one. */
+function browserUrl(typed: string): string {
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(typed) || /^(about|data|chrome):/i.test(typed);
+  const withScheme = hasScheme ? typed : `${/^(localhost|127\.|\[::1\])/i.test(typed) ? 'http' : 'https'}://${typed}`;
+  try {
+    return new URL(withScheme).href;
+  } catch {
+    return fail(`"${typed}" is not a URL to open; e.g. wrtui browser https://example.com/`);
+  }
+}
 
 /** Why wrtui could not start, in one line. */
 function startFailure(error: unknown): string {

@@ -4,8 +4,8 @@
 // value is quoted as typed) and never with a stack trace.
 import { isIP } from 'node:net';
 
-export type Command = 'tui' | 'headless' | 'replay' | 'ca';
-export const COMMANDS: readonly Command[] = ['tui', 'headless', 'replay', 'ca'];
+export type Command = 'tui' | 'browser' | 'headless' | 'replay' | 'ca';
+export const COMMANDS: readonly Command[] = ['tui', 'browser', 'headless', 'replay', 'ca'];
 
 type FlagType = 'string' | 'number' | 'boolean';
 
@@ -26,8 +26,8 @@ export interface FlagSpec {
   check?: (value: string) => string | undefined;
 }
 
-const LIVE: readonly Command[] = ['tui', 'headless'];
-const RULES: readonly Command[] = ['tui', 'headless', 'replay'];
+const LIVE: readonly Command[] = ['tui', 'browser', 'headless'];
+const RULES: readonly Command[] = ['tui', 'browser', 'headless', 'replay'];
 
 const wholeNumber = (max?: number) => (value: string) => {
   if (!/^\d+$/.test(value)) return 'must be a whole number';
@@ -57,9 +57,11 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'listener-timeout', type: 'number', commands: RULES, value: '<ms>', help: "a blocking listener's time to answer (replay: the recording's own)", shownDefault: '5000', check: wholeNumber() },
   { name: 'upstream-timeout', type: 'number', commands: LIVE, value: '<ms>', help: 'an upstream silent this long: net::ERR_TIMED_OUT (0: never)', shownDefault: '60000', check: wholeNumber() },
   { name: 'cache', type: 'boolean', commands: LIVE, help: 'an in-memory HTTP cache (fromCache; flushed by handlerBehaviorChanged)' },
-  { name: 'max-requests', type: 'number', commands: ['tui'], value: '<n>', help: 'requests the TUI keeps in memory; the oldest are dropped', shownDefault: '5000', check: (value) => wholeNumber()(value) ?? (Number(value) < 1 ? 'must be at least 1' : undefined) },
+  { name: 'max-requests', type: 'number', commands: ['tui', 'browser'], value: '<n>', help: 'requests the TUI keeps in memory; the oldest are dropped', shownDefault: '5000', check: (value) => wholeNumber()(value) ?? (Number(value) < 1 ? 'must be at least 1' : undefined) },
   { name: 'fail-on-diff', type: 'boolean', commands: ['replay'], help: 'exit 1 when anything differs from the recording (rules in CI)' },
   { name: 'export-har', type: 'string', commands: ['replay'], value: '<out.har>', help: 'write the file as HAR 1.2 instead of replaying it' },
+  { name: 'chromium', type: 'string', commands: ['browser'], value: '<path>', help: 'the Chromium or Chrome to start', shownDefault: 'CHROME_PATH, else chromium on this machine' },
+  { name: 'headless-browser', type: 'boolean', commands: ['browser'], help: 'start the browser without a window (no display, CI)' },
   { name: 'help', type: 'boolean', commands: COMMANDS, help: 'this text' },
   { name: 'version', type: 'boolean', commands: COMMANDS, help: "wrtui's version" },
 ];

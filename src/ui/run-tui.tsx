@@ -4,6 +4,7 @@
 // SIGHUP) restores the terminal, stops the rules and the proxy, and writes the cookie store.
 import { render } from 'ink';
 import { resolve } from 'node:path';
+import { launchBrowser, type BrowserOptions, type LaunchedBrowser } from '../app/browser-launch.js';
 import { announceListening, startCaptureSession, type SessionOptions } from '../app/capture-session.js';
 import { App } from './components/App.js';
 import { PERF_LOG_ENV, startPerfProbe, type PerfProbe } from './perf-probe.js';
@@ -15,6 +16,8 @@ import { enterFullScreen } from './terminal-screen.js';
 export interface TuiOptions extends SessionOptions {
   /** Requests kept in memory (--max-requests); the oldest are dropped. */
   maxRequests?: number;
+  /** `wrtui browser`: a Chromium of the session's own, closed with it. */
+  browser?: Pick<BrowserOptions, 'url' | 'executable' | 'headless'>;
 }
 
 export class TuiUnavailableError extends Error {}
@@ -33,6 +36,22 @@ export async function runTui(options: TuiOptions): Promise<void> {
   store.attach(engine.journal);
   const restoreStderr = captureStderr(engine.journal);
   announceListening(session, options);
+  let browser: LaunchedBrowser | undefined;
+  if (options.browser) {
+    try {
+      browser = await launchBrowser({
+        ...options.browser,
+        proxyUrl: session.proxy.url,
+        spkiFingerprint: session.ca.spkiFingerprint,
+        onExit: (description) => engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `${description}; wrtui goes on (q quits)` }),
+      });
+      engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `started ${browser.executable} with a fresh profile through ${session.proxy.url}, trusting wrtui's CA by its SPKI pin` });
+    } catch (error) {
+      await session.close();
+      restoreStderr();
+      throw error;
+    }
+  }
 
   const backend = createSessionBackend({ session, stateDir: options.stateDir, writeToTerminal: (data) => stdout.write(data) });
 
@@ -100,6 +119,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
     store.close();
     probe?.stop();
     clearInterval(dropTimings);
+    await browser?.close(); // the browser goes with wrtui, its profile too
     await session.close(); // stops the proxies and the rules, writes the cookie store (and the recording)
   } finally {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);

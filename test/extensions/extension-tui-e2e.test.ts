@@ -1,38 +1,26 @@
 // The issue's promise, as a new user lives it, in a real terminal: `wrtui --extension <dir>` on
 // an extension written for Chrome, its listeners acting on real traffic; an infinite loop saved
 // into it while the proxy and the UI keep serving; the fix saved, and the extension back.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOrigin, type Origin } from '../helpers/origin.js';
+import { Tmux, tmuxAvailable, wrtuiCommand } from '../helpers/tmux.js';
 
 const run = promisify(execFile);
-const BIN = join(process.cwd(), 'bin/wrtui.js');
 const FIXTURE = join(process.cwd(), 'fixtures/extensions/mv3-blocker');
 
 let origin: Origin;
 let workDir: string;
 let extensionDir: string;
 
-const tmux = async (...args: string[]) => (await run('tmux', ['-S', join(workDir, 'tmux.sock'), '-f', '/dev/null', ...args])).stdout;
-const screen = () => tmux('capture-pane', '-p', '-t', 'wrtui');
-async function waitForScreen(test: (text: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = await screen().catch((error: Error) => `(capture failed: ${error.message})`);
-    if (test(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; the screen:\n${last}`);
-}
-async function press(key: string): Promise<void> {
-  await tmux('send-keys', '-t', 'wrtui', key);
-  await new Promise((resolve) => setTimeout(resolve, 80));
-}
+let server: Tmux;
+const screen = () => server.screen('wrtui');
+const waitForScreen = (test: (text: string) => boolean, what: string, timeoutMs = 20_000) => server.waitForScreen('wrtui', test, what, timeoutMs);
+const press = (key: string) => server.press('wrtui', key);
 async function curl(port: string, path: string): Promise<{ code: number; stdout: string; ms: number }> {
   const started = performance.now();
   try {
@@ -44,24 +32,19 @@ async function curl(port: string, path: string): Promise<{ code: number; stdout:
 }
 
 beforeAll(async () => {
-  execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+  if (!tmuxAvailable()) throw new Error('tmux is needed: apt-get install -y tmux (.ci/run installs it)');
   origin = await startOrigin((req, res) => res.end(`origin ${req.url} ${req.headers['x-mv3-blocker'] ?? '-'}`));
   workDir = await mkdtemp(join(tmpdir(), 'wrtui-extension-e2e-'));
   extensionDir = join(workDir, 'my-extension');
   await cp(FIXTURE, extensionDir, { recursive: true });
   await mkdir(join(workDir, 'rules'));
-  const command = [
-    'env -u CI -u CONTINUOUS_INTEGRATION',
-    `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`,
-    `--port 0 --incognito-port 0 --listener-timeout 1000 --rules ${JSON.stringify(join(workDir, 'rules'))}`,
-    `--extension ${JSON.stringify(extensionDir)} --state-dir ${JSON.stringify(join(workDir, 'state'))}`,
-    '; echo WRTUI_EXIT=$?; sleep 60',
-  ].join(' ');
-  await tmux('new-session', '-d', '-s', 'wrtui', '-x', '140', '-y', '40', '-c', workDir, command);
+  server = new Tmux(workDir);
+  const args = ['--port', '0', '--incognito-port', '0', '--listener-timeout', '1000', '--rules', join(workDir, 'rules'), '--extension', extensionDir, '--state-dir', join(workDir, 'state')];
+  await server.start('wrtui', 140, 40, workDir, wrtuiCommand(args));
 });
 
 afterAll(async () => {
-  await tmux('kill-server').catch(() => {});
+  await server?.close();
   await origin?.close();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });

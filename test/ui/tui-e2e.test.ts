@@ -1,59 +1,23 @@
 // The real `wrtui` binary in a real terminal (tmux): real traffic through the proxy with curl,
-// and what the screen shows read back with capture-pane. CI sets CI=true, which makes Ink stop
-// drawing frames as it goes: the pane runs wrtui without it, as a user's terminal would.
-import { execFile, execFileSync } from 'node:child_process';
+// and what the screen shows read back with capture-pane (test/helpers/tmux.ts).
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOrigin, type Origin } from '../helpers/origin.js';
+import { Tmux, tmuxAvailable, wrtuiCommand as wrtuiShellCommand } from '../helpers/tmux.js';
 
 const run = promisify(execFile);
-const BIN = join(process.cwd(), 'bin/wrtui.js');
 const SESSION = 'wrtui';
 
-function tmuxAvailable(): boolean {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A tmux server of this test's own, its socket in the test's folder (removed with it). */
-async function tmux(...args: string[]): Promise<string> {
-  const { stdout } = await run('tmux', ['-S', join(workDir, 'tmux.sock'), '-f', '/dev/null', ...args]);
-  return stdout;
-}
-
-const screen = (session = SESSION) => tmux('capture-pane', '-p', '-t', session);
-
-/** Polls the screen until `test` holds; fails with the screen when it never does. */
-async function waitForScreen(test: (text: string) => boolean, what: string, timeoutMs = 20_000, session = SESSION): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = await screen(session).catch((error: Error) => `(capture failed: ${error.message})`);
-    if (test(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; the screen:\n${last}`);
-}
-
-/** One key at a time: several in one write would reach the app as a single paste. */
-async function press(...keys: string[]): Promise<void> {
-  for (const key of keys) {
-    await tmux('send-keys', '-t', SESSION, key);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-  }
-}
-
-async function type(text: string): Promise<void> {
-  await tmux('send-keys', '-t', SESSION, '-l', text);
-  await new Promise((resolve) => setTimeout(resolve, 60));
-}
+let server: Tmux;
+const tmux = (...args: string[]) => server.command(...args);
+const screen = (session = SESSION) => server.screen(session);
+const waitForScreen = (test: (text: string) => boolean, what: string, timeoutMs = 20_000, session = SESSION) => server.waitForScreen(session, test, what, timeoutMs);
+const press = (...keys: string[]) => server.press(SESSION, ...keys);
+const type = (text: string) => server.type(SESSION, text);
 
 /** The list rows (they start with a time at 120 columns, with the method when narrower). */
 function listRows(text: string): string[] {
@@ -71,6 +35,7 @@ beforeAll(async () => {
     res.end(`hello ${req.url}`);
   });
   workDir = await mkdtemp(join(tmpdir(), 'wrtui-tui-e2e-'));
+  server = new Tmux(workDir);
   const rulesDir = join(workDir, 'rules');
   await mkdir(rulesDir);
   // One rule, in dry-run: it would cancel /blocked, and the list marks it.
@@ -85,18 +50,13 @@ export default function background({ chrome }: any) {
   await tmux('new-session', '-d', '-s', SESSION, '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state'));
 });
 
-/** wrtui as a user starts it, then what the terminal shows after it left: its exit status. */
+/** wrtui as a user starts it (tmux.ts), with this test's rules and a state dir of its own. */
 function wrtuiCommand(stateDir: string): string {
-  return [
-    'env -u CI -u CONTINUOUS_INTEGRATION',
-    `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`,
-    `--port 0 --incognito-port 0 --rules ${JSON.stringify(join(workDir, 'rules'))} --state-dir ${JSON.stringify(join(workDir, stateDir))}`,
-    '; echo WRTUI_EXIT=$?; sleep 60',
-  ].join(' ');
+  return wrtuiShellCommand(['--port', '0', '--incognito-port', '0', '--rules', join(workDir, 'rules'), '--state-dir', join(workDir, stateDir)]);
 }
 
 afterAll(async () => {
-  if (workDir) await tmux('kill-server').catch(() => {});
+  await server?.close();
   await origin?.close();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });

@@ -1,0 +1,131 @@
+// `wrtui browser [url]`: a Chromium of its own for the session. A fresh profile (removed at the
+// end) that sends everything, loopback included, through wrtui's proxy and trusts wrtui's CA by
+// its SPKI pin only (--ignore-certificate-errors-spki-list: no system trust store is touched), and
+// none of Chromium's own background traffic, so the request list shows the page and nothing else.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+/** Where Debian, Ubuntu and others put Chromium or Chrome; the first that runs is used. */
+const CANDIDATES = ['/usr/lib/chromium/chromium', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
+
+export interface BrowserOptions {
+  /** The proxy for cookie store "0", e.g. http://127.0.0.1:8080. */
+  proxyUrl: string;
+  /** Base64 SHA-256 of the CA's SubjectPublicKeyInfo. */
+  spkiFingerprint: string;
+  /** The page to open (about:blank when none). */
+  url?: string;
+  /** The browser to run; else CHROME_PATH, else the first of CANDIDATES found. */
+  executable?: string;
+  /** Without a window (a machine with no display, CI). */
+  headless?: boolean;
+  /** The browser ended on its own (the user closed it, or it crashed). */
+  onExit?: (description: string) => void;
+}
+
+export interface LaunchedBrowser {
+  readonly executable: string;
+  readonly args: readonly string[];
+  /** Ends the browser (SIGTERM, then SIGKILL after 3 s) and removes its profile. */
+  close(): Promise<void>;
+}
+
+export class BrowserNotFoundError extends Error {}
+
+/** The browser to run, or an error saying what was looked for. */
+export function findBrowser(executable = process.env.CHROME_PATH): string {
+  const candidates = executable ? [executable] : CANDIDATES;
+  for (const candidate of candidates) {
+    const found = candidate.includes('/') ? (runnable(candidate) ? candidate : undefined) : onPath(candidate);
+    if (found) return found;
+  }
+  throw new BrowserNotFoundError(
+    executable
+      ? `${executable} is not an executable file (from ${process.env.CHROME_PATH === executable ? 'CHROME_PATH' : '--chromium'})`
+      : `no Chromium or Chrome found (looked for ${CANDIDATES.join(', ')}); install one (apt-get install chromium) or name it with --chromium <path>`,
+  );
+}
+
+/** Chromium's arguments for a profile at `profile` browsing through the proxy. */
+export function browserArgs(options: BrowserOptions, profile: string): string[] {
+  return [
+    `--user-data-dir=${profile}`,
+    `--proxy-server=${options.proxyUrl}`,
+    // Chromium bypasses proxies for localhost by default; "<-loopback>" removes that rule.
+    '--proxy-bypass-list=<-loopback>',
+    `--ignore-certificate-errors-spki-list=${options.spkiFingerprint}`,
+    '--no-first-run',
+    '--no-default-browser-check',
+    // Chromium's own traffic (updates, time, sign-in, safe browsing, metrics) would crowd the list.
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-default-apps',
+    '--disable-client-side-phishing-detection',
+    '--disable-domain-reliability',
+    '--disable-breakpad',
+    '--metrics-recording-only',
+    '--no-pings',
+    '--no-service-autorun',
+    '--disable-field-trial-config',
+    '--disable-component-extensions-with-background-pages',
+    '--disable-search-engine-choice-screen',
+    '--disable-features=NetworkTimeServiceQuerying,OptimizationHints,PreconnectToSearch,AimEnabled,MediaRouter,Translate,AutofillServerCommunication,CertificateTransparencyComponentUpdater',
+    '--enable-features=SkipListAccountsWithoutGaiaCookies',
+    // Chromium refuses to start as root with its sandbox on (containers, CI).
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+    ...(options.headless ? ['--headless=new', '--disable-gpu'] : []),
+    options.url ?? 'about:blank',
+  ];
+}
+
+export async function launchBrowser(options: BrowserOptions): Promise<LaunchedBrowser> {
+  const executable = findBrowser(options.executable);
+  const profile = await mkdtemp(join(tmpdir(), 'wrtui-browser-'));
+  const args = browserArgs(options, profile);
+  let closing = false;
+  const child: ChildProcess = spawn(executable, args, { stdio: 'ignore', detached: false });
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      if (!closing) options.onExit?.(signal ? `the browser ended (${signal})` : `the browser closed (exit code ${code})`);
+      resolve();
+    });
+    child.once('error', (error) => {
+      if (!closing) options.onExit?.(`the browser could not run: ${error.message}`);
+      resolve();
+    });
+  });
+  return {
+    executable,
+    args,
+    async close() {
+      closing = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
+        await exited;
+        clearTimeout(killer);
+      }
+      await rm(profile, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
+
+function runnable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && runnable(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
