@@ -441,7 +441,38 @@ describe('dry-run', () => {
     expect(result.kind).toBe('response');
     expect(h.origin.received[0]!.headers).toEqual([{ name: 'A', value: '1' }]);
     expect(h.webRequestEntries()[0]!.outcomes[0]).toMatchObject({ status: 'dry-run', reason: 'would cancel', response: { cancel: true } });
-    expect(h.webRequestEntries()[1]!.outcomes[0]).toMatchObject({ status: 'dry-run', reason: 'would set request headers (0)' });
+    expect(h.webRequestEntries()[1]!.outcomes[0]).toMatchObject({ status: 'dry-run', reason: 'would remove A (request)' });
+  });
+
+  it('a dry-run verdict names the headers it would add, change and remove, and never a credential\'s value', async () => {
+    const h = createHarness({ dryRun: true });
+    h.webRequest().onBeforeSendHeaders.addListener(
+      (d) => ({
+        requestHeaders: [
+          ...d.requestHeaders!.filter((x) => !['referer', 'accept-language', 'authorization'].includes(x.name.toLowerCase())),
+          { name: 'Accept-Language', value: 'fr' },
+          { name: 'Authorization', value: 'Bearer new-secret' },
+          { name: 'X-Served-Via', value: 'wrtui' },
+        ],
+      }),
+      ALL_URLS,
+      ['blocking', 'requestHeaders'],
+    );
+    h.webRequest().onHeadersReceived.addListener((d) => ({ responseHeaders: [...d.responseHeaders!, { name: 'X-Frame-Options', value: 'DENY' }] }), ALL_URLS, ['blocking', 'responseHeaders']);
+    await h.run({
+      url: 'http://example.test/',
+      requestHeaders: [
+        { name: 'Accept-Language', value: 'en' },
+        { name: 'Referer', value: 'http://example.test/from' },
+        { name: 'Authorization', value: 'Bearer old-secret' },
+      ],
+    });
+    const reasons = h.webRequestEntries().flatMap((entry) => entry.outcomes.map((outcome) => outcome.reason));
+    expect(reasons).toEqual([
+      'would change Accept-Language: en → fr; change Authorization: (value not shown) → (value not shown); add X-Served-Via: wrtui; remove Referer (request)',
+      'would add X-Frame-Options: DENY (response)',
+    ]);
+    expect(JSON.stringify(reasons)).not.toContain('secret');
   });
 
   it('a dry-run owner is only recorded while another owner\'s verdict applies', async () => {

@@ -155,7 +155,7 @@ export class RequestLifecycle {
     event: WebRequestEventName,
     details: WebRequestDetails,
     request: FilterableRequest,
-    merge: { shownRequestHeaders?: HttpHeaders; responseHeadersOwner?: string } = {},
+    merge: { shownRequestHeaders?: HttpHeaders; shownResponseHeaders?: HttpHeaders; responseHeadersOwner?: string } = {},
     only?: PersonaFilter,
   ): Promise<{ verdict: MergedVerdict; responseHeadersOwner?: string }> {
     const listeners = this.registry.listenersFor(event, request, only?.test);
@@ -353,7 +353,7 @@ export class RequestFlight {
       'onHeadersReceived',
       { ...this.#common(), statusLine, statusCode, responseHeaders: head.headers },
       this.#filterable,
-      this.#responseHeadersOwner !== undefined ? { responseHeadersOwner: this.#responseHeadersOwner } : {},
+      { shownResponseHeaders: head.headers, ...(this.#responseHeadersOwner !== undefined && { responseHeadersOwner: this.#responseHeadersOwner }) },
       this.#authRetried ? AUTH_RETRY_REFIRES : undefined,
     );
     const { verdict } = merged;

@@ -11,7 +11,7 @@
 //   5. authCredentials: the highest precedence wins.
 import { describeVerdict } from './blocking-response.js';
 import type { ListenerOutcome } from '../journal.js';
-import { headerText } from '../headers.js';
+import { describeHeaderDelta, headerDelta, type HeaderDelta } from './header-delta.js';
 import type { IgnoredAction, Owner } from '../owner.js';
 import type { AuthCredentials, BlockingResponse, HttpHeaders, WebRequestEventName } from '../types.js';
 import type { ListenerAnswer } from './dispatch.js';
@@ -34,6 +34,8 @@ export interface MergeContext {
   dryRun: boolean;
   /** The headers the listeners were shown (onBeforeSendHeaders), to compute deltas against. */
   shownRequestHeaders?: HttpHeaders;
+  /** The response headers the listeners were shown (onHeadersReceived), to say what dry-run would change. */
+  shownResponseHeaders?: HttpHeaders;
   /** The owner that already changed this request's responseHeaders, if any. */
   responseHeadersOwner?: string;
 }
@@ -66,7 +68,7 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
     }
     const response = checked.response;
     if (context.dryRun || listener.owner.dryRun) {
-      outcomes.push({ ...base, status: 'dry-run', response, reason: `would ${describeVerdict(response)}${unused ? `; ${unused}` : ''}` });
+      outcomes.push({ ...base, status: 'dry-run', response, reason: `would ${describeDryRun(response, context)}${unused ? `; ${unused}` : ''}` });
       continue;
     }
     const outcome: ListenerOutcome = { ...base, status: 'applied', response, ...(unused && { reason: unused }) };
@@ -156,35 +158,6 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
   return { verdict, outcomes, ignoredActions, ...(responseHeadersOwner !== undefined && { responseHeadersOwner }) };
 }
 
-/** A change to request headers: names (lower case) set to a list of values, names removed. */
-interface HeaderDelta {
-  set: Map<string, { name: string; values: string[] }>;
-  removed: Set<string>;
-}
-
-function groupHeaders(headers: HttpHeaders): Map<string, { name: string; values: string[] }> {
-  const groups = new Map<string, { name: string; values: string[] }>();
-  for (const header of headers) {
-    const key = header.name.toLowerCase();
-    const group = groups.get(key);
-    if (group) group.values.push(headerText(header));
-    else groups.set(key, { name: header.name, values: [headerText(header)] });
-  }
-  return groups;
-}
-
-function headerDelta(before: HttpHeaders, after: HttpHeaders): HeaderDelta {
-  const old = groupHeaders(before);
-  const now = groupHeaders(after);
-  const delta: HeaderDelta = { set: new Map(), removed: new Set() };
-  for (const [key, group] of now) {
-    const previous = old.get(key);
-    if (!previous || previous.values.join('\n') !== group.values.join('\n')) delta.set.set(key, group);
-  }
-  for (const key of old.keys()) if (!now.has(key)) delta.removed.add(key);
-  return delta;
-}
-
 /** The header two deltas disagree on, if any. */
 function conflictBetween(mine: HeaderDelta, theirs: HeaderDelta): string | undefined {
   for (const [key, group] of mine.set) {
@@ -202,4 +175,18 @@ function applyDeltas(base: HttpHeaders, deltas: HeaderDelta[]): HttpHeaders {
     for (const { name, values } of delta.set.values()) for (const value of values) headers.push({ name, value });
   }
   return headers;
+}
+
+/**
+ * What a dry-run answer would do, in words a user can check: the headers it would add, change
+ * and remove (against what the listener was shown), the redirect target, and so on.
+ */
+function describeDryRun(response: BlockingResponse, context: MergeContext): string {
+  const parts: string[] = [];
+  const { requestHeaders, responseHeaders, ...rest } = response;
+  const others = describeVerdict(rest);
+  if (others) parts.push(others);
+  if (requestHeaders) parts.push(context.shownRequestHeaders ? `${describeHeaderDelta(headerDelta(context.shownRequestHeaders, requestHeaders), context.shownRequestHeaders)} (request)` : `set request headers (${requestHeaders.length})`);
+  if (responseHeaders) parts.push(context.shownResponseHeaders ? `${describeHeaderDelta(headerDelta(context.shownResponseHeaders, responseHeaders), context.shownResponseHeaders)} (response)` : `set response headers (${responseHeaders.length})`);
+  return parts.join(', ');
 }
