@@ -10,7 +10,7 @@ import { HarFormatError } from '../engine/session/har/har-validation.js';
 import { openRecording } from '../engine/session/open-recording.js';
 import { ProgressBar } from '../engine/session/progress-bar.js';
 import type { RecordedSession } from '../engine/session/recorded-session.js';
-import { formatDiff, formatSummary } from '../engine/session/replay-report.js';
+import { formatDiffs, formatSummary } from '../engine/session/replay-report.js';
 import { SessionFileError } from '../engine/session/session-reader.js';
 import { replaySession } from '../engine/session/session-replay.js';
 import { encodeLine } from '../engine/session/session-json.js';
@@ -77,7 +77,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   const { summary, diffs } = result;
   if (!options.json) {
     for (const warning of summary.warnings) warn(warning);
-    for (const diff of diffs) if (!diff.identical) for (const line of formatDiff(diff)) out(line);
+    for (const line of formatDiffs(diffs)) out(line);
     for (const line of formatSummary(summary)) out(line);
   }
   const anythingDiffers = summary.differing > 0 || summary.cookies.added.length + summary.cookies.removed.length > 0;
