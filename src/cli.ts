@@ -87,6 +87,7 @@ const flags = cli.flags as {
   failOnDiff?: boolean;
   exportHar?: string;
   chromium?: string;
+  cookies?: 'send' | 'observe';
   headlessBrowser?: boolean;
 };
 const positional = cli.input;
@@ -113,6 +114,7 @@ const sessionOptions = {
   ...(flags.workerHeap !== undefined && { workerHeapMb: flags.workerHeap }),
   ...(flags.persona !== undefined && { persona: flags.persona }),
   watchRules: flags.watch ?? true,
+  ...(flags.cookies !== undefined && { cookieMode: flags.cookies }),
   ...(flags.record !== undefined && { record: flags.record }),
   ...(flags.redact !== undefined && { redact: flags.redact }),
 };

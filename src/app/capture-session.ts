@@ -35,6 +35,8 @@ export interface SessionOptions {
   workerHeapMb?: number;
   /** --persona: the browser rules and extensions see unless their manifest says. */
   persona?: 'spec' | 'chrome' | 'firefox';
+  /** --cookies: 'observe' keeps the jar out of requests (it still learns and serves the cookies API). */
+  cookieMode?: 'send' | 'observe';
   /** --record: the session file to write (src/engine/session/README.md). */
   record?: string;
   /** --redact / --no-redact; undefined: <state-dir>/settings.json decides (default off). */
@@ -56,7 +58,7 @@ export interface CaptureSession {
 
 export async function startCaptureSession(options: SessionOptions): Promise<CaptureSession> {
   const stateDir = resolve(options.stateDir);
-  const engine = await Engine.open({ stateDir, dryRun: options.dryRun, listenerTimeoutMs: options.listenerTimeoutMs });
+  const engine = await Engine.open({ stateDir, dryRun: options.dryRun, listenerTimeoutMs: options.listenerTimeoutMs, ...(options.cookieMode && { cookieMode: options.cookieMode }) });
   // First subscriber, so the session file has everything from start-up on.
   const recorder = await startRecording(engine, options, stateDir).catch(async (error: unknown) => {
     await engine.close();

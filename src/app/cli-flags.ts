@@ -52,6 +52,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'state-dir', type: 'string', commands: [...LIVE, 'ca'], value: '<dir>', help: 'cookie stores, CA, extension storage, settings', shownDefault: '.wrtui' },
   { name: 'json', type: 'boolean', commands: ['headless', 'replay'], help: 'headless: the journal as NDJSON on stdout; replay: its journal, then the differences' },
   { name: 'watch', type: 'boolean', commands: LIVE, help: '--no-watch: load rules and extensions once, do not reload on save' },
+  { name: 'cookies', type: 'string', commands: LIVE, value: '<mode>', help: "send: requests carry the jar's cookies; observe: the jar only learns (your client has its own)", shownDefault: 'send', check: (value) => (['send', 'observe'].includes(value) ? undefined : 'must be send or observe') },
   { name: 'insecure-upstream', type: 'string', multiple: true, commands: LIVE, value: '<host>', help: 'do not verify the TLS certificate of this host (repeatable)' },
   { name: 'max-body-size', type: 'number', commands: LIVE, value: '<bytes>', help: 'body bytes kept (requestBody, journal, cache); more streams', shownDefault: '1048576', check: wholeNumber() },
   { name: 'listener-timeout', type: 'number', commands: RULES, value: '<ms>', help: "a blocking listener's time to answer (replay: the recording's own)", shownDefault: '5000', check: wholeNumber() },

@@ -6,7 +6,7 @@ import { Journal } from './journal.js';
 import type { Owner } from './owner.js';
 import { RuntimeState, type Runtime } from './runtime.js';
 import { HandlerBehaviorChangedQuota, type QuotaState } from './web-request/handler-behavior-changed.js';
-import { RequestLifecycle } from './web-request/lifecycle.js';
+import { RequestLifecycle, type CookieMode } from './web-request/lifecycle.js';
 import { ListenerRegistry } from './web-request/listener-registry.js';
 import { createWebRequestNamespace, handlerBehaviorChanged, type WebRequestNamespace } from './web-request/web-request-namespace.js';
 
@@ -18,6 +18,8 @@ export interface EngineOptions {
   listenerTimeoutMs?: number;
   dryRun?: boolean;
   cookieLimits?: Partial<CookieLimits>;
+  /** 'observe': the jar learns and serves the cookies API but adds nothing to requests (--cookies observe). */
+  cookieMode?: CookieMode;
 }
 
 /** What one owner (rule) sees, as an extension would: `chrome` with callbacks, `browser` with Promises. */
@@ -54,6 +56,7 @@ export class Engine {
       ...(options.now && { now: options.now }),
       ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
       dryRun: options.dryRun ?? false,
+      ...(options.cookieMode && { cookieMode: options.cookieMode }),
     });
     this.#unsubscribeCookies = this.cookies.onChanged((changeInfo) => this.journal.append({ kind: 'cookieChanged', changeInfo }));
     for (const problem of persistence?.problems ?? []) this.#log('warn', 'cookies', problem);

@@ -52,6 +52,18 @@ export interface WebRequestEntry {
    * with that 3xx from the client's point of view.
    */
   ending?: 'redirect-not-followed';
+  /** On onBeforeSendHeaders: the headers wrtui itself put on the client's request before listeners saw it. */
+  wrtuiAdded?: WrtuiAddedHeader[];
+}
+
+/** A header wrtui added to what the client sent: cookies from its jar, credentials a rule gave. */
+export interface WrtuiAddedHeader {
+  header: string;
+  by: 'cookie jar' | 'auth credentials';
+  /** For Cookie: the names whose values came from the jar. */
+  cookies?: string[];
+  /** For Cookie: what the client itself sent (absent: no Cookie header). */
+  clientValue?: string;
 }
 
 export interface CookieChangedEntry {

@@ -2,7 +2,7 @@
 import { Journal, type JournalEntry, type WebRequestEntry } from '../../src/engine/journal.js';
 import { createTrustedOwner, type Owner } from '../../src/engine/owner.js';
 import { HandlerBehaviorChangedQuota } from '../../src/engine/web-request/handler-behavior-changed.js';
-import { RequestLifecycle, type CookieBridge, type RequestInit } from '../../src/engine/web-request/lifecycle.js';
+import { RequestLifecycle, type CookieBridge, type CookieMode, type RequestInit } from '../../src/engine/web-request/lifecycle.js';
 import { ListenerRegistry } from '../../src/engine/web-request/listener-registry.js';
 import { runRequest } from '../../src/engine/web-request/run-request.js';
 import type { OutgoingRequest, Transport, TransportResponse } from '../../src/engine/web-request/transport.js';
@@ -24,7 +24,7 @@ export function ok(body = 'ok', headers: { name: string; value: string }[] = [])
   return { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: 'text/plain' }, ...headers], body: Buffer.from(body), ip: '127.0.0.1' };
 }
 
-export function createHarness(options: { cookies?: CookieBridge; listenerTimeoutMs?: number; dryRun?: boolean } = {}) {
+export function createHarness(options: { cookies?: CookieBridge; listenerTimeoutMs?: number; dryRun?: boolean; cookieMode?: CookieMode } = {}) {
   const journal = new Journal();
   const entries: JournalEntry[] = [];
   journal.subscribe((entry) => entries.push(entry));
@@ -35,6 +35,7 @@ export function createHarness(options: { cookies?: CookieBridge; listenerTimeout
     registry,
     journal,
     ...(options.cookies && { cookies: options.cookies }),
+    ...(options.cookieMode && { cookieMode: options.cookieMode }),
     listenerTimeoutMs: options.listenerTimeoutMs ?? 200,
     dryRun: options.dryRun ?? false,
   });

@@ -369,6 +369,39 @@ describe('the detail pane', () => {
   });
 });
 
+describe('what wrtui itself did, marked', () => {
+  it('the Request tab says which headers came from the client, the jar and a rule; y exports what the client sent, Y what went upstream', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-ui-origins-'));
+    try {
+      const h = await start({ stateDir, size: { columns: 120, rows: 40 } });
+      // An earlier response left a cookie in the jar; the next request's client sends none.
+      await h.request('http://shop.test/login', { route: () => respond(200, 'ok', [{ name: 'Set-Cookie', value: 'sid=abc; Path=/' }]) });
+      h.driver.rule('tagger').onBeforeSendHeaders.addListener((d) => ({ requestHeaders: [...d.requestHeaders!.filter((x) => x.name !== 'Referer'), { name: 'X-Served-Via', value: 'wrtui' }] }), { urls: ['http://shop.test/cart'] }, ['blocking', 'requestHeaders']);
+      await h.request('http://shop.test/cart', { headers: [{ name: 'Accept', value: 'text/html' }, { name: 'Referer', value: 'http://shop.test/' }] });
+      await h.settle();
+      await h.press(KEYS.enter, KEYS.tab);
+      const frame = await h.waitFor('[Request]');
+      expect(frame).toMatch(/client\s+Accept: text\/html/);
+      expect(frame).toMatch(/jar\s+Cookie: sid=abc\s+\(from the jar: sid\)/);
+      expect(frame).toMatch(/\+ tagger\s+X-Served-Via: wrtui/);
+      expect(frame).toMatch(/- removed\s+Referer: http:\/\/shop\.test\/\s+by tagger/);
+      await h.press('y');
+      await h.waitFor('as the client sent it saved to');
+      const id = h.store.all()[1]!.requestId;
+      const asSent = await readFile(join(stateDir, 'exports', `curl-${id}.sh`), 'utf8');
+      expect(asSent).toContain("curl http://shop.test/cart -H 'Accept: text/html' -H 'Referer: http://shop.test/'");
+      expect(asSent).not.toContain('sid=abc');
+      await h.press('Y');
+      await h.waitFor('as sent upstream saved to');
+      const upstream = await readFile(join(stateDir, 'exports', `curl-${id}-upstream.sh`), 'utf8');
+      expect(upstream).toContain("-H 'Cookie: sid=abc'");
+      expect(upstream).toContain("-H 'X-Served-Via: wrtui'");
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the cookies view', () => {
   it('shows both stores by domain with every field; deletes and edits through the cookies API', async () => {
     const h = await start({ size: { columns: 120, rows: 40 } });

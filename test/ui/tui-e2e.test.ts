@@ -91,6 +91,14 @@ describe('wrtui in a terminal', () => {
     await press('Escape');
     await waitForScreen((t) => !t.includes('[Response]'), 'the detail pane to close');
 
+    // curl sent no cookie for /other: wrtui added the one its jar got from /hello, and says so.
+    await press('j', 'Enter', 'BTab'); // the pane opens on the tab last shown (Response)
+    text = await waitForScreen((t) => t.includes('[Request]') && t.includes('from the jar'), 'the Request tab of /other');
+    expect(text).toMatch(/jar\s+Cookie: seen=1\s+\(from the jar: seen\)/);
+    expect(text).toMatch(/client\s+User-Agent: curl/);
+    await press('Escape');
+    await waitForScreen((t) => !t.includes('[Request]'), 'the detail pane to close again');
+
     // The filter hides what does not match.
     await press('/');
     await waitForScreen((t) => t.includes('enter apply'), 'the filter prompt');

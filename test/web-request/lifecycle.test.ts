@@ -516,5 +516,19 @@ describe('cookies on the request path', () => {
     await h.run({ url: 'http://example.test/', requestHeaders: [{ name: 'Cookie', value: 'session=client; theme=dark' }] });
     expect(h.origin.received[0]!.headers).toEqual([{ name: 'Cookie', value: 'session=store; theme=dark' }]);
     expect(stored).toEqual(['fresh=1', 'added=by-rule']);
+    // The journal says what wrtui added, and what the client itself had sent.
+    expect(h.webRequestEntries().find((entry) => entry.event === 'onBeforeSendHeaders')).toMatchObject({
+      wrtuiAdded: [{ header: 'Cookie', by: 'cookie jar', cookies: ['session'], clientValue: 'session=client; theme=dark' }],
+    });
+  });
+
+  it('--cookies observe: the jar learns from Set-Cookie but adds nothing to requests', async () => {
+    const stored: string[] = [];
+    const h = createHarness({ cookies: { cookieHeader: () => 'session=store', setFromResponse: (_url, headers) => void stored.push(...headers) }, cookieMode: 'observe' });
+    h.origin.route = () => ok('x', [{ name: 'Set-Cookie', value: 'fresh=1' }]);
+    await h.run({ url: 'http://example.test/', requestHeaders: [{ name: 'Accept', value: '*/*' }] });
+    expect(h.origin.received[0]!.headers).toEqual([{ name: 'Accept', value: '*/*' }]);
+    expect(stored).toEqual(['fresh=1']);
+    expect(h.webRequestEntries().find((entry) => entry.event === 'onBeforeSendHeaders')!.wrtuiAdded).toBeUndefined();
   });
 });

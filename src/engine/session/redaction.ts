@@ -34,7 +34,13 @@ export function redactHeaders(headers: HttpHeaders): HttpHeaders {
 export function redactEntry<T extends JournalEntry>(entry: T): T {
   switch (entry.kind) {
     case 'webRequest':
-      return { ...entry, details: redactDetails(entry.details), outcomes: entry.outcomes.map(redactOutcome) };
+      return {
+        ...entry,
+        details: redactDetails(entry.details),
+        outcomes: entry.outcomes.map(redactOutcome),
+        // The client's own Cookie value, kept beside the merged one, is as secret as that one.
+        ...(entry.wrtuiAdded && { wrtuiAdded: entry.wrtuiAdded.map((added) => (added.clientValue === undefined ? added : { ...added, clientValue: redactCookieHeader(added.clientValue) })) }),
+      };
     case 'cookieChanged':
       return { ...entry, changeInfo: { ...entry.changeInfo, cookie: { ...entry.changeInfo.cookie, value: REDACTED } } };
     default:

@@ -12,7 +12,7 @@
 //
 // The live proxy calls the phases from its hooks; runRequest() drives them over a Transport.
 import { getHeader, getHeaderValues, withHeader } from '../headers.js';
-import type { Journal, ListenerOutcome, WebRequestEntry } from '../journal.js';
+import type { Journal, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
 import {
   ERR_BLOCKED_BY_CLIENT,
   type HttpHeaders,
@@ -30,7 +30,7 @@ import { dispatch, type DispatchResult } from './dispatch.js';
 import type { ListenerRegistry } from './listener-registry.js';
 import { mergeVerdicts, type MergedVerdict } from './merge-verdicts.js';
 import type { FilterableRequest } from './request-filter.js';
-import { mergeCookieHeader } from './request-cookies.js';
+import { cookieNames, mergeCookieHeader } from './request-cookies.js';
 import { statusLineOf, type ResponseHead } from './transport.js';
 
 /** How the lifecycle reaches a cookie store (satisfied by CookieJars). */
@@ -50,7 +50,14 @@ export interface RequestLifecycleOptions {
   /** Credentials answered per hop before wrtui stops retrying (bad credentials must not loop forever). */
   maxAuthAttempts?: number;
   dryRun?: boolean;
+  /**
+   * Whether requests carry the jar's cookies ('send', the default) or the jar only learns from
+   * Set-Cookie and serves the cookies API ('observe', for clients with a jar of their own).
+   */
+  cookieMode?: CookieMode;
 }
+
+export type CookieMode = 'send' | 'observe';
 
 export interface RequestInit {
   url: string;
@@ -123,6 +130,7 @@ export class RequestLifecycle {
   readonly registry: ListenerRegistry;
   readonly journal: Journal;
   readonly cookies: CookieBridge | undefined;
+  readonly cookieMode: CookieMode;
   readonly now: () => number;
   listenerTimeoutMs: number;
   maxAuthAttempts: number;
@@ -136,6 +144,7 @@ export class RequestLifecycle {
     this.registry = options.registry;
     this.journal = options.journal;
     this.cookies = options.cookies;
+    this.cookieMode = options.cookieMode ?? 'send';
     this.now = options.now ?? (() => performance.timeOrigin + performance.now());
     this.listenerTimeoutMs = options.listenerTimeoutMs ?? DEFAULT_LISTENER_TIMEOUT_MS;
     this.maxAuthAttempts = options.maxAuthAttempts ?? DEFAULT_MAX_AUTH_ATTEMPTS;
@@ -157,17 +166,18 @@ export class RequestLifecycle {
     request: FilterableRequest,
     merge: { shownRequestHeaders?: HttpHeaders; shownResponseHeaders?: HttpHeaders; responseHeadersOwner?: string } = {},
     only?: PersonaFilter,
+    note: Pick<WebRequestEntry, 'wrtuiAdded'> = {},
   ): Promise<{ verdict: MergedVerdict; responseHeadersOwner?: string }> {
     const listeners = this.registry.listenersFor(event, request, only?.test);
     if (listeners.length === 0) {
-      if (!only) this.journal.append({ kind: 'webRequest', event, details, outcomes: [] });
+      if (!only) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], ...note });
       else if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
       return { verdict: {} };
     }
     const { answers, failures } = await dispatch(event, listeners, details, this.#dispatchOptions(event, request));
     const merged = mergeVerdicts(answers, { event, dryRun: this.dryRun, ...merge });
     const outcomes: ListenerOutcome[] = [...merged.outcomes, ...failures];
-    this.journal.append({ kind: 'webRequest', event, details, outcomes, ...(only && { firedFor: only.names }) });
+    this.journal.append({ kind: 'webRequest', event, details, outcomes, ...(only && { firedFor: only.names }), ...note });
     for (const { owner, action } of merged.ignoredActions) owner.actionIgnored?.(details.requestId, action);
     return merged;
   }
@@ -293,20 +303,30 @@ export class RequestFlight {
     this.#assertActive('prepareToSend');
     if (this.#authRetry) return this.#prepareAuthRetry(transport);
     let headers = this.requestHeaders;
+    const added: WrtuiAddedHeader[] = [];
     const cookies = this.lifecycle.cookies;
-    if (cookies) {
+    if (cookies && this.lifecycle.cookieMode === 'send') {
       // A client may split its cookies over several Cookie fields (HTTP/2 does): all of them count.
       const fromClient = getHeaderValues(headers, 'cookie').join('; ') || undefined;
-      const merged = mergeCookieHeader(cookies.cookieHeader(this.url, this.storeId), fromClient);
-      if (merged !== fromClient) headers = withHeader(headers, 'Cookie', merged);
+      const fromJar = cookies.cookieHeader(this.url, this.storeId);
+      const merged = mergeCookieHeader(fromJar, fromClient);
+      if (merged !== fromClient) {
+        headers = withHeader(headers, 'Cookie', merged);
+        added.push({ header: 'Cookie', by: 'cookie jar', cookies: cookieNames(fromJar), ...(fromClient !== undefined && { clientValue: fromClient }) });
+      }
     }
-    if (this.#authorization) headers = withHeader(headers, this.#authorization.header, this.#authorization.value);
+    if (this.#authorization) {
+      headers = withHeader(headers, this.#authorization.header, this.#authorization.value);
+      added.push({ header: this.#authorization.header, by: 'auth credentials' });
+    }
 
     const { verdict } = await this.lifecycle.fire(
       'onBeforeSendHeaders',
       { ...this.#common(), requestHeaders: headers },
       this.#filterable,
       { shownRequestHeaders: headers },
+      undefined,
+      added.length > 0 ? { wrtuiAdded: added } : {},
     );
     if (verdict.cancelledBy !== undefined) return this.#cancel();
     let sent = verdict.requestHeaders ?? headers;

@@ -14,6 +14,11 @@ export function mergeCookieHeader(fromStore: string, fromClient: string | undefi
   return clientOnly.length > 0 ? `${fromStore}; ${clientOnly.join('; ')}` : fromStore;
 }
 
+/** The cookie names of a Cookie header, in order. */
+export function cookieNames(header: string): string[] {
+  return header.split(';').map(nameOf).filter((name) => name !== '');
+}
+
 function nameOf(pair: string): string {
   const index = pair.indexOf('=');
   return (index === -1 ? '' : pair.slice(0, index)).trim();

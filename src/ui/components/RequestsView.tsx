@@ -111,10 +111,12 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'list.clear':
         store.clear();
         return setState((s) => ({ ...s, follow: true, selected: undefined, offset: 0, detailOpen: false }));
-      case 'request.exportCurl': {
+      case 'request.exportCurl':
+      case 'request.exportCurlUpstream': {
         if (!current) return actions.notify('No request selected', 'warn');
-        exportRequestAsCurl(current, backend).then(
-          (result) => actions.notify(`curl for #${current.requestId} saved to ${result.path}${result.copied ? ' and copied (OSC 52)' : ' (too long for the clipboard)'}`),
+        const which = command === 'request.exportCurl' ? 'client' : 'upstream';
+        exportRequestAsCurl(current, backend, which).then(
+          (result) => actions.notify(`curl for #${current.requestId} ${which === 'client' ? 'as the client sent it' : 'as sent upstream'} saved to ${result.path}${result.copied ? ' and copied (OSC 52)' : ' (too long for the clipboard)'}`),
           (error: unknown) => actions.notify(`export failed: ${(error as Error).message}`, 'error'),
         );
         return;

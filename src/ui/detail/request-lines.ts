@@ -1,6 +1,8 @@
-// The Request tab: the request line, headers as sent upstream (with what rules changed marked),
+// The Request tab: the request line, headers as sent upstream, each marked with where it came from
+// (the client, wrtui's jar, credentials, a rule; what rules removed and what dry-run would do),
 // and the body: form data, pretty JSON or text, capped.
 import type { HttpHeader, HttpHeaders } from '../../engine/types.js';
+import { headerOrigins, type HeaderOrigin } from './header-origins.js';
 import { headerValue, type RequestRecord } from '../store/request-record.js';
 import { bodyPreviewLines } from './body-preview.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
@@ -12,19 +14,18 @@ export function requestLines(record: RequestRecord): StyledLine[] {
   lines.push(blank);
 
   const sent = record.sentHeaders ?? record.requestHeaders;
-  if (!sent) {
+  const origins = headerOrigins(record);
+  if (!origins) {
     lines.push(line({ text: record.phase === 'pending' ? 'Headers not sent yet.' : 'No headers were sent (the request ended before onSendHeaders).', dim: true }));
   } else {
-    const changed = record.sentHeaders && record.requestHeaders ? headerChanges(record.requestHeaders, record.sentHeaders) : undefined;
-    lines.push(heading(`Headers sent (${sent.length})${changed && changed.size > 0 ? '  — rules changed the marked ones' : ''}`));
-    for (const header of sent) {
-      const mark = changed?.get(headerKey(header)) === 'added';
-      lines.push(line(mark ? { text: '+ ', color: 'green' } : '  ', { text: `${header.name}: `, color: 'cyan' }, valueOf(header)));
+    const fromWrtui = origins.sent.some(({ origin }) => origin.kind !== 'client') || origins.removed.length > 0;
+    lines.push(heading(`Headers sent (${origins.sent.length})${fromWrtui ? ': where each came from (client, jar, auth, rule)' : ''}`));
+    for (const { header, origin } of origins.sent) {
+      lines.push(line(originCell(origin), { text: `${header.name}: `, color: 'cyan' }, valueOf(header), origin.kind === 'jar' && { text: `  (from the jar: ${origin.cookies.join(', ')})`, color: 'yellow', dim: true }));
     }
-    for (const [key, change] of changed ?? []) {
-      if (change !== 'removed') continue;
-      lines.push(line({ text: `- ${key}`, color: 'red' }));
-    }
+    for (const { header, owners } of origins.removed) lines.push(line({ text: `${'- removed'.padEnd(ORIGIN_WIDTH)}`, color: 'red' }, { text: `${header.name}: ${valueOf(header)}`, color: 'red', dim: true }, { text: `  by ${owners.join(', ')}`, color: 'red' }));
+    for (const note of origins.dryRun) lines.push(line({ text: '~ dry-run'.padEnd(ORIGIN_WIDTH), color: 'yellow' }, { text: note, color: 'yellow' }));
+    if (origins.sent.some(({ origin }) => origin.kind === 'jar')) lines.push(line({ text: "  jar: wrtui added cookies from its jar (the client did not send them); --cookies observe turns that off", dim: true }));
   }
 
   const body = requestBodyLines(record, sent);
@@ -69,16 +70,20 @@ function valueOf(header: HttpHeader): string {
   return header.value ?? `<binary ${Buffer.from(header.binaryValue ?? []).toString('hex')}>`;
 }
 
-function headerKey(header: HttpHeader): string {
-  return `${header.name.toLowerCase()}: ${valueOf(header)}`;
-}
+const ORIGIN_WIDTH = 16;
 
-/** Which header lines rules added or removed between what listeners were shown and what was sent. */
-function headerChanges(shown: HttpHeaders, sent: HttpHeaders): Map<string, 'added' | 'removed'> {
-  const changes = new Map<string, 'added' | 'removed'>();
-  const before = new Set(shown.map(headerKey));
-  const after = new Set(sent.map(headerKey));
-  for (const key of after) if (!before.has(key)) changes.set(key, 'added');
-  for (const key of before) if (!after.has(key)) changes.set(key, 'removed');
-  return changes;
+/** A fixed-width cell saying where a header line came from. */
+function originCell(origin: HeaderOrigin) {
+  switch (origin.kind) {
+    case 'client':
+      return { text: 'client'.padEnd(ORIGIN_WIDTH), dim: true };
+    case 'jar':
+      return { text: `${origin.withClient ? 'client+jar' : 'jar'}`.padEnd(ORIGIN_WIDTH), color: 'yellow' };
+    case 'credentials':
+      return { text: 'wrtui (auth)'.padEnd(ORIGIN_WIDTH), color: 'magenta' };
+    case 'rule': {
+      const label = `+ ${origin.owners.join(',')}`;
+      return { text: label.length >= ORIGIN_WIDTH ? `${label.slice(0, ORIGIN_WIDTH - 2)}… ` : label.padEnd(ORIGIN_WIDTH), color: 'green' };
+    }
+  }
 }

@@ -2,7 +2,7 @@
 // record (every hop of a redirect chain keeps the requestId, so one record per chain), plus the
 // bodies and cookie changes that belong to it. Folding is O(1) per entry: it runs for every
 // journal entry, thousands a second.
-import type { BodyEntry, ListenerOutcome, WebRequestEntry } from '../../engine/journal.js';
+import type { BodyEntry, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../../engine/journal.js';
 import type {
   BlockingResponse,
   CookieChangeInfo,
@@ -77,6 +77,8 @@ export interface RequestRecord extends FilterableRequest {
   events: TimelineEvent[];
   /** As shown to onBeforeSendHeaders listeners (before rules changed them). */
   requestHeaders: HttpHeaders | undefined;
+  /** What wrtui itself added to the client's headers on this hop (jar cookies, credentials). */
+  wrtuiAdded: WrtuiAddedHeader[] | undefined;
   /** As sent upstream (onSendHeaders). */
   sentHeaders: HttpHeaders | undefined;
   requestBody: WebRequestBody | undefined;
@@ -122,6 +124,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     endedAt: undefined,
     events: [],
     requestHeaders: undefined,
+    wrtuiAdded: undefined,
     sentHeaders: undefined,
     requestBody: undefined,
     responseHeaders: undefined,
@@ -167,6 +170,7 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
     }
     case 'onBeforeSendHeaders':
       record.requestHeaders = (details as { requestHeaders?: HttpHeaders }).requestHeaders;
+      record.wrtuiAdded = entry.wrtuiAdded;
       return;
     case 'onSendHeaders':
       record.sentHeaders = (details as { requestHeaders?: HttpHeaders }).requestHeaders;
