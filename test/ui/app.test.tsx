@@ -131,6 +131,30 @@ describe('the request list', () => {
     expect(bad).toMatch(/FAIL/);
   });
 
+  it('o sorts by duration, size, status and back to arrival, as mitmproxy\'s o does; O reverses; G follows by arrival again', async () => {
+    const h = await start({ size: { columns: 120, rows: 30 } });
+    await h.request('http://a.test/small', { route: () => respond(200, 'x') });
+    await h.request('http://a.test/big', { route: () => respond(404, 'x'.repeat(5000)) });
+    await h.request('http://a.test/mid', { route: () => respond(500, 'x'.repeat(300)) });
+    await h.settle();
+    const order = () => rows(h.frame()).map((row) => /a\.test\/(\w+)/.exec(row)?.[1]);
+    expect(order()).toEqual(['small', 'big', 'mid']);
+    await h.press('o');
+    expect(h.frame()).toContain('sorted by duration ↓');
+    expect(h.frame()).toContain('following off (G)');
+    await h.press('o');
+    expect(h.frame()).toContain('sorted by size ↓');
+    expect(order()).toEqual(['big', 'mid', 'small']);
+    await h.press('O');
+    expect(order()).toEqual(['small', 'mid', 'big']);
+    await h.press('o');
+    expect(h.frame()).toContain('sorted by status ↓');
+    expect(order()).toEqual(['mid', 'big', 'small']);
+    await h.press('G');
+    expect(order()).toEqual(['small', 'big', 'mid']);
+    expect(h.frame()).toContain('● following');
+  });
+
   it('follows new requests until the user moves up; G follows again', async () => {
     const h = await start();
     for (const path of ['/1', '/2', '/3']) await h.request(`http://a.test${path}`);
@@ -325,7 +349,7 @@ describe('the detail pane', () => {
     await h.request('http://a.test/x');
     await h.settle();
     await h.press(KEYS.enter, KEYS.tab);
-    expect(h.frame()).toMatch(/\+ X-Added: 1/); // the Request tab marks what rules added
+    expect(h.frame()).toMatch(/\+ applier\s+X-Added: 1/); // the Request tab marks what rules added, and which
     await h.press(KEYS.tab, KEYS.tab);
     const frame = h.frame();
     expect(frame).toMatch(/dreamer\s+dry-run\s+would cancel/);
@@ -386,13 +410,13 @@ describe('what wrtui itself did, marked', () => {
       expect(frame).toMatch(/\+ tagger\s+X-Served-Via: wrtui/);
       expect(frame).toMatch(/- removed\s+Referer: http:\/\/shop\.test\/\s+by tagger/);
       await h.press('y');
-      await h.waitFor('as the client sent it saved to');
+      await h.waitFor('copied (OSC 52) and saved to');
       const id = h.store.all()[1]!.requestId;
       const asSent = await readFile(join(stateDir, 'exports', `curl-${id}.sh`), 'utf8');
       expect(asSent).toContain("curl http://shop.test/cart -H 'Accept: text/html' -H 'Referer: http://shop.test/'");
       expect(asSent).not.toContain('sid=abc');
       await h.press('Y');
-      await h.waitFor('as sent upstream saved to');
+      await h.waitFor((frame) => frame.includes('-upstream.sh'));
       const upstream = await readFile(join(stateDir, 'exports', `curl-${id}-upstream.sh`), 'utf8');
       expect(upstream).toContain("-H 'Cookie: sid=abc'");
       expect(upstream).toContain("-H 'X-Served-Via: wrtui'");
@@ -544,6 +568,19 @@ describe('keys are one table', () => {
     await h.press('3');
     expect(footer()).toContain('r reload');
   });
+
+  for (const columns of [80, 100]) {
+    it(`at ${columns} columns the footer keeps "? help" and "q quit" in every view`, async () => {
+      const h = await start({ size: { columns, rows: 24 } });
+      await h.request('http://a.test/x');
+      await h.settle();
+      for (const keys of [[], [KEYS.enter], [KEYS.escape, '2'], ['3'], ['4']]) {
+        await h.press(...keys);
+        const footer = h.frame().split('\n').at(-1)!;
+        expect(footer).toMatch(/\? help {2}q quit\s*$/);
+      }
+    });
+  }
 
   it('no two commands of one view share a key', () => {
     const views = ['list', 'detail', 'cookies', 'rules', 'log', 'help'] as const;

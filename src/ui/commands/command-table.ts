@@ -74,6 +74,8 @@ export const COMMANDS = [
   { name: 'page.down', keys: [{ special: 'pageDown' }, { input: 'f', ctrl: true }, { input: 'd', ctrl: true }], keyLabel: 'PgDn', short: 'page down', description: 'Down one page (also Ctrl-F, Ctrl-D)', views: NAVIGABLE },
   { name: 'move.top', keys: [{ input: 'g' }, { special: 'home' }], keyLabel: 'g/Home', short: 'top', description: 'To the first line (in the list: stops following)', views: NAVIGABLE },
   { name: 'move.bottom', keys: [{ input: 'G' }, { special: 'end' }], keyLabel: 'G/End', short: 'follow', description: 'To the last line; in the list and the log, follow new lines again', views: NAVIGABLE, footer: true, footerIn: ['list', 'log'] },
+  { name: 'list.sort', keys: [{ input: 'o' }], keyLabel: 'o', short: 'sort', description: 'Sort the list by the next column: arrival, duration, size, status (largest first; arrival follows new requests)', views: ['list'], footer: true },
+  { name: 'list.sortReverse', keys: [{ input: 'O' }], keyLabel: 'O', short: 'reverse', description: 'Reverse the sort order', views: ['list'] },
 
   // ── global ──
   { name: 'view.requests', keys: [{ input: '1' }], keyLabel: '1', short: 'requests', description: 'The request list', views: 'all' },

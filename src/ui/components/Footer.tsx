@@ -16,9 +16,29 @@ const NOTICE_COLORS: Readonly<Record<NoticeLevel, string>> = { info: 'green', wa
 
 export function Footer({ view, width, notice }: FooterProps) {
   if (notice) return <FixedLine width={width} text={renderLine([{ text: ` ${notice.text}`, color: NOTICE_COLORS[notice.level], bold: true }], width)} />;
+  return <FixedLine width={width} text={renderLine(footerLine(view, width), width)} />;
+}
+
+/** Commands that must always be visible, at any width: how to get help and how to leave. */
+const ALWAYS_SHOWN = new Set(['help', 'quit']);
+
+/**
+ * The view's keys that fit, then "? help  q quit" whatever the width: a narrow terminal drops
+ * the other keys (the help screen lists them all), never those two.
+ */
+export function footerLine(view: ViewName, width: number): Segment[] {
+  const commands = footerCommands(view);
+  const cell = (command: (typeof commands)[number]): Segment[] => [{ text: command.keyLabel, bold: true, color: 'cyan' }, { text: ` ${command.short}  `, dim: true }];
+  const length = (segments: Segment[]) => segments.reduce((sum, segment) => sum + segment.text.length, 0);
+  const essential = commands.filter((command) => ALWAYS_SHOWN.has(command.name)).flatMap(cell);
   const segments: Segment[] = [{ text: ' ' }];
-  for (const command of footerCommands(view)) {
-    segments.push({ text: command.keyLabel, bold: true, color: 'cyan' }, { text: ` ${command.short}  `, dim: true });
+  let room = width - 1 - length(essential);
+  for (const command of commands) {
+    if (ALWAYS_SHOWN.has(command.name)) continue;
+    const next = cell(command);
+    if (length(next) > room) break;
+    segments.push(...next);
+    room -= length(next);
   }
-  return <FixedLine width={width} text={renderLine(segments, width)} />;
+  return [...segments, ...essential];
 }

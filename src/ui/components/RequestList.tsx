@@ -17,6 +17,8 @@ export interface RequestListProps {
   rows: number;
   width: number;
   follow: boolean;
+  /** "duration ↓" when sorted other than by arrival. */
+  sort?: string | undefined;
   filter: { text: string; on: boolean };
   totalKept: number;
   /** Shown when the list is empty. */
@@ -26,13 +28,14 @@ export interface RequestListProps {
   now: number;
 }
 
-export function RequestList({ records, window, rows, width, follow, filter, totalKept, emptyHint, focused, now }: RequestListProps) {
+export function RequestList({ records, window, rows, width, follow, sort, filter, totalKept, emptyHint, focused, now }: RequestListProps) {
   // One object per width: the rows are memoised on it, and a new one would redraw them all.
   const columns = useMemo(() => requestColumns(width), [width]);
   const title = line(
     { text: ' Requests ', bold: true, inverse: focused },
     ` ${records.length === totalKept ? `${totalKept}` : `${records.length} of ${totalKept}`}`,
     filter.text && (filter.on ? { text: `  filter: ${filter.text}`, color: 'cyan' } : { text: `  filter off (f): ${filter.text}`, dim: true }),
+    sort && { text: `  sorted by ${sort} (o, G: arrival)`, color: 'magenta' },
     follow ? { text: '  ● following', color: 'green' } : { text: '  following off (G)', dim: true },
   );
   const body: ReactElement[] = [];

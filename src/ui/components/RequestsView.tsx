@@ -8,6 +8,7 @@ import type { CommandName } from '../commands/command-table.js';
 import { nextTab } from '../detail/detail-tabs.js';
 import { line, type StyledLine } from '../detail/styled-line.js';
 import { exportRequestAsCurl } from '../export/export-request.js';
+import { nextSortKey, sortRequests } from '../list/request-sort.js';
 import { compileFilter } from '../filter/compile-filter.js';
 import { useViewCommands } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
@@ -34,13 +35,17 @@ export interface RequestsViewProps {
 
 export function RequestsView({ store, backend, state, setState, width, height, now, active }: RequestsViewProps) {
   const actions = useUiActions();
-  const records = store.visible();
+  const visible = store.visible();
+  // A sorted copy only when sorting: arrival order is the store's own list, kept incrementally.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const records = useMemo(() => sortRequests(visible, state.sort, state.sortReversed), [visible, visible.length, store.getVersion(), state.sort, state.sortReversed]);
+  const indexOf = (ordinal: number) => (state.sort === 'arrival' && !state.sortReversed ? store.visibleIndexOf(ordinal) : Math.max(0, records.findIndex((record) => record.ordinal === ordinal)));
   const layout = requestsLayout(width, height, state.detailOpen);
 
   const windowOf = (s: RequestsState): ListWindow => {
     const total = records.length;
     if (s.follow) return placeWindow(total - 1, layout.listRows - 1, layout.listRows, total);
-    return placeWindow(s.selected === undefined ? 0 : store.visibleIndexOf(s.selected), s.offset, layout.listRows, total);
+    return placeWindow(s.selected === undefined ? 0 : indexOf(s.selected), s.offset, layout.listRows, total);
   };
   const listWindow = windowOf(state);
   const current = listWindow.index >= 0 ? records[listWindow.index] : undefined;
@@ -83,7 +88,19 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'move.top':
         return setState((s) => (inDetail ? scrollDetail(s, 0) : select(s, placeWindow(0, 0, rows, total))));
       case 'move.bottom':
-        return setState((s) => (inDetail ? scrollDetail(s, maxDetailTop) : { ...s, follow: true, offset: rows - 1 }));
+        return setState((s) => (inDetail ? scrollDetail(s, maxDetailTop) : { ...s, follow: true, offset: rows - 1, sort: 'arrival', sortReversed: false }));
+      case 'list.sort':
+      case 'list.sortReverse':
+        // Sorted by anything but arrival, new requests land anywhere: following stops. The
+        // selected request stays selected, placed where the new order puts it.
+        return setState((s) => {
+          const sort = command === 'list.sort' ? nextSortKey(s.sort) : s.sort;
+          const sortReversed = command === 'list.sort' ? false : !s.sortReversed;
+          const selected = s.selected ?? current?.ordinal;
+          const index = selected === undefined ? 0 : Math.max(0, sortRequests(visible, sort, sortReversed).findIndex((record) => record.ordinal === selected));
+          const follow = sort === 'arrival' && !sortReversed ? s.follow : false;
+          return { ...s, sort, sortReversed, follow, selected, offset: Math.min(index, rows - 1) };
+        });
       case 'request.next':
       case 'request.previous':
         return setState((s) => select(s, moveWindow(windowOf(s), command === 'request.next' ? 1 : -1, rows, total), { detailTop: 0 }));
@@ -116,7 +133,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
         if (!current) return actions.notify('No request selected', 'warn');
         const which = command === 'request.exportCurl' ? 'client' : 'upstream';
         exportRequestAsCurl(current, backend, which).then(
-          (result) => actions.notify(`curl for #${current.requestId} ${which === 'client' ? 'as the client sent it' : 'as sent upstream'} saved to ${result.path}${result.copied ? ' and copied (OSC 52)' : ' (too long for the clipboard)'}`),
+          (result) => actions.notify(`curl of #${current.requestId} ${result.copied ? 'copied (OSC 52) and ' : ''}saved to ${result.path} (${which === 'client' ? 'as the client sent it' : 'as sent upstream'}${result.copied ? '' : '; too long for the clipboard'})`),
           (error: unknown) => actions.notify(`export failed: ${(error as Error).message}`, 'error'),
         );
         return;
@@ -134,6 +151,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       rows={layout.listRows}
       width={layout.listWidth}
       follow={state.follow}
+      sort={state.sort === 'arrival' && !state.sortReversed ? undefined : `${state.sort}${state.sortReversed ? ' ↑' : ' ↓'}`}
       filter={{ text: state.filterText, on: state.filterOn }}
       totalKept={store.all().length}
       emptyHint={emptyHint(backend)}

@@ -1,6 +1,7 @@
 // What the requests view remembers between renders (held by App, so switching to the cookies
 // view and back keeps the selection, the open request and the filter).
 import type { DetailTab } from '../detail/detail-tabs.js';
+import type { SortKey } from './request-sort.js';
 
 export interface RequestsState {
   /** Follow mode: the newest request is selected as requests arrive. */
@@ -16,6 +17,9 @@ export interface RequestsState {
   /** The last filter written (kept when toggled off). */
   filterText: string;
   filterOn: boolean;
+  /** The list's order (o cycles it, O reverses it). */
+  sort: SortKey;
+  sortReversed: boolean;
 }
 
 export const INITIAL_REQUESTS_STATE: RequestsState = {
@@ -27,4 +31,6 @@ export const INITIAL_REQUESTS_STATE: RequestsState = {
   detailTop: 0,
   filterText: '',
   filterOn: false,
+  sort: 'arrival',
+  sortReversed: false,
 };
