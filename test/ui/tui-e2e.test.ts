@@ -47,6 +47,28 @@ export default function background({ chrome }: any) {
 }
 `,
   );
+  // In dry-run too: it would add a header and drop one on /other; the Request tab must say which.
+  await writeFile(
+    join(rulesDir, 'would-tag.ts'),
+    `export const manifest = { name: 'would-tag', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'], dryRun: true };
+export default function background({ chrome }: any) {
+  chrome.webRequest.onBeforeSendHeaders.addListener(
+    (d: any) => ({ requestHeaders: [...d.requestHeaders.filter((h: any) => h.name.toLowerCase() !== 'accept'), { name: 'X-Served-Via', value: 'wrtui' }] }),
+    { urls: ['*://*/other*'] },
+    ['blocking', 'requestHeaders'],
+  );
+}
+`,
+  );
+  // A rule that calls handlerBehaviorChanged 26 times: 20 accepted, 6 refused.
+  await writeFile(
+    join(rulesDir, 'hbc-loop.ts'),
+    `export const manifest = { name: 'hbc-loop', permissions: ['webRequest'], host_permissions: ['<all_urls>'] };
+export default async function background({ chrome }: any) {
+  for (let call = 0; call < 26; call++) await new Promise((resolve) => chrome.webRequest.handlerBehaviorChanged(resolve));
+}
+`,
+  );
   await tmux('new-session', '-d', '-s', SESSION, '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state'));
 });
 
@@ -64,7 +86,7 @@ afterAll(async () => {
 describe('wrtui in a terminal', () => {
   it('shows live requests, their detail and timeline, filters, helps and quits cleanly', { timeout: 90_000 }, async () => {
     // The status bar names the port the proxy really got (--port 0).
-    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text) && text.includes('rules 1 active'), 'the status bar');
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text) && text.includes('rules 3 active'), 'the status bar');
     const port = /proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!;
     expect(Number(port)).toBeGreaterThan(0);
     expect(started).toContain(' LIVE ');
@@ -96,6 +118,7 @@ describe('wrtui in a terminal', () => {
     text = await waitForScreen((t) => t.includes('[Request]') && t.includes('from the jar'), 'the Request tab of /other');
     expect(text).toMatch(/jar\s+Cookie: seen=1\s+\(from the jar: seen\)/);
     expect(text).toMatch(/client\s+User-Agent: curl/);
+    expect(text).toMatch(/~ dry-run\s+would-tag: would add X-Served-Via: wrtui; remove Accept \(request\)/);
     await press('Escape');
     await waitForScreen((t) => !t.includes('[Request]'), 'the detail pane to close again');
 
@@ -120,6 +143,13 @@ describe('wrtui in a terminal', () => {
     await waitForScreen((t) => listRows(t).length === 3, 'the list again');
 
     // q: the terminal is restored (the shell screen again) and wrtui exits 0.
+    // The quota after 26 calls: calls left, not used; the 6 refusals counted; spelled out once.
+    await press('3');
+    text = await waitForScreen((t) => t.includes('hBC = handlerBehaviorChanged'), 'the rules view');
+    expect(text).toMatch(/hbc-loop\s.*hBC ▯{10}\s+0 left next in (9m5\ds|10m00s) 6 refused/);
+    expect(text).toMatch(/hBC left: hbc-loop 0\/20 \(next in (9m5\ds|10m00s)\) 6 refused/);
+    await press('1');
+
     await press('q');
     text = await waitForScreen((t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
     expect(text).toContain('WRTUI_EXIT=0');
