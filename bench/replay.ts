@@ -6,7 +6,7 @@
 //    must come out identical to its recording. Requests/s counts replayed requests over the whole
 //    replay (engine, rule loading, the comparison included; reading the file is shown apart).
 // 2. Recording's cost on live throughput: two proxies (CaptureProxy, no rules), one recording with
-//    --record's settings (recordBodies, SessionRecorder), one not, each alone in its own process;
+//    --record's settings (journalBodies, SessionRecorder), one not, each alone in its own process;
 //    an origin and keep-alive clients (node:http, absolute-form requests, concurrency 16) in another;
 //    all on 127.0.0.1. Interleaved rounds, the order alternating, so machine noise hits both alike;
 //    beside req/s, each proxy's own CPU time per request (process.cpuUsage over the window), which is
@@ -177,7 +177,7 @@ async function proxyChild(record: boolean, dir: string): Promise<void> {
   const recorder = record ? await SessionRecorder.start(engine, { file, redact: false, maxBodySize: 1024 * 1024 }) : undefined;
   let entries = 0;
   engine.journal.subscribe(() => void entries++);
-  const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca, port: 0, recordBodies: record });
+  const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca, port: 0, journalBodies: record });
   await proxy.start();
   process.on('message', async (message: ToProxy) => {
     if (message.type === 'usage') {

@@ -88,6 +88,7 @@ const flags = cli.flags as {
   exportHar?: string;
   chromium?: string;
   cookies?: 'send' | 'observe';
+  bodyMemory?: number;
   headlessBrowser?: boolean;
 };
 const positional = cli.input;
@@ -134,6 +135,7 @@ try {
         await runTui({
           ...sessionOptions,
           maxRequests: flags.maxRequests ?? 5000,
+          ...(flags.bodyMemory !== undefined && { maxBodyBytes: flags.bodyMemory * 1024 * 1024 }),
           ...(command === 'browser' && {
             browser: { ...(positional[0] !== undefined && { url: browserUrl(positional[0]) }), ...(flags.chromium !== undefined && { executable: flags.chromium }), headless: flags.headlessBrowser ?? false },
           }),

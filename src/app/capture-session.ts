@@ -37,6 +37,8 @@ export interface SessionOptions {
   persona?: 'spec' | 'chrome' | 'firefox';
   /** --cookies: 'observe' keeps the jar out of requests (it still learns and serves the cookies API). */
   cookieMode?: 'send' | 'observe';
+  /** The TUI keeps bodies to show them: the proxy journals them even without --record. */
+  showBodies?: boolean;
   /** --record: the session file to write (src/engine/session/README.md). */
   record?: string;
   /** --redact / --no-redact; undefined: <state-dir>/settings.json decides (default off). */
@@ -94,7 +96,8 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
       insecureUpstreamHosts: options.insecureUpstream,
       ...(options.upstreamTimeoutMs !== undefined && { upstreamTimeoutMs: options.upstreamTimeoutMs }),
       ...(options.cache && { cache: cacheFor() }),
-      recordBodies: !!options.record,
+      // Bodies go into the journal for a recording, and for the TUI, which shows them.
+      journalBodies: !!options.record || (options.showBodies ?? false),
     });
   const proxy = proxyFor(options.port, '0');
   const incognitoProxy = options.incognitoPort > 0 ? proxyFor(options.incognitoPort, '1') : undefined;

@@ -118,18 +118,23 @@ export interface LogEntry {
 }
 
 /**
- * A request's or response's body, for the recorder: only when recording (the proxy's
- * `recordBodies`), and only up to the size wrtui keeps.
+ * A request's or response's body, for the recorder and the TUI (the proxy's `journalBodies`),
+ * up to the size wrtui keeps (--max-body-size).
  */
 export interface BodyEntry {
   kind: 'body';
   requestId: string;
   direction: 'request' | 'response';
   url: string;
-  /** The bytes as they crossed the wire (still content-encoded). Empty when over the cap. */
+  /**
+   * The bytes as they crossed the wire (still content-encoded). When the body was larger than
+   * the cap, its first cap bytes (recordings keep none of a cut body: session-recorder.ts).
+   */
   bytes: Uint8Array;
-  /** False when the body was larger than the cap and is not here. */
+  /** False when the body was larger than the cap: `bytes` is only its beginning. */
   complete: boolean;
+  /** Bytes that crossed the wire in all (absent in recordings made before it existed). */
+  size?: number;
 }
 
 export interface ListeningEntry {

@@ -16,6 +16,8 @@ import { enterFullScreen } from './terminal-screen.js';
 export interface TuiOptions extends SessionOptions {
   /** Requests kept in memory (--max-requests); the oldest are dropped. */
   maxRequests?: number;
+  /** Body bytes the TUI holds (--body-memory); the oldest bodies are let go past it. */
+  maxBodyBytes?: number;
   /** `wrtui browser`: a Chromium of the session's own, closed with it. */
   browser?: Pick<BrowserOptions, 'url' | 'executable' | 'headless'>;
 }
@@ -30,9 +32,9 @@ export async function runTui(options: TuiOptions): Promise<void> {
 
   // Started before the screen changes, so that "port in use" and CA problems print plainly. It
   // loads the rules too (--rules, watched unless --no-watch) before the proxies serve anything.
-  const session = await startCaptureSession(options);
+  const session = await startCaptureSession({ ...options, showBodies: true });
   const { engine } = session;
-  const store = new TrafficStore({ maxRequests: options.maxRequests ?? DEFAULT_MAX_REQUESTS, tickMs: 1000 });
+  const store = new TrafficStore({ maxRequests: options.maxRequests ?? DEFAULT_MAX_REQUESTS, tickMs: 1000, ...(options.maxBodyBytes !== undefined && { maxBodyBytes: options.maxBodyBytes }) });
   store.attach(engine.journal);
   const restoreStderr = captureStderr(engine.journal);
   announceListening(session, options);

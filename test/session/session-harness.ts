@@ -1,4 +1,4 @@
-// Recording sessions for the tests: a real proxy (CaptureProxy with recordBodies), rules loaded
+// Recording sessions for the tests: a real proxy (CaptureProxy with journalBodies), rules loaded
 // from a folder by ExtensionHost, the SessionRecorder on the engine's journal, and an origin with the
 // routes the tests need. Everything lives in one temporary folder, removed by cleanup().
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -107,7 +107,7 @@ export async function recordSession(options: RecordOptions): Promise<Recording> 
   const rulesDir = join(dir, 'rules');
   await writeRules(rulesDir, options.rules ?? BASE_RULES);
   const origin = await startTestOrigin();
-  const harness = await startProxyHarness({ proxy: { recordBodies: true, followUpTimeoutMs: 300 } });
+  const harness = await startProxyHarness({ proxy: { journalBodies: true, followUpTimeoutMs: 300 } });
   const file = join(dir, 'session.ndjson');
   let host: ExtensionHost | undefined;
   try {

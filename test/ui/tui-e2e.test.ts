@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { Tmux, tmuxAvailable, wrtuiCommand as wrtuiShellCommand } from '../helpers/tmux.js';
@@ -31,6 +32,11 @@ beforeAll(async () => {
   if (!tmuxAvailable()) throw new Error('tmux is needed for the TUI end-to-end test: apt-get install -y tmux (.ci/run installs it)');
   origin = await startOrigin((req, res) => {
     if (req.url === '/moved') return res.writeHead(302, { Location: '/hello' }).end();
+    if (req.url === '/data.json') {
+      // Chunked (no Content-Length) and gzip: what Node, nginx and CDNs send most.
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+      return res.end(gzipSync(JSON.stringify({ user: { name: 'ann', roles: ['admin', 'dev'] }, padding: 'x'.repeat(2000) })));
+    }
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Set-Cookie': 'seen=1; Max-Age=600' });
     res.end(`hello ${req.url}`);
   });
@@ -166,10 +172,31 @@ describe('wrtui in a terminal', () => {
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     const rows = listRows(await screen('redirects'));
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatch(/GET\s+302\s+other\s+127\.0\.0\.1:\d+\/moved -\/-> \/hello\s+\d+ ms\s+unfollowed/);
+    expect(rows[0]).toMatch(/GET\s+302\s+other\s+127\.0\.0\.1:\d+\/moved -\/-> \/hello\s+0 B\s+\d+ ms\s+unfollowed/);
     expect(rows[0]).not.toMatch(/aborted|ERR|\d+\.\d s/);
     expect(rows[1]).toMatch(/GET\s+200\s+other\s+127\.0\.0\.1:\d+\/moved -> \/hello\s/);
     await tmux('kill-session', '-t', 'redirects');
+  });
+
+  it('shows a gzip JSON response pretty without --record, with the bytes transferred in the size column', { timeout: 60_000 }, async () => {
+    await tmux('new-session', '-d', '-s', 'bodies', '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state-bodies'));
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'bodies');
+    const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
+    const { stdout } = await run('curl', ['-s', '--compressed', '--max-time', '10', '-x', proxy, `${origin.url}/data.json`]);
+    expect(JSON.parse(stdout).user.name).toBe('ann');
+    const gzipped = gzipSync(JSON.stringify({ user: { name: 'ann', roles: ['admin', 'dev'] }, padding: 'x'.repeat(2000) })).length;
+    const list = await waitForScreen((t) => /\/data\.json\s+\d+ B/.test(t), 'the size of the chunked response', 20_000, 'bodies');
+    expect(list).toMatch(new RegExp(`/data\\.json\\s+${gzipped} B`));
+    await tmux('send-keys', '-t', 'bodies', 'Enter');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await tmux('send-keys', '-t', 'bodies', 'Tab');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await tmux('send-keys', '-t', 'bodies', 'Tab');
+    const text = await waitForScreen((t) => t.includes('[Response]') && t.includes('"roles"'), 'the pretty JSON body', 20_000, 'bodies');
+    expect(text).toMatch(/Body \(\d+ B as received\)/);
+    expect(text).toMatch(/^\s+"user": \{$/m);
+    expect(text).toMatch(/^\s+"name": "ann",$/m);
+    await tmux('kill-session', '-t', 'bodies');
   });
 
   it('SIGTERM restores the terminal and stops cleanly too', { timeout: 60_000 }, async () => {

@@ -54,7 +54,7 @@ export interface CaptureProxyOptions {
   /** An HTTP cache (--cache): fresh hits are served by wrtui with fromCache: true. */
   cache?: HttpCache;
   /** Journal request and response bodies (up to maxBodySize) as `body` entries, for the recorder. */
-  recordBodies?: boolean;
+  journalBodies?: boolean;
 }
 
 /** A response to send whole (from the cache, or a redirect wrtui answers itself). */
@@ -338,7 +338,7 @@ export class CaptureProxy {
   }
 
   async #exchange(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, url: URL, headers: HttpHeaders, body: RequestBodyRead, client: string): Promise<void> {
-    if (this.#options.recordBodies && body.bytes) {
+    if (this.#options.journalBodies && body.bytes) {
       this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'request', url: flight.url, bytes: body.bytes, complete: body.complete });
     }
     // The client may leave at any point: the request ends there (onErrorOccurred net::ERR_ABORTED)
@@ -443,7 +443,7 @@ export class CaptureProxy {
     head: { statusCode: number; statusMessage: string; headers: HttpHeaders; redirected: boolean; cacheRequest: CacheRequest | undefined },
   ): Promise<void> {
     const incoming = upstream.response;
-    const kept = this.#options.recordBodies || head.cacheRequest ? new KeptBody(this.#maxBodySize) : undefined;
+    const kept = this.#options.journalBodies || head.cacheRequest ? new KeptBody(this.#maxBodySize) : undefined;
     return new Promise<void>((resolve) => {
       response.once('finish', () => {
         if (!head.redirected) flight.completed();
@@ -487,8 +487,8 @@ export class CaptureProxy {
   /** The response body as far as it was kept: journaled for the recorder, offered to the cache. */
   #afterResponse(flight: RequestFlight, head: { statusCode: number; statusMessage: string; headers: HttpHeaders; cacheRequest: CacheRequest | undefined }, kept: KeptBody): void {
     const bytes = kept.bytes();
-    if (this.#options.recordBodies) {
-      this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', url: flight.url, bytes, complete: kept.whole });
+    if (this.#options.journalBodies) {
+      this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', url: flight.url, bytes, complete: kept.whole, size: kept.size });
     }
     if (this.#cache && head.cacheRequest) {
       this.#cache.store(head.cacheRequest, {
@@ -744,10 +744,13 @@ function isWildcard(host: string): boolean {
 }
 
 /** The first bytes of a response body, up to a cap, for the recorder and the cache. */
+/** A response body as it streams by: all of it up to `max` bytes, else its first `max` bytes and the total. */
 class KeptBody {
   readonly #max: number;
   readonly #chunks: Buffer[] = [];
-  #size = 0;
+  #kept = 0;
+  /** Bytes seen in all. */
+  size = 0;
   whole = true;
 
   constructor(max: number) {
@@ -755,18 +758,23 @@ class KeptBody {
   }
 
   add(chunk: Buffer): void {
-    if (!this.whole) return;
-    this.#size += chunk.length;
-    if (this.#size > this.#max) {
+    this.size += chunk.length;
+    if (this.#kept >= this.#max) {
       this.whole = false;
-      this.#chunks.length = 0;
       return;
     }
+    const room = this.#max - this.#kept;
+    if (chunk.length > room) {
+      this.whole = false;
+      chunk = chunk.subarray(0, room);
+    }
     this.#chunks.push(chunk);
+    this.#kept += chunk.length;
   }
 
+  /** The whole body, or its beginning when `whole` is false. */
   bytes(): Uint8Array {
-    return this.whole ? ownBytes(this.#chunks, this.#size) : new Uint8Array();
+    return ownBytes(this.#chunks, this.#kept);
   }
 }
 

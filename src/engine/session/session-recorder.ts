@@ -1,7 +1,7 @@
 // --record: a journal subscriber that writes the session file (format in README.md here). It
 // writes the header at once (with the cookie stores as they are now, so replay starts from the
 // same state), then every journal entry as it is appended, redacted when asked. Bodies are the
-// proxy's `body` entries (CaptureProxy's recordBodies), already capped at --max-body-size. The
+// proxy's `body` entries (CaptureProxy's journalBodies), already capped at --max-body-size. The
 // recording is listed in <state-dir>/sessions.json when it starts and when it ends.
 import { resolve } from 'node:path';
 import type { Engine } from '../engine.js';
@@ -42,7 +42,9 @@ export class SessionRecorder {
     // Serialised at once: the line is a snapshot, whatever happens to the entry's objects later.
     this.#unsubscribe = engine.journal.subscribe((entry) => {
       if (entry.kind === 'webRequest' && entry.event === 'onBeforeRequest') this.#requestIds.add(entry.details.requestId);
-      output.appendLine(encodeLine(prepare(entry)));
+      // A cut body's beginning is for the screen; the file says only that it was cut, as before.
+      const kept = entry.kind === 'body' && !entry.complete && entry.bytes.length > 0 ? { ...entry, bytes: new Uint8Array() } : entry;
+      output.appendLine(encodeLine(prepare(kept)));
     }, { fromStart: true });
   }
 

@@ -1,6 +1,7 @@
-// The Response tab: status line, headers, and a body preview when the journal carried the body
-// (wrtui journals bodies only while recording).
-import { headerValue, type RequestRecord } from '../store/request-record.js';
+// The Response tab: status line, headers, and the body (decoded for viewing; the TUI keeps bodies
+// up to --max-body-size each, within its body memory), saying when it was cut or let go.
+import { formatBytes } from '../format.js';
+import { headerValue, type CapturedBody, type RequestRecord } from '../store/request-record.js';
 import { bodyPreviewLines } from './body-preview.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
 
@@ -20,19 +21,25 @@ export function responseLines(record: RequestRecord): StyledLine[] {
     lines.push(line('  ', { text: `${header.name}: `, color: 'cyan' }, header.value ?? `<binary ${Buffer.from(header.binaryValue ?? []).toString('hex')}>`));
   }
   lines.push(blank);
-  if (record.responseBytes) {
-    lines.push(heading(`Body (${record.responseBytes.size} B as received${record.responseBytes.complete ? '' : ', cut'})`));
-    lines.push(
-      ...bodyPreviewLines({
-        ...record.responseBytes,
-        contentType: headerValue(headers, 'content-type'),
-        contentEncoding: headerValue(headers, 'content-encoding'),
-      }),
-    );
+  const body = record.responseBytes;
+  if (body) {
+    lines.push(heading(`Body (${bodySizeText(body)})`));
+    if (body.dropped) lines.push(line({ text: "Dropped: the TUI lets go of the oldest bodies to stay within its body memory (--body-memory).", color: 'yellow' }));
+    else {
+      if (!body.complete) lines.push(line({ text: `Cut: wrtui kept the first ${formatBytes(body.bytes.length)} of ${formatBytes(body.size)} (--max-body-size); the client got all of it.`, color: 'yellow' }));
+      lines.push(...bodyPreviewLines({ ...body, contentType: headerValue(headers, 'content-type'), contentEncoding: headerValue(headers, 'content-encoding') }));
+    }
+  } else if (record.phase === 'pending') {
+    lines.push(line({ text: 'The body has not arrived yet.', dim: true }));
   } else {
-    lines.push(line({ text: 'No body preview: the journal carries bodies only while recording (--record).', dim: true }));
+    lines.push(line({ text: 'No body (none was sent, or this session does not keep bodies: headless keeps them only with --record).', dim: true }));
   }
   return lines;
+}
+
+/** "1.2 kB as received", with ", cut" or ", dropped" when the TUI does not hold all of it. */
+function bodySizeText(body: CapturedBody): string {
+  return `${formatBytes(body.size)} as received${body.complete ? '' : body.dropped ? ', dropped' : ', cut'}`;
 }
 
 export function statusColor(statusCode: number | undefined): string {

@@ -23,8 +23,6 @@ export { hostnameOf, splitUrl };
 
 /** A redirect loop must not grow one record without bound (Chrome stops at 20 redirects). */
 export const MAX_EVENTS_PER_REQUEST = 200;
-/** Body bytes kept per direction for the detail pane's preview. */
-export const MAX_BODY_PREVIEW_BYTES = 64 * 1024;
 const MAX_DRY_RUN_NOTES = 8;
 const MAX_COOKIE_CHANGES_PER_REQUEST = 100;
 
@@ -39,12 +37,14 @@ export interface TimelineEvent {
 }
 
 export interface CapturedBody {
-  /** At most MAX_BODY_PREVIEW_BYTES, as they crossed the wire (still content-encoded). */
+  /** As they crossed the wire (still content-encoded): all of it, or its first --max-body-size bytes. */
   bytes: Uint8Array;
-  /** The size the journal saw (0 when the body was over the proxy's cap). */
+  /** Bytes that crossed the wire in all. */
   size: number;
-  /** False when the proxy did not keep all of it, or the preview was cut. */
+  /** False when `bytes` is not the whole body (cut at --max-body-size, or dropped). */
   complete: boolean;
+  /** Let go to keep the TUI's bodies in budget (body-budget.ts): `bytes` is empty. */
+  dropped?: boolean;
 }
 
 export interface AttributedCookieChange {
@@ -231,20 +231,22 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
   }
 }
 
-export function applyBodyEntry(record: RequestRecord, entry: BodyEntry): void {
+/** Folds a body entry into its record; returns the body now held (for the store's budget). */
+export function applyBodyEntry(record: RequestRecord, entry: BodyEntry): CapturedBody {
   record.revision++;
-  const bytes = entry.bytes.length > MAX_BODY_PREVIEW_BYTES ? entry.bytes.subarray(0, MAX_BODY_PREVIEW_BYTES) : entry.bytes;
   const body: CapturedBody = {
     // A copy: the journal's buffer may be part of a larger pooled one we must not keep alive.
-    bytes: new Uint8Array(bytes),
-    size: entry.bytes.length,
-    complete: entry.complete && bytes.length === entry.bytes.length,
+    bytes: new Uint8Array(entry.bytes),
+    size: entry.size ?? entry.bytes.length,
+    complete: entry.complete,
   };
   if (entry.direction === 'request') record.requestBytes = body;
   else {
     record.responseBytes = body;
-    if (record.responseSize === undefined && entry.complete) record.responseSize = entry.bytes.length;
+    // What crossed the wire, chunked responses included (Content-Length said it already otherwise).
+    if (entry.size !== undefined || entry.complete) record.responseSize = body.size;
   }
+  return body;
 }
 
 /**

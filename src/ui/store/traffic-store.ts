@@ -16,6 +16,7 @@ import { describeRuntime } from '../../engine/extensions/runtime-description.js'
 import { describeQuota } from '../../engine/web-request/quota-description.js';
 import type { CookieChangeInfo } from '../../engine/types.js';
 import type { RequestPredicate } from '../filter/compile-filter.js';
+import { BodyBudget, DEFAULT_BODY_BUDGET_BYTES } from './body-budget.js';
 import { RingBuffer } from './ring-buffer.js';
 import {
   applyBodyEntry,
@@ -46,6 +47,8 @@ export interface TrafficStoreOptions {
   logLimit?: number;
   cookieLogLimit?: number;
   now?: () => number;
+  /** Total body bytes held (request and response bodies); the oldest are let go past it. */
+  maxBodyBytes?: number;
 }
 
 export interface LogLine {
@@ -82,6 +85,7 @@ export class TrafficStore {
   readonly #byId = new Map<string, RequestRecord>();
   #nextOrdinal = 1;
   #dropped = 0;
+  readonly #bodies: BodyBudget;
   #seen = 0;
 
   #predicate: RequestPredicate | undefined;
@@ -114,6 +118,7 @@ export class TrafficStore {
 
   constructor(options: TrafficStoreOptions = {}) {
     this.maxRequests = Math.max(1, options.maxRequests ?? DEFAULT_MAX_REQUESTS);
+    this.#bodies = new BodyBudget(options.maxBodyBytes ?? DEFAULT_BODY_BUDGET_BYTES);
     this.#minFlushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.#flushIntervalMs = this.#minFlushIntervalMs;
     this.#now = options.now ?? Date.now;
@@ -166,7 +171,8 @@ export class TrafficStore {
       case 'body': {
         const record = this.#byId.get(entry.requestId);
         if (!record) return;
-        applyBodyEntry(record, entry);
+        this.#bodies.release(record, entry.direction); // a redirect's next hop replaces the body
+        this.#bodies.hold(record, entry.direction, applyBodyEntry(record, entry));
         this.#dirty.add(record);
         break;
       }
@@ -301,6 +307,7 @@ export class TrafficStore {
     if (excess <= 0) return;
     const gone = this.#records.splice(0, excess);
     for (const record of gone) {
+      this.#bodies.release(record);
       this.#byId.delete(record.requestId);
       this.#dirty.delete(record);
       this.#awaitingCookies.delete(record);
@@ -358,6 +365,7 @@ export class TrafficStore {
   /** Forgets every request (the "clear" command); requests still in flight are not shown again. */
   clear(): void {
     this.#records = [];
+    this.#bodies.clear();
     this.#visible = this.#predicate ? [] : this.#records;
     this.#byId.clear();
     this.#dirty.clear();
@@ -385,6 +393,11 @@ export class TrafficStore {
     const index = lowerBound(this.#records, ordinal);
     const record = this.#records[index];
     return record?.ordinal === ordinal ? record : undefined;
+  }
+
+  /** The bodies held, in bytes, and the budget they are held in. */
+  get bodyBudget(): { bytes: number; maxBytes: number; dropped: number } {
+    return { bytes: this.#bodies.bytes, maxBytes: this.#bodies.maxBytes, dropped: this.#bodies.droppedCount };
   }
 
   /** Requests dropped because of the cap. */
