@@ -16,6 +16,8 @@ export class BodyBudget {
   readonly maxBytes: number;
   /** Oldest first; an entry whose record no longer holds that body is skipped when reached. */
   readonly #held: Held[] = [];
+  /** Each record's entries in #held, so releasing one is not a walk through them all. */
+  readonly #byRecord = new Map<RequestRecord, Held[]>();
   #head = 0;
   #bytes = 0;
   #dropped = 0;
@@ -37,9 +39,16 @@ export class BodyBudget {
   /** `record` now holds `body`: counted, and the oldest bodies let go while over budget. */
   hold(record: RequestRecord, direction: 'request' | 'response', body: CapturedBody): void {
     this.#bytes += body.bytes.byteLength;
-    this.#held.push({ record, direction, body });
+    const held: Held = { record, direction, body };
+    this.#held.push(held);
+    const mine = this.#byRecord.get(record);
+    if (mine) mine.push(held);
+    else this.#byRecord.set(record, [held]);
     while (this.#bytes > this.maxBytes && this.#head < this.#held.length) {
-      const oldest = this.#held[this.#head++]!;
+      const oldest = this.#held[this.#head]!;
+      // The queue must not keep what it lets go: the slot is emptied at once.
+      this.#held[this.#head++] = SPENT;
+      this.#forget(oldest);
       if (!holds(oldest)) continue;
       this.#bytes -= oldest.body.bytes.byteLength;
       const dropped: CapturedBody = { bytes: new Uint8Array(), size: oldest.body.size, complete: false, dropped: true };
@@ -54,22 +63,32 @@ export class BodyBudget {
   /** Forgets every body (the list was cleared). */
   clear(): void {
     this.#held.length = 0;
+    this.#byRecord.clear();
     this.#head = 0;
     this.#bytes = 0;
   }
 
   /** A record left the store, or replaces its body in `direction`: those bytes no longer count. */
   release(record: RequestRecord, direction?: 'request' | 'response'): void {
-    for (let index = this.#head; index < this.#held.length; index++) {
-      const held = this.#held[index]!;
-      if (held.record !== record || (direction !== undefined && held.direction !== direction) || !holds(held)) continue;
+    for (const held of this.#byRecord.get(record) ?? []) {
+      if ((direction !== undefined && held.direction !== direction) || !holds(held)) continue;
       this.#bytes -= held.body.bytes.byteLength;
       held.body = EMPTY;
     }
+    if (direction === undefined) this.#byRecord.delete(record);
+  }
+
+  #forget(held: Held): void {
+    const mine = this.#byRecord.get(held.record);
+    if (!mine) return;
+    const index = mine.indexOf(held);
+    if (index !== -1) mine.splice(index, 1);
+    if (mine.length === 0) this.#byRecord.delete(held.record);
   }
 }
 
 const EMPTY: CapturedBody = { bytes: new Uint8Array(), size: 0, complete: true };
+const SPENT: Held = { record: { requestBytes: undefined, responseBytes: undefined } as RequestRecord, direction: 'response', body: EMPTY };
 
 function holds(held: Held): boolean {
   return (held.direction === 'request' ? held.record.requestBytes : held.record.responseBytes) === held.body;

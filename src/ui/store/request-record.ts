@@ -235,8 +235,8 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
 export function applyBodyEntry(record: RequestRecord, entry: BodyEntry): CapturedBody {
   record.revision++;
   const body: CapturedBody = {
-    // A copy: the journal's buffer may be part of a larger pooled one we must not keep alive.
-    bytes: new Uint8Array(entry.bytes),
+    // A copy only when the bytes are a view into a larger (pooled) buffer we must not keep alive.
+    bytes: entry.bytes.byteOffset === 0 && entry.bytes.byteLength === entry.bytes.buffer.byteLength ? entry.bytes : new Uint8Array(entry.bytes),
     size: entry.size ?? entry.bytes.length,
     complete: entry.complete,
   };
