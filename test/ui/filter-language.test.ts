@@ -1,4 +1,5 @@
 // The request list's filter language: grammar (parse-filter.ts) and meaning (compile-filter.ts).
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { compileFilter, type FilterableRequest, type RuleVerdict } from '../../src/ui/filter/compile-filter.js';
 import { parseFilter } from '../../src/ui/filter/parse-filter.js';
@@ -198,5 +199,34 @@ describe('errors point at the value', () => {
     expect(errorOf('status:500-400').message).toContain('empty');
     expect(errorOf('type:picture').message).toContain('unknown type "picture"');
     expect(errorOf('is:blue').message).toContain('is:blue is unknown');
+  });
+});
+
+describe('header: and body:', () => {
+  const withContent = request({
+    sentHeaders: [{ name: 'X-Token', value: 'abc123' }, { name: 'Accept', value: 'application/json' }],
+    responseHeaders: [{ name: 'Content-Type', value: 'application/json; charset=utf-8' }, { name: 'Content-Encoding', value: 'gzip' }],
+    requestBytes: { bytes: new Uint8Array(Buffer.from('{"query":"find me"}')) },
+    responseBytes: { bytes: new Uint8Array(gzipSync(JSON.stringify({ token: 'SECRET-42', items: [] }))) },
+  });
+
+  it('header:NAME finds a request or response header by name; header:NAME=TEXT by a part of its value', () => {
+    expect(matches('header:x-token', withContent)).toBe(true);
+    expect(matches('header:content-type=JSON', withContent)).toBe(true);
+    expect(matches('header:content-type=xml', withContent)).toBe(false);
+    expect(matches('header:authorization', withContent)).toBe(false);
+    expect(matches('not header:authorization and header:accept', withContent)).toBe(true);
+  });
+
+  it('body:TEXT looks inside both bodies, decoded (gzip here), case-insensitively', () => {
+    expect(matches('body:secret-42', withContent)).toBe(true); // in the gzip response
+    expect(matches('body:"find me"', withContent)).toBe(true); // in the request
+    expect(matches('body:nowhere', withContent)).toBe(false);
+    expect(matches('body:token', request())).toBe(false); // no body kept
+  });
+
+  it('an empty header: or body: is an error at its position', () => {
+    expect(errorOf('body:""').message).toMatch(/"body:" needs a value/);
+    expect(errorOf('header:=x').message).toMatch(/header: needs a header name/);
   });
 });

@@ -54,6 +54,8 @@ const FILTER_HELP: readonly (readonly [string, string])[] = [
   ['type:image   type:xhr,script', 'the resource type (xhr js css img doc frame ws aliases)'],
   ['is:cancelled redirected dry-run', 'what rules did (also failed, modified, headers, auth, ignored)'],
   ['rule:strip', 'a rule whose name matches answered the request'],
+  ['header:x-token   header:content-type=json', 'a request (as sent) or response header; =TEXT: its value contains TEXT'],
+  ['body:token', "the request's or the response's body contains it (decoded: gzip, br, deflate)"],
   ['a and b   a b   a or b   not a   !a', 'combine; not binds tightest, then and, then or'],
   ['(host:a or host:b) and not is:failed', 'parentheses group'],
 ];

@@ -43,8 +43,23 @@ export function bodyPreviewLines(input: BodyPreviewInput): StyledLine[] {
   return lines;
 }
 
-function decode(bytes: Buffer, encoding: string): { ok: true; bytes: Buffer } | { ok: false } {
-  const options = { maxOutputLength: MAX_DECODED_BYTES, finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a cut stream */ };
+/**
+ * A body as text for searching: decoded (gzip, deflate, br) up to `maxDecoded` bytes, or undefined
+ * when it is binary or cannot be decoded.
+ */
+export function searchableText(bytes: Uint8Array, contentEncoding: string | undefined, maxDecoded: number): string | undefined {
+  let buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const encoding = contentEncoding?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity' && buffer.length > 0) {
+    const decoded = decode(buffer, encoding, maxDecoded);
+    if (!decoded.ok) return undefined;
+    buffer = decoded.bytes;
+  }
+  return asText(buffer);
+}
+
+function decode(bytes: Buffer, encoding: string, maxDecoded = MAX_DECODED_BYTES): { ok: true; bytes: Buffer } | { ok: false } {
+  const options = { maxOutputLength: maxDecoded, finishFlush: 2 /* Z_SYNC_FLUSH: tolerate a cut stream */ };
   try {
     switch (encoding) {
       case 'gzip':
@@ -57,7 +72,7 @@ function decode(bytes: Buffer, encoding: string): { ok: true; bytes: Buffer } | 
           return { ok: true, bytes: inflateRawSync(bytes, options) };
         }
       case 'br':
-        return { ok: true, bytes: brotliDecompressSync(bytes, { maxOutputLength: MAX_DECODED_BYTES }) };
+        return { ok: true, bytes: brotliDecompressSync(bytes, { maxOutputLength: maxDecoded }) };
       default:
         return { ok: false };
     }

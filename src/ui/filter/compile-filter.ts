@@ -11,8 +11,12 @@
 //   type:image          a ResourceType or a short alias (xhr, js, css, img, doc, frame, ws, font)
 //   is:cancelled redirected dry-run failed modified headers auth ignored error pending done
 //   rule:NAME           a rule answered for the request (regular expression on its name)
+//   header:NAME         a request (as sent) or response header by that name; header:NAME=TEXT
+//                       one whose value contains TEXT (case-insensitive)
+//   body:TEXT           the request's or the response's body contains TEXT (decoded, case-insensitive)
 import { RESOURCE_TYPES, type ResourceType } from '../../engine/types.js';
 import { splitUrl } from '../store/split-url.js';
+import { allHeaders, bodyTexts, type RequestContent } from './request-content.js';
 import { FILTER_FIELDS, parseFilter, type FilterError, type FilterNode } from './parse-filter.js';
 
 /** What a rule did to a request, as the list marks it and `is:` filters it. */
@@ -33,7 +37,7 @@ export type RuleVerdict =
   | 'ignored';
 
 /** The facts of a request the filter looks at (RequestRecord has them all). */
-export interface FilterableRequest {
+export interface FilterableRequest extends RequestContent {
   url: string;
   host: string;
   /** Path and query. */
@@ -156,6 +160,18 @@ function compileField(node: FieldNode): RequestPredicate {
         for (const rule of request.rules) if (pattern.test(rule)) return true;
         return false;
       };
+    }
+    case 'header': {
+      const equals = node.value.indexOf('=');
+      const name = (equals === -1 ? node.value : node.value.slice(0, equals)).trim().toLowerCase();
+      const text = equals === -1 ? undefined : node.value.slice(equals + 1).toLowerCase();
+      if (name === '') fail('header: needs a header name, e.g. header:x-token or header:content-type=json');
+      return (request) => allHeaders(request).some((header) => header.name.toLowerCase() === name && (text === undefined || (header.value ?? '').toLowerCase().includes(text)));
+    }
+    case 'body': {
+      const text = node.value.toLowerCase();
+      if (text === '') fail('body: needs text to look for, e.g. body:token');
+      return (request) => bodyTexts(request).some((body) => body.includes(text));
     }
     default:
       throw new FilterValueError({
