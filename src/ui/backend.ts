@@ -4,6 +4,7 @@
 import type { JournalEntry } from '../engine/journal.js';
 import type { RuleStatus } from '../engine/extensions/extension-host.js';
 import type { Cookie } from '../engine/types.js';
+import type { ResendRequest, ResendResult } from '../app/resend.js';
 
 export type SessionMode = 'live' | 'replay';
 
@@ -56,4 +57,11 @@ export interface TuiBackend {
   saveExport(fileName: string, text: string): Promise<string>;
   /** Writes straight to the terminal, past Ink (the OSC 52 clipboard sequence). */
   writeToTerminal(data: string): void;
+  /** Sends a request through the proxy as a new one (undefined without a live proxy: replay, tests). */
+  resend?: (request: ResendRequest) => Promise<ResendResult>;
+  /**
+   * Lets the user edit `text` in $VISUAL or $EDITOR, the terminal handed over meanwhile; resolves
+   * with the saved text, or undefined when no editor is set.
+   */
+  editText?: (text: string, fileName: string) => Promise<string | undefined>;
 }

@@ -3,7 +3,10 @@
 // second; console and stderr output go to the log view; quitting (q, Ctrl-C, SIGTERM, SIGINT,
 // SIGHUP) restores the terminal, stops the rules and the proxy, and writes the cookie store.
 import { render } from 'ink';
-import { resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { launchBrowser, type BrowserOptions, type LaunchedBrowser } from '../app/browser-launch.js';
 import { announceListening, startCaptureSession, type SessionOptions } from '../app/capture-session.js';
 import { App } from './components/App.js';
@@ -55,7 +58,14 @@ export async function runTui(options: TuiOptions): Promise<void> {
     }
   }
 
-  const backend = createSessionBackend({ session, stateDir: options.stateDir, writeToTerminal: (data) => stdout.write(data) });
+  // Set once the screen is ours: an editor gets the terminal, then the screen comes back.
+  let editInTerminal: ((text: string, fileName: string) => Promise<string | undefined>) | undefined;
+  const backend = createSessionBackend({
+    session,
+    stateDir: options.stateDir,
+    writeToTerminal: (data) => stdout.write(data),
+    editText: (text, fileName) => editInTerminal?.(text, fileName) ?? Promise.resolve(undefined),
+  });
 
   const perfFile = process.env[PERF_LOG_ENV];
   const probe: PerfProbe | undefined = perfFile
@@ -71,7 +81,28 @@ export async function runTui(options: TuiOptions): Promise<void> {
   }, 1000);
   dropTimings.unref();
 
-  const screen = enterFullScreen(stdout);
+  let screen = enterFullScreen(stdout);
+  editInTerminal = async (text, fileName) => {
+    const editor = process.env.VISUAL || process.env.EDITOR;
+    if (!editor) return undefined;
+    const dir = await mkdtemp(join(tmpdir(), 'wrtui-edit-'));
+    const file = join(dir, fileName);
+    await writeFile(file, text, { mode: 0o600 }); // it holds the request's headers: cookies, tokens
+    try {
+      // The editor gets the terminal as a shell would give it: cooked, main screen; Ink waits.
+      screen.restore();
+      if (stdin.isTTY) stdin.setRawMode(false);
+      const result = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
+      if (result.error) throw result.error;
+      if (result.status !== 0) throw new Error(`${editor} exited with status ${result.status}`);
+      return await readFile(file, 'utf8');
+    } finally {
+      if (stdin.isTTY) stdin.setRawMode(true);
+      screen = enterFullScreen(stdout);
+      store.touch(); // redraw everything on the screen we are back on
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
   let stop: (reason: string) => void = () => {};
   const stopped = new Promise<string>((resolveStop) => (stop = resolveStop));
   const onSignal = (signal: NodeJS.Signals) => stop(signal);

@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CaptureSession } from '../app/capture-session.js';
+import { resendThroughProxy } from '../app/resend.js';
 import type { Engine } from '../engine/engine.js';
 import { toSpecCookie, type SameSiteStatus } from '../engine/cookies/index.js';
 import { createOwner } from '../engine/owner.js';
@@ -18,6 +19,8 @@ export interface SessionBackendOptions {
   mode?: SessionMode;
   /** Where OSC 52 goes: the terminal. */
   writeToTerminal: (data: string) => void;
+  /** $EDITOR with the terminal handed over (run-tui.tsx). */
+  editText?: TuiBackend['editText'];
 }
 
 export function createSessionBackend(options: SessionBackendOptions): TuiBackend {
@@ -32,6 +35,8 @@ export function createSessionBackend(options: SessionBackendOptions): TuiBackend
     stateDir: options.stateDir,
     mode: options.mode ?? 'live',
     writeToTerminal: options.writeToTerminal,
+    resend: (request) => resendThroughProxy(request, session.proxy.url, session.ca.certPath),
+    ...(options.editText && { editText: options.editText }),
   });
 }
 
@@ -46,6 +51,8 @@ export interface EngineBackendOptions {
   stateDir: string;
   mode: SessionMode;
   writeToTerminal: (data: string) => void;
+  resend?: TuiBackend['resend'];
+  editText?: TuiBackend['editText'];
 }
 
 /** A backend over any engine (a capture session's, a replay's, a test's). */
@@ -76,6 +83,8 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
       return path;
     },
     writeToTerminal: options.writeToTerminal,
+    ...(options.resend && { resend: options.resend }),
+    ...(options.editText && { editText: options.editText }),
   };
 }
 

@@ -22,8 +22,9 @@ export function tmuxAvailable(): boolean {
  * exit status. CI sets CI=true, which makes Ink stop drawing frames as it goes: the pane runs
  * wrtui without it, as a user's terminal would.
  */
-export function wrtuiCommand(args: readonly string[]): string {
-  return ['env -u CI -u CONTINUOUS_INTEGRATION', JSON.stringify(process.execPath), JSON.stringify(WRTUI_BIN), ...args.map((arg) => JSON.stringify(arg)), '; echo WRTUI_EXIT=$?; sleep 60'].join(' ');
+export function wrtuiCommand(args: readonly string[], env: Record<string, string> = {}): string {
+  const assignments = Object.entries(env).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+  return ['env -u CI -u CONTINUOUS_INTEGRATION', ...assignments, JSON.stringify(process.execPath), JSON.stringify(WRTUI_BIN), ...args.map((arg) => JSON.stringify(arg)), '; echo WRTUI_EXIT=$?; sleep 60'].join(' ');
 }
 
 export class Tmux {

@@ -79,8 +79,8 @@ export default async function background({ chrome }: any) {
 });
 
 /** wrtui as a user starts it (tmux.ts), with this test's rules and a state dir of its own. */
-function wrtuiCommand(stateDir: string): string {
-  return wrtuiShellCommand(['--port', '0', '--incognito-port', '0', '--rules', join(workDir, 'rules'), '--state-dir', join(workDir, stateDir)]);
+function wrtuiCommand(stateDir: string, env: Record<string, string> = {}): string {
+  return wrtuiShellCommand(['--port', '0', '--incognito-port', '0', '--rules', join(workDir, 'rules'), '--state-dir', join(workDir, stateDir)], env);
 }
 
 afterAll(async () => {
@@ -197,6 +197,27 @@ describe('wrtui in a terminal', () => {
     expect(text).toMatch(/^\s+"user": \{$/m);
     expect(text).toMatch(/^\s+"name": "ann",$/m);
     await tmux('kill-session', '-t', 'bodies');
+  });
+
+  it('r resends a request the origin receives again; e edits it in $EDITOR first (here a script that makes it a PUT)', { timeout: 60_000 }, async () => {
+    const editor = join(workDir, 'edit-request.sh');
+    await writeFile(editor, '#!/bin/sh\nsed -i -e "1s/^GET/PUT/" -e "s/^X-Resend: 1$/X-Resend: edited/" "$1"\nprintf "edited body" >> "$1"\n', { mode: 0o755 });
+    await tmux('new-session', '-d', '-s', 'resend', '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state-resend', { EDITOR: editor }));
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'resend');
+    const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
+    const before = origin.received.length;
+    await run('curl', ['-s', '--max-time', '10', '-x', proxy, '-H', 'X-Resend: 1', `${origin.url}/again`]);
+    await waitForScreen((t) => /\/again\s/.test(t), 'the request in the list', 20_000, 'resend');
+    await tmux('send-keys', '-t', 'resend', 'r');
+    await waitForScreen((t) => t.includes('Resent #') && listRows(t).filter((row) => row.includes('/again')).length === 2, 'the resent request', 20_000, 'resend');
+    const again = origin.received.slice(before).filter((r) => r.url === '/again');
+    expect(again.map((r) => [r.method, r.headers['x-resend']])).toEqual([['GET', '1'], ['GET', '1']]);
+
+    await tmux('send-keys', '-t', 'resend', 'e');
+    await waitForScreen((t) => t.includes('(edited)') && listRows(t).some((row) => /PUT\s+200\s+\S+\s+\S+\/again/.test(row)), 'the edited request', 20_000, 'resend');
+    const edited = origin.received.slice(before).filter((r) => r.url === '/again').at(-1)!;
+    expect([edited.method, edited.headers['x-resend'], edited.body.toString()]).toEqual(['PUT', 'edited', 'edited body']);
+    await tmux('kill-session', '-t', 'resend');
   });
 
   it('SIGTERM restores the terminal and stops cleanly too', { timeout: 60_000 }, async () => {

@@ -9,6 +9,7 @@ import { nextTab } from '../detail/detail-tabs.js';
 import { line, type StyledLine } from '../detail/styled-line.js';
 import { exportRequestAsCurl } from '../export/export-request.js';
 import { nextSortKey, sortRequests } from '../list/request-sort.js';
+import { resendCommand } from '../export/resend-command.js';
 import { compileFilter } from '../filter/compile-filter.js';
 import { useViewCommands } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
@@ -128,6 +129,12 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'list.clear':
         store.clear();
         return setState((s) => ({ ...s, follow: true, selected: undefined, offset: 0, detailOpen: false }));
+      case 'request.resend':
+      case 'request.editResend': {
+        if (!current) return actions.notify('No request selected', 'warn');
+        void resendCommand(current, command === 'request.editResend', backend, actions.notify);
+        return;
+      }
       case 'request.exportCurl':
       case 'request.exportCurlUpstream': {
         if (!current) return actions.notify('No request selected', 'warn');
