@@ -21,6 +21,8 @@ export interface Owner {
   readonly persona: Persona;
   /** Chrome's webRequest.onActionIgnored: told when one of its answers lost to another extension's. */
   actionIgnored?: (requestId: string, action: IgnoredAction) => void;
+  /** Its blocking answers come from a person at the keyboard (breakpoints): no listener timeout. */
+  answersByHand?: boolean;
 }
 
 export type IgnoredAction = 'redirect' | 'request_headers' | 'response_headers' | 'auth_credentials';

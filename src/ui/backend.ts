@@ -5,6 +5,7 @@ import type { JournalEntry } from '../engine/journal.js';
 import type { RuleStatus } from '../engine/extensions/extension-host.js';
 import type { Cookie } from '../engine/types.js';
 import type { ResendRequest, ResendResult } from '../app/resend.js';
+import type { Breakpoints } from '../engine/breakpoints.js';
 
 export type SessionMode = 'live' | 'replay';
 
@@ -57,6 +58,8 @@ export interface TuiBackend {
   saveExport(fileName: string, text: string): Promise<string>;
   /** Writes straight to the terminal, past Ink (the OSC 52 clipboard sequence). */
   writeToTerminal(data: string): void;
+  /** Breakpoints: requests paused at a stage until the user answers them (i, a, A, X, u, E, C). */
+  readonly breakpoints?: Pick<Breakpoints, 'current' | 'paused' | 'isPaused' | 'set' | 'answer' | 'releaseAll' | 'onChange' | 'close'>;
   /** Sends a request through the proxy as a new one (undefined without a live proxy: replay, tests). */
   resend?: (request: ResendRequest) => Promise<ResendResult>;
   /**

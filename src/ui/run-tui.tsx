@@ -152,6 +152,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
     store.close();
     probe?.stop();
     clearInterval(dropTimings);
+    backend.breakpoints?.close(); // paused requests go on unchanged: nobody is left to answer them
     await browser?.close(); // the browser goes with wrtui, its profile too
     await session.close(); // stops the proxies and the rules, writes the cookie store (and the recording)
   } finally {

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CaptureSession } from '../app/capture-session.js';
 import { resendThroughProxy } from '../app/resend.js';
+import { Breakpoints } from '../engine/breakpoints.js';
 import type { Engine } from '../engine/engine.js';
 import { toSpecCookie, type SameSiteStatus } from '../engine/cookies/index.js';
 import { createOwner } from '../engine/owner.js';
@@ -74,6 +75,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     },
     rules: options.rules,
     cookies: cookiesControl(engine),
+    breakpoints: new Breakpoints(engine),
     async saveExport(fileName, text) {
       const dir = join(stateDir, 'exports');
       await mkdir(dir, { recursive: true, mode: 0o700 });

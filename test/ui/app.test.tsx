@@ -1,6 +1,7 @@
 // The TUI with ink-testing-library: keys, the list, filtering, the detail pane's tabs, resizing
 // (the size is passed in: the test terminal has no rows), the cookies and rules views, help.
 import { createTrustedOwner } from '../../src/engine/owner.js';
+import type { JournalEntry } from '../../src/engine/journal.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -423,6 +424,58 @@ describe('what wrtui itself did, marked', () => {
     } finally {
       await rm(stateDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('breakpoints', () => {
+  it('i sets one (stage and filter); a matching request pauses, listed and marked, until X cancels it, as the "breakpoint" extension', async () => {
+    const h = await start({ size: { columns: 140, rows: 40 } });
+    await h.press('i');
+    await h.press(KEYS.ctrlU);
+    for (const char of 'onBeforeRequest host:pause.test') await h.press(char);
+    await h.press(KEYS.enter);
+    expect(h.frame()).toContain('breakpoint onBeforeRequest host:pause.test');
+    let ended = false;
+    const paused = h.request('http://pause.test/x').then(() => (ended = true));
+    await h.request('http://other.test/y'); // not matching: goes through
+    await h.waitFor('1 paused (a/A continue)');
+    expect(rows(h.frame()).find((row) => row.includes('pause.test/x'))).toMatch(/PAUSED/);
+    // Waiting, not timing out: the listener timeout does not apply to answers from the keyboard.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(ended).toBe(false);
+    // Select it (the list follows the newest; the paused one came first) and look at it.
+    while (!selectedRow(h.frame())?.includes('pause.test/x')) await h.press('k');
+    await h.press(KEYS.enter);
+    const detail = await h.waitFor('PAUSED at onBeforeRequest');
+    expect(detail).toContain('"url": "http://pause.test/x"');
+    await h.press('X');
+    await paused;
+    await h.settle();
+    const entries: JournalEntry[] = [];
+    h.engine.journal.subscribe((e) => entries.push(e), { fromStart: true })();
+    const entry = entries.find((e) => e.kind === 'webRequest' && e.event === 'onBeforeRequest' && e.details.url === 'http://pause.test/x');
+    expect(entry && entry.kind === 'webRequest' && entry.outcomes).toEqual([expect.objectContaining({ owner: 'breakpoint', status: 'applied', response: { cancel: true } })]);
+    expect(h.frame()).not.toContain('paused (a/A continue)');
+  });
+
+  it('u redirects a paused request; A lets every paused request go on', async () => {
+    const h = await start({ size: { columns: 140, rows: 40 } });
+    await h.press('i', KEYS.ctrlU);
+    for (const char of 'request path:^/(a|b)$') await h.press(char);
+    await h.press(KEYS.enter);
+    const first = h.request('http://x.test/a');
+    const second = h.request('http://x.test/b');
+    await h.waitFor('2 paused');
+    while (!selectedRow(h.frame())?.includes('x.test/a')) await h.press('k');
+    await h.press('u', KEYS.ctrlU);
+    for (const char of 'http://x.test/elsewhere') await h.press(char);
+    await h.press(KEYS.enter);
+    await first;
+    await h.waitFor('1 paused');
+    await h.press('A');
+    await second;
+    await h.settle();
+    expect(rows(h.frame()).find((row) => row.includes('x.test/a'))).toMatch(/x\.test\/a -> \/elsewhere/);
   });
 });
 

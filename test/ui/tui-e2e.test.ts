@@ -220,6 +220,40 @@ describe('wrtui in a terminal', () => {
     await tmux('kill-session', '-t', 'resend');
   });
 
+  it('a breakpoint pauses a curl request until X cancels it (curl sees the failure), and another until u redirects it (curl follows)', { timeout: 60_000 }, async () => {
+    await tmux('new-session', '-d', '-s', 'pause', '-x', '140', '-y', '40', '-c', workDir, wrtuiCommand('state-pause'));
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'pause');
+    const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
+    const keys = async (...list: string[]) => {
+      for (const key of list) {
+        await tmux('send-keys', '-t', 'pause', key);
+        await new Promise((resolve) => setTimeout(resolve, 80));
+      }
+    };
+    await keys('i', 'C-u');
+    await tmux('send-keys', '-t', 'pause', '-l', 'onBeforeRequest path:^/(stop|move)');
+    await keys('Enter');
+    await waitForScreen((t) => t.includes('breakpoint onBeforeRequest path:^/(stop|move)'), 'the breakpoint in the status bar', 20_000, 'pause');
+
+    const cancelled = run('curl', ['-s', '--max-time', '20', '-x', proxy, `${origin.url}/stop`]).then(
+      () => 'succeeded',
+      (error: { code: number }) => `failed (curl exit ${error.code})`,
+    );
+    await waitForScreen((t) => t.includes('1 paused') && /\/stop\s.*PAUSED/.test(t), 'the paused request', 20_000, 'pause');
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // still paused after a while: no timeout
+    expect(await screen('pause')).toContain('1 paused');
+    await keys('X');
+    expect(await cancelled).toMatch(/^failed \(curl exit (52|56)\)$/);
+
+    const followed = run('curl', ['-s', '-L', '--max-time', '20', '-x', proxy, `${origin.url}/move`]);
+    await waitForScreen((t) => /\/move\s.*PAUSED/.test(t), 'the second paused request', 20_000, 'pause');
+    await keys('u', 'C-u');
+    await tmux('send-keys', '-t', 'pause', '-l', `${origin.url}/hello`);
+    await keys('Enter');
+    expect((await followed).stdout).toBe('hello /hello');
+    await tmux('kill-session', '-t', 'pause');
+  });
+
   it('SIGTERM restores the terminal and stops cleanly too', { timeout: 60_000 }, async () => {
     await tmux('new-session', '-d', '-s', 'term', '-x', '100', '-y', '30', '-c', workDir, wrtuiCommand('state-term'));
     await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'term');

@@ -165,7 +165,7 @@ export function dispatch(
       continue;
     }
     pending.push(
-      withTimeout(answer, options.timeoutMs).then(
+      (listener.owner.answersByHand ? answer : withTimeout(answer, options.timeoutMs)).then(
         (value) => {
           if (value === TIMED_OUT) {
             failures.push(failure(listener, event, started, `listener did not answer within ${options.timeoutMs} ms; the request went on without it`));

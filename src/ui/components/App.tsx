@@ -78,6 +78,9 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
     if (refusal) actions.notify(refusal.text, 'warn');
   }, [refusal?.seq]); // eslint-disable-line react-hooks/exhaustive-deps
 
+  // Requests paused at a breakpoint are marked (and listed before their first event is journaled).
+  useEffect(() => backend.breakpoints?.onChange(() => store.setPaused(backend.breakpoints!.paused())), [backend, store]);
+
   // Rule changes come from the rule host, not the journal: redraw on them too.
   useEffect(() => backend.rules?.onChange(() => store.touch()), [backend, store]);
   useEffect(() => {

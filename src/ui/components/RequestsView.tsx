@@ -10,6 +10,7 @@ import { line, type StyledLine } from '../detail/styled-line.js';
 import { exportRequestAsCurl } from '../export/export-request.js';
 import { nextSortKey, sortRequests } from '../list/request-sort.js';
 import { resendCommand } from '../export/resend-command.js';
+import { breakpointCommand } from '../commands/breakpoint-commands.js';
 import { compileFilter } from '../filter/compile-filter.js';
 import { useViewCommands } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
@@ -129,6 +130,14 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'list.clear':
         store.clear();
         return setState((s) => ({ ...s, follow: true, selected: undefined, offset: 0, detailOpen: false }));
+      case 'breakpoint.set':
+      case 'breakpoint.continue':
+      case 'breakpoint.continueAll':
+      case 'breakpoint.cancel':
+      case 'breakpoint.redirect':
+      case 'breakpoint.editHeaders':
+      case 'breakpoint.credentials':
+        return breakpointCommand(command, current, backend, actions);
       case 'request.resend':
       case 'request.editResend': {
         if (!current) return actions.notify('No request selected', 'warn');

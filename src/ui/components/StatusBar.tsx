@@ -57,6 +57,14 @@ function firstLine(store: TrafficStore, backend: TuiBackend, width: number): Sty
 
 function secondLine(store: TrafficStore, backend: TuiBackend, rules: readonly RuleStatus[], now: number, width: number): StyledLine {
   const segments: (Segment | string | false)[] = [' '];
+  // First: a request waiting for the user matters more than anything else on this line.
+  const breakpoint = backend.breakpoints?.current;
+  const paused = backend.breakpoints?.paused().length ?? 0;
+  if (breakpoint || paused > 0) {
+    segments.push({ text: `breakpoint ${breakpoint ? `${breakpoint.stage}${breakpoint.description ? ` ${breakpoint.description}` : ''}` : 'cleared'}`, color: 'yellow', bold: true });
+    if (paused > 0) segments.push({ text: ` · ${paused} paused (a/A continue)`, color: 'yellow', bold: true, inverse: true });
+    segments.push('  ');
+  }
   if (backend.rules) {
     // A rule whose last edit failed runs its previous version: active, and failing too.
     const failing = rules.filter((rule) => rule.state === 'failed' || rule.error).length;

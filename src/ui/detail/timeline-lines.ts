@@ -43,6 +43,7 @@ const EVENT_COLUMN = 20;
 
 export function timelineLines(record: RequestRecord, width: number): StyledLine[] {
   const lines: StyledLine[] = [];
+  if (record.pausedAt) lines.push(...pausedLines(record), blank);
   const first = record.events[0]?.timeStamp ?? record.startedAt;
   const last = record.events[record.events.length - 1]?.timeStamp ?? first;
   lines.push(line({ text: `${record.method} `, bold: true }, record.firstUrl));
@@ -70,6 +71,20 @@ export function timelineLines(record: RequestRecord, width: number): StyledLine[
   }
   return lines;
 }
+
+/** A request waiting at a breakpoint: the keys that answer it, and what a listener there is given. */
+function pausedLines(record: RequestRecord): StyledLine[] {
+  const lines: StyledLine[] = [
+    line({ text: ` PAUSED at ${record.pausedAt} `, color: 'yellow', bold: true, inverse: true }, { text: '  a continue · X cancel · u redirect · E edit headers · C credentials · A continue all', color: 'yellow' }),
+    line({ text: 'It waits until answered (no timeout); quitting wrtui lets it go on unchanged. What a listener is given:', dim: true }),
+  ];
+  const json = JSON.stringify(record.pausedDetails ?? {}, (_key, value: unknown) => (value instanceof ArrayBuffer ? `<${value.byteLength} bytes>` : value), 2).split('\n');
+  for (const text of json.slice(0, MAX_PAUSED_DETAIL_LINES)) lines.push(line({ text: `  ${text}`, color: 'cyan' }));
+  if (json.length > MAX_PAUSED_DETAIL_LINES) lines.push(line({ text: `  … ${json.length - MAX_PAUSED_DETAIL_LINES} more lines`, dim: true }));
+  return lines;
+}
+
+const MAX_PAUSED_DETAIL_LINES = 60;
 
 function waterfall(events: readonly TimelineEvent[], width: number, first: number, total: number): StyledLine {
   const bar: StyledLine = [{ text: '  ' }];

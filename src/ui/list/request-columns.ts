@@ -189,6 +189,7 @@ function statusCell(record: RequestRecord, width: number): [string, number, Omit
 export function ruleMarks(record: RequestRecord): Segment[] {
   const marks: Segment[] = [];
   const verdicts = record.verdicts;
+  if (record.pausedAt) marks.push({ text: 'PAUSED', color: 'yellow', bold: true });
   if (verdicts.has('failed')) marks.push({ text: 'FAIL', color: 'red', bold: true });
   if (verdicts.has('cancelled')) marks.push({ text: 'cancel', color: 'red' });
   if (verdicts.has('redirected')) marks.push({ text: 'redir', color: 'magenta' });

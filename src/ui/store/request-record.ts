@@ -71,6 +71,10 @@ export interface RequestRecord extends FilterableRequest {
   redirectNotFollowed: boolean;
   /** The response came from wrtui's HTTP cache (details.fromCache). */
   fromCache: boolean;
+  /** The breakpoint stage the request waits at for the user's answer, if it does. */
+  pausedAt?: string | undefined;
+  /** What a listener at that stage was given (the detail pane shows it). */
+  pausedDetails?: WebRequestDetails | undefined;
   statusLine: string | undefined;
   /** timeStamp of onCompleted / onErrorOccurred. */
   endedAt: number | undefined;

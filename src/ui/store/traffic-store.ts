@@ -14,7 +14,7 @@ import type { JournalEntry, LogEntry } from '../../engine/journal.js';
 import type { JournalSource } from '../backend.js';
 import { describeRuntime } from '../../engine/extensions/runtime-description.js';
 import { describeQuota } from '../../engine/web-request/quota-description.js';
-import type { CookieChangeInfo } from '../../engine/types.js';
+import type { CookieChangeInfo, WebRequestDetails } from '../../engine/types.js';
 import type { RequestPredicate } from '../filter/compile-filter.js';
 import { BodyBudget, DEFAULT_BODY_BUDGET_BYTES } from './body-budget.js';
 import { RingBuffer } from './ring-buffer.js';
@@ -145,6 +145,34 @@ export class TrafficStore {
     clearTimeout(this.#flushTimer);
     clearInterval(this.#tickTimer);
     this.#listeners.clear();
+  }
+
+  /**
+   * Which requests are paused at a breakpoint, and where. A request paused at onBeforeRequest has
+   * no journal entry yet (an event is journaled once its listeners answered): it is listed now,
+   * from the details its listeners were given, and its events fold into the same record later.
+   */
+  setPaused(paused: readonly { requestId: string; stage: string; details: WebRequestDetails }[]): void {
+    const stages = new Map(paused.map((request) => [request.requestId, request]));
+    for (const { requestId, details } of paused) {
+      if (this.#byId.has(requestId)) continue;
+      const record = createRecord(this.#nextOrdinal++, { kind: 'webRequest', event: 'onBeforeRequest', details, outcomes: [] });
+      this.#byId.set(requestId, record);
+      this.#records.push(record);
+      this.#seen++;
+      this.#dirty.add(record);
+    }
+    for (const record of this.#records) {
+      const paused = stages.get(record.requestId);
+      const stage = paused?.stage;
+      if (record.pausedAt === stage && record.pausedDetails === paused?.details) continue;
+      record.pausedAt = stage;
+      record.pausedDetails = paused?.details;
+      record.revision++;
+      this.#dirty.add(record);
+    }
+    this.#pendingChange = true;
+    this.flush();
   }
 
   // ── folding ───────────────────────────────────────────────────────────────
