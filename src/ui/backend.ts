@@ -27,6 +27,8 @@ export interface RulesControl {
   onChange(listener: () => void): () => void;
   reload(name: string): Promise<RuleStatus>;
   setDryRun(name: string, on: boolean): RuleStatus;
+  /** Writes a new rule file in the rules folder (it hot-reloads); resolves with its path. */
+  writeRule?(name: string, source: string): Promise<string>;
 }
 
 export interface CookiesControl {

@@ -96,7 +96,22 @@ function rulesControl(host: ExtensionHost): RulesControl {
     onChange: (listener) => host.onChange(listener),
     reload: (name) => host.reload(name),
     setDryRun: (name, on) => host.setDryRun(name, on),
+    ...(host.dir !== undefined && { writeRule: (name: string, source: string) => writeNewRule(host.dir!, name, source) }),
   };
+}
+
+/** Writes `<name>.ts` (or `<name>-2.ts` …: never over an existing file) in the rules folder; resolves with its path. */
+export async function writeNewRule(dir: string, name: string, source: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    const path = join(dir, `${name}${attempt === 1 ? '' : `-${attempt}`}.ts`);
+    try {
+      await writeFile(path, source, { flag: 'wx' });
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 100) throw error;
+    }
+  }
 }
 
 function cookiesControl(engine: Engine): CookiesControl {

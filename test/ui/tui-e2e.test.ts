@@ -199,7 +199,7 @@ describe('wrtui in a terminal', () => {
     await tmux('kill-session', '-t', 'bodies');
   });
 
-  it('r resends a request the origin receives again; e edits it in $EDITOR first (here a script that makes it a PUT)', { timeout: 60_000 }, async () => {
+  it('r resends a request the origin receives again; e edits it in $EDITOR first (here a script that makes it a PUT); w writes a rule that blocks it', { timeout: 60_000 }, async () => {
     const editor = join(workDir, 'edit-request.sh');
     await writeFile(editor, '#!/bin/sh\nsed -i -e "1s/^GET/PUT/" -e "s/^X-Resend: 1$/X-Resend: edited/" "$1"\nprintf "edited body" >> "$1"\n', { mode: 0o755 });
     await tmux('new-session', '-d', '-s', 'resend', '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state-resend', { EDITOR: editor }));
@@ -217,6 +217,15 @@ describe('wrtui in a terminal', () => {
     await waitForScreen((t) => t.includes('(edited)') && listRows(t).some((row) => /PUT\s+200\s+\S+\s+\S+\/again/.test(row)), 'the edited request', 20_000, 'resend');
     const edited = origin.received.slice(before).filter((r) => r.url === '/again').at(-1)!;
     expect([edited.method, edited.headers['x-resend'], edited.body.toString()]).toEqual(['PUT', 'edited', 'edited body']);
+
+    // w: a rule written from the request, hot-loaded at once: the URL is blocked from now on.
+    await tmux('send-keys', '-t', 'resend', 'w');
+    await waitForScreen((t) => t.includes('rule for this URL'), 'the quick rule prompt', 20_000, 'resend');
+    await tmux('send-keys', '-t', 'resend', 'Enter');
+    await waitForScreen((t) => /Wrote \S+quick-block-127-0-0-1-again\.ts/.test(t) && t.includes('rules 4 active'), 'the rule written and loaded', 20_000, 'resend');
+    const blocked = await run('curl', ['-s', '--max-time', '10', '-x', proxy, `${origin.url}/again`]).then(() => 'served', () => 'blocked');
+    expect(blocked).toBe('blocked');
+    await rm(join(workDir, 'rules', 'quick-block-127-0-0-1-again.ts'));
     await tmux('kill-session', '-t', 'resend');
   });
 

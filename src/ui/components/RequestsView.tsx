@@ -11,6 +11,7 @@ import { exportRequestAsCurl } from '../export/export-request.js';
 import { nextSortKey, sortRequests } from '../list/request-sort.js';
 import { resendCommand } from '../export/resend-command.js';
 import { breakpointCommand } from '../commands/breakpoint-commands.js';
+import { quickRuleFrom } from '../quick-rules/quick-rule.js';
 import { compileFilter } from '../filter/compile-filter.js';
 import { useViewCommands } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
@@ -138,6 +139,27 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'breakpoint.editHeaders':
       case 'breakpoint.credentials':
         return breakpointCommand(command, current, backend, actions);
+      case 'request.quickRule': {
+        if (!current) return actions.notify('No request selected', 'warn');
+        const write = backend.rules?.writeRule;
+        if (!write) return actions.notify('Quick rules need a rules folder (--rules)', 'warn');
+        const request = { requestId: current.requestId, method: current.method, url: current.firstUrl };
+        return actions.prompt({
+          label: 'rule for this URL (block | redirect URL | header N: v | response-header N: v | file PATH): ',
+          initial: 'block',
+          onSubmit: (text) => {
+            void quickRuleFrom(text, request).then(async (made) => {
+              if (!made.ok) return actions.notify(`No rule written: ${made.error}`, 'error');
+              try {
+                const path = await write(made.rule.name, made.rule.source);
+                actions.notify(`Wrote ${path}: it loads now (the Rules view shows it; edit it like any rule)`);
+              } catch (error) {
+                actions.notify(`Could not write the rule: ${(error as Error).message}`, 'error');
+              }
+            });
+          },
+        });
+      }
       case 'request.resend':
       case 'request.editResend': {
         if (!current) return actions.notify('No request selected', 'warn');
