@@ -90,11 +90,23 @@ describe('the list window', () => {
 describe('body previews', () => {
   it('pretty JSON, text, gzip decoded, binary as hex', () => {
     expect(bodyPreviewLines({ bytes: Buffer.from('{"a":[1]}'), contentType: 'application/json', complete: true }).map(lineText)).toEqual(['{', '  "a": [', '    1', '  ]', '}']);
-    expect(bodyPreviewLines({ bytes: gzipSync('line 1\nline 2'), contentEncoding: 'gzip', complete: true }).map(lineText)).toEqual(['line 1', 'line 2']);
+    const gzipped = gzipSync('line 1\nline 2');
+    expect(bodyPreviewLines({ bytes: gzipped, contentEncoding: 'gzip', complete: true }).map(lineText)).toEqual([`gzip: ${gzipped.length} bytes on the wire, 13 decoded`, 'line 1', 'line 2']);
     const binary = bodyPreviewLines({ bytes: new Uint8Array([0, 1, 2, 3, 0x41]), complete: true }).map(lineText);
     expect(binary[0]).toContain('binary, 5 bytes');
     expect(binary[1]).toMatch(/^000000\s+00 01 02 03 41\s+\.\.\.\.A/);
     expect(bodyPreviewLines({ bytes: Buffer.from('{"cut'), contentType: 'application/json', complete: false }).map(lineText).join('\n')).toContain('longer than what wrtui kept');
+  });
+
+  it('viewers by content type: images (format, size), form data (fields), markup and scripts (line numbers)', () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+    expect(lineText(bodyPreviewLines({ bytes: png, contentType: 'image/png', complete: true })[0]!)).toBe(`PNG image, 1×1, ${png.length} bytes`);
+    const gif = Buffer.from('474946383961' + '2003' + '1000' + '000000', 'hex');
+    expect(lineText(bodyPreviewLines({ bytes: gif, complete: true })[0]!)).toBe('GIF image, 800×16, 13 bytes');
+    const jpeg = Buffer.from('ffd8' + 'ffe0' + '0004' + '0000' + 'ffc0' + '0011' + '08' + '01e0' + '0280' + '03', 'hex');
+    expect(lineText(bodyPreviewLines({ bytes: jpeg, complete: true })[0]!)).toBe('JPEG image, 640×480, 18 bytes');
+    expect(bodyPreviewLines({ bytes: Buffer.from('a=1&b=x%20y'), contentType: 'application/x-www-form-urlencoded', complete: true }).map(lineText)).toEqual(['form data, 2 fields', 'a = 1', 'b = x y']);
+    expect(bodyPreviewLines({ bytes: Buffer.from('<p>\n</p>'), contentType: 'text/html; charset=utf-8', complete: true }).map(lineText)).toEqual(['1 │ <p>', '2 │ </p>']);
   });
 
   it('caps the number of lines', () => {

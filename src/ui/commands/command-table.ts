@@ -53,10 +53,6 @@ export const COMMANDS = [
   { name: 'filter.toggle', keys: [{ input: 'f' }], keyLabel: 'f', short: 'filter on/off', description: 'Turn the last filter off, or on again', views: ['list', 'detail'], footer: true },
   { name: 'request.exportCurl', keys: [{ input: 'y' }], keyLabel: 'y', short: 'curl', description: 'Export the request as the client sent it, as a curl command: a file in <state-dir>/exports and the clipboard (OSC 52)', views: ['list', 'detail'], footer: true },
   { name: 'request.exportCurlUpstream', keys: [{ input: 'Y' }], keyLabel: 'Y', short: 'curl as sent', description: "Export the request as it went upstream (the jar's cookies and rules' changes included), as curl", views: ['list', 'detail'], footer: false },
-  { name: 'request.resend', keys: [{ input: 'r' }], keyLabel: 'r', short: 'resend', description: "Resend the request through the proxy as the client sent it: today's rules and cookie jar apply, and it is listed as a new request", views: ['list', 'detail'], footer: true },
-  { name: 'request.editResend', keys: [{ input: 'e' }], keyLabel: 'e', short: 'edit+resend', description: 'Edit the request in $VISUAL or $EDITOR (method and URL, headers, blank line, body), then resend it', views: ['list', 'detail'], footer: true },
-  { name: 'breakpoint.set', keys: [{ input: 'i' }], keyLabel: 'i', short: 'breakpoint', description: 'Set a breakpoint: a stage (onBeforeRequest, onBeforeSendHeaders, onHeadersReceived, onAuthRequired) and a filter; matching requests pause until answered', views: ['list', 'detail'], footer: true },
-  { name: 'request.quickRule', keys: [{ input: 'w' }], keyLabel: 'w', short: 'write rule', description: 'Write a rule for the request: block, redirect URL, header Name: value, response-header Name: value, file PATH (a readable .ts file in the rules folder)', views: ['list', 'detail'], footer: true },
   { name: 'breakpoint.continue', keys: [{ input: 'a' }], keyLabel: 'a', short: 'continue', description: 'A paused request: go on unchanged', views: ['list', 'detail'] },
   { name: 'breakpoint.continueAll', keys: [{ input: 'A' }], keyLabel: 'A', short: 'continue all', description: 'Every paused request: go on unchanged', views: ['list', 'detail'] },
   { name: 'breakpoint.cancel', keys: [{ input: 'X' }], keyLabel: 'X', short: 'cancel', description: 'A paused request: cancel it (the client sees net::ERR_BLOCKED_BY_CLIENT)', views: ['list', 'detail'] },
@@ -84,7 +80,6 @@ export const COMMANDS = [
   { name: 'page.down', keys: [{ special: 'pageDown' }, { input: 'f', ctrl: true }, { input: 'd', ctrl: true }], keyLabel: 'PgDn', short: 'page down', description: 'Down one page (also Ctrl-F, Ctrl-D)', views: NAVIGABLE },
   { name: 'move.top', keys: [{ input: 'g' }, { special: 'home' }], keyLabel: 'g/Home', short: 'top', description: 'To the first line (in the list: stops following)', views: NAVIGABLE },
   { name: 'move.bottom', keys: [{ input: 'G' }, { special: 'end' }], keyLabel: 'G/End', short: 'follow', description: 'To the last line; in the list and the log, follow new lines again', views: NAVIGABLE, footer: true, footerIn: ['list', 'log'] },
-  { name: 'list.sort', keys: [{ input: 'o' }], keyLabel: 'o', short: 'sort', description: 'Sort the list by the next column: arrival, duration, size, status (largest first; arrival follows new requests)', views: ['list'], footer: true },
   { name: 'list.sortReverse', keys: [{ input: 'O' }], keyLabel: 'O', short: 'reverse', description: 'Reverse the sort order', views: ['list'] },
 
   // ── global ──
@@ -93,6 +88,12 @@ export const COMMANDS = [
   { name: 'view.rules', keys: [{ input: '3' }], keyLabel: '3', short: 'rules', description: 'Rule files: state, listeners, quota', views: 'all', footer: true },
   { name: 'view.log', keys: [{ input: '4' }], keyLabel: '4', short: 'log', description: 'Log: rules\' and libraries\' console output, warnings, rule loads', views: 'all', footer: true },
   { name: 'dryRun.toggle', keys: [{ input: 'D' }], keyLabel: 'D', short: 'global dry-run', description: 'Global dry-run on/off: every rule\'s verdict is computed and journaled, none applied', views: 'all', footer: true },
+  // Newer keys last: a narrow footer drops from the end (? help and q quit always stay).
+  { name: 'request.resend', keys: [{ input: 'r' }], keyLabel: 'r', short: 'resend', description: "Resend the request through the proxy as the client sent it: today's rules and cookie jar apply, and it is listed as a new request", views: ['list', 'detail'], footer: true },
+  { name: 'request.editResend', keys: [{ input: 'e' }], keyLabel: 'e', short: 'edit+resend', description: 'Edit the request in $VISUAL or $EDITOR (method and URL, headers, blank line, body), then resend it', views: ['list', 'detail'], footer: true },
+  { name: 'breakpoint.set', keys: [{ input: 'i' }], keyLabel: 'i', short: 'breakpoint', description: 'Set a breakpoint: a stage (onBeforeRequest, onBeforeSendHeaders, onHeadersReceived, onAuthRequired) and a filter; matching requests pause until answered', views: ['list', 'detail'], footer: true },
+  { name: 'request.quickRule', keys: [{ input: 'w' }], keyLabel: 'w', short: 'write rule', description: 'Write a rule for the request: block, redirect URL, header Name: value, response-header Name: value, file PATH (a readable .ts file in the rules folder)', views: ['list', 'detail'], footer: true },
+  { name: 'list.sort', keys: [{ input: 'o' }], keyLabel: 'o', short: 'sort', description: 'Sort the list by the next column: arrival, duration, size, status (largest first; arrival follows new requests)', views: ['list'], footer: true },
   { name: 'help', keys: [{ input: '?' }], keyLabel: '?', short: 'help', description: 'Show or hide this help', views: 'all', footer: true },
   { name: 'quit', keys: [{ input: 'q' }, { input: 'c', ctrl: true }], keyLabel: 'q', short: 'quit', description: 'Quit (also Ctrl-C): restore the terminal, stop the proxy, save the cookies', views: 'all', footer: true },
 ] as const satisfies readonly CommandSpec[];

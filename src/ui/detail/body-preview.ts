@@ -1,9 +1,11 @@
 // A body as lines for the detail pane: decoded (gzip, deflate, br), then pretty JSON, text, or a
 // hex dump, always capped: a 50 MB response must not become 50 MB of React elements.
 import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
+import { imageInfo } from './image-info.js';
 import { line, type StyledLine } from './styled-line.js';
 
 export const MAX_PREVIEW_LINES = 500;
+const SOURCE_TYPES = /^(text\/(html|xml|css|javascript)|application\/(javascript|ecmascript|xml|xhtml\+xml)|image\/svg\+xml)$|\+xml$/;
 const MAX_DECODED_BYTES = 256 * 1024;
 const HEX_DUMP_BYTES = 512;
 
@@ -21,18 +23,36 @@ export function bodyPreviewLines(input: BodyPreviewInput): StyledLine[] {
   const encoding = input.contentEncoding?.trim().toLowerCase();
   if (encoding && encoding !== 'identity' && bytes.length > 0) {
     const decoded = decode(bytes, encoding);
-    if (decoded.ok) bytes = decoded.bytes;
-    else lines.push(line({ text: `(${encoding} body could not be decoded${input.complete ? '' : ': the preview is cut'}; raw bytes below)`, color: 'yellow' }));
+    if (decoded.ok) {
+      lines.push(line({ text: `${encoding}: ${bytes.length} bytes on the wire, ${decoded.bytes.length}${decoded.bytes.length >= MAX_DECODED_BYTES ? '+' : ''} decoded`, dim: true }));
+      bytes = decoded.bytes;
+    } else lines.push(line({ text: `(${encoding} body could not be decoded${input.complete ? '' : ': the preview is cut'}; raw bytes below)`, color: 'yellow' }));
   }
   if (bytes.length === 0) return [...lines, line({ text: '(empty)', dim: true })];
-  const text = asText(bytes);
-  if (text === undefined) {
+  const image = imageInfo(bytes);
+  const text = image ? undefined : asText(bytes);
+  const type = input.contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  if (image) {
+    lines.push(line({ text: `${image.format} image, ${image.width}×${image.height}, ${bytes.length} bytes`, bold: true }));
+    lines.push(...hexDump(bytes.subarray(0, 64)));
+  } else if (text === undefined) {
     lines.push(line({ text: `binary, ${bytes.length} bytes; the first ${Math.min(bytes.length, HEX_DUMP_BYTES)}:`, dim: true }));
     lines.push(...hexDump(bytes.subarray(0, HEX_DUMP_BYTES)));
-  } else {
-    const pretty = looksLikeJson(input.contentType, text) ? prettyJson(text) : undefined;
+  } else if (type === 'application/x-www-form-urlencoded') {
+    const fields = [...new URLSearchParams(text)];
+    lines.push(line({ text: `form data, ${fields.length} field${fields.length === 1 ? '' : 's'}`, dim: true }));
+    for (const [name, value] of fields) lines.push(line({ text: name, color: 'cyan' }, ' = ', value));
+  } else if (looksLikeJson(input.contentType, text)) {
+    const pretty = prettyJson(text);
     for (const textLine of (pretty ?? text).split(/\r?\n/)) lines.push(line(textLine));
-    if (pretty === undefined && looksLikeJson(input.contentType, text) && !input.complete) lines.push(line({ text: '(JSON cut short: shown as text)', dim: true }));
+    if (pretty === undefined && !input.complete) lines.push(line({ text: '(JSON cut short: shown as text)', dim: true }));
+  } else if (SOURCE_TYPES.test(type)) {
+    // Markup, scripts and styles: with line numbers, to talk about line 412 of a bundle.
+    const textLines = text.split(/\r?\n/);
+    const width = String(textLines.length).length;
+    for (const [index, textLine] of textLines.entries()) lines.push(line({ text: `${String(index + 1).padStart(width)} │ `, dim: true }, textLine));
+  } else {
+    for (const textLine of text.split(/\r?\n/)) lines.push(line(textLine));
   }
   if (lines.length > MAX_PREVIEW_LINES) {
     const more = lines.length - MAX_PREVIEW_LINES;

@@ -14,11 +14,10 @@ interface Held {
 
 export class BodyBudget {
   readonly maxBytes: number;
-  /** Oldest first; an entry whose record no longer holds that body is skipped when reached. */
-  readonly #held: Held[] = [];
-  /** Each record's entries in #held, so releasing one is not a walk through them all. */
+  /** Every body held, oldest first (a Set keeps insertion order and forgets one in O(1)). */
+  readonly #byAge = new Set<Held>();
+  /** Each record's bodies, so that a record leaving the list gives its bytes back at once. */
   readonly #byRecord = new Map<RequestRecord, Held[]>();
-  #head = 0;
   #bytes = 0;
   #dropped = 0;
 
@@ -38,58 +37,42 @@ export class BodyBudget {
 
   /** `record` now holds `body`: counted, and the oldest bodies let go while over budget. */
   hold(record: RequestRecord, direction: 'request' | 'response', body: CapturedBody): void {
-    this.#bytes += body.bytes.byteLength;
     const held: Held = { record, direction, body };
-    this.#held.push(held);
+    this.#bytes += body.bytes.byteLength;
+    this.#byAge.add(held);
     const mine = this.#byRecord.get(record);
     if (mine) mine.push(held);
     else this.#byRecord.set(record, [held]);
-    while (this.#bytes > this.maxBytes && this.#head < this.#held.length) {
-      const oldest = this.#held[this.#head]!;
-      // The queue must not keep what it lets go: the slot is emptied at once.
-      this.#held[this.#head++] = SPENT;
+    for (const oldest of this.#byAge) {
+      if (this.#bytes <= this.maxBytes) break;
       this.#forget(oldest);
-      if (!holds(oldest)) continue;
-      this.#bytes -= oldest.body.bytes.byteLength;
       const dropped: CapturedBody = { bytes: new Uint8Array(), size: oldest.body.size, complete: false, dropped: true };
       if (oldest.direction === 'request') oldest.record.requestBytes = dropped;
       else oldest.record.responseBytes = dropped;
       oldest.record.revision++;
       this.#dropped++;
     }
-    if (this.#head > 1024 && this.#head * 2 > this.#held.length) this.#held.splice(0, this.#head), (this.#head = 0);
+  }
+
+  /** A record left the list, or replaces its body in `direction`: those bytes no longer count. */
+  release(record: RequestRecord, direction?: 'request' | 'response'): void {
+    for (const held of [...(this.#byRecord.get(record) ?? [])]) {
+      if (direction === undefined || held.direction === direction) this.#forget(held);
+    }
   }
 
   /** Forgets every body (the list was cleared). */
   clear(): void {
-    this.#held.length = 0;
+    this.#byAge.clear();
     this.#byRecord.clear();
-    this.#head = 0;
     this.#bytes = 0;
   }
 
-  /** A record left the store, or replaces its body in `direction`: those bytes no longer count. */
-  release(record: RequestRecord, direction?: 'request' | 'response'): void {
-    for (const held of this.#byRecord.get(record) ?? []) {
-      if ((direction !== undefined && held.direction !== direction) || !holds(held)) continue;
-      this.#bytes -= held.body.bytes.byteLength;
-      held.body = EMPTY;
-    }
-    if (direction === undefined) this.#byRecord.delete(record);
-  }
-
   #forget(held: Held): void {
-    const mine = this.#byRecord.get(held.record);
-    if (!mine) return;
-    const index = mine.indexOf(held);
-    if (index !== -1) mine.splice(index, 1);
+    if (!this.#byAge.delete(held)) return;
+    this.#bytes -= held.body.bytes.byteLength;
+    const mine = this.#byRecord.get(held.record)!;
+    mine.splice(mine.indexOf(held), 1);
     if (mine.length === 0) this.#byRecord.delete(held.record);
   }
-}
-
-const EMPTY: CapturedBody = { bytes: new Uint8Array(), size: 0, complete: true };
-const SPENT: Held = { record: { requestBytes: undefined, responseBytes: undefined } as RequestRecord, direction: 'response', body: EMPTY };
-
-function holds(held: Held): boolean {
-  return (held.direction === 'request' ? held.record.requestBytes : held.record.responseBytes) === held.body;
 }
