@@ -10,6 +10,8 @@ export interface PromptSpec {
   validate?: (text: string) => { message: string; position: number; length: number } | undefined;
   onSubmit: (text: string) => void;
   onCancel?: () => void;
+  /** Called with the text after every edit (the filter narrows the list as one types). */
+  onChange?: (text: string) => void;
 }
 
 export interface ConfirmSpec {

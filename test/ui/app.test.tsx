@@ -272,6 +272,19 @@ describe('the filter', () => {
     expect(rows(h.frame())).toHaveLength(1);
   });
 
+  it('the list narrows as one types (a valid expression, after a short pause); esc puts the earlier list back', async () => {
+    const h = await start({ size: { columns: 100, rows: 24 } });
+    for (const path of ['/shop/a', '/shop/b', '/api/c']) await h.request(`http://x.test${path}`);
+    await h.settle();
+    await h.press('/');
+    for (const char of 'path:^/shop') await h.press(char);
+    await h.waitFor((frame) => rows(frame).length === 2);
+    expect(rows(h.frame()).every((row) => row.includes('/shop/'))).toBe(true);
+    await h.press(KEYS.escape);
+    await h.waitFor((frame) => rows(frame).length === 3);
+    expect(h.frame()).not.toContain('filter:');
+  });
+
   it('esc cancels the prompt; q typed in it is text, not quit', async () => {
     const h = await start();
     await h.press('/', 'q');

@@ -61,7 +61,9 @@ export function PromptLine({ spec, width, onClose }: PromptLineProps) {
       current.onSubmit(edit.current.text);
       return true;
     }
+    const changed = next.text !== edit.current.text;
     edit.current = next;
+    if (changed) current.onChange?.(next.text);
     redraw();
     return false;
   }, []);

@@ -36,6 +36,9 @@ export interface RequestsViewProps {
   active: boolean;
 }
 
+/** How long typing pauses before the list narrows to the filter being written. */
+const FILTER_DEBOUNCE_MS = 150;
+
 export function RequestsView({ store, backend, state, setState, width, height, now, active }: RequestsViewProps) {
   const actions = useUiActions();
   const visible = store.visible();
@@ -115,7 +118,22 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'tab.next':
       case 'tab.previous':
         return setState((s) => ({ ...s, tab: nextTab(s.tab, command === 'tab.next' ? 1 : -1), detailTop: 0 }));
-      case 'filter.edit':
+      case 'filter.edit': {
+        // The list narrows as one types (a valid expression, 150 ms after the last key); esc puts
+        // the filter that was on back.
+        let pending: NodeJS.Timeout | undefined;
+        const preview = (text: string) => {
+          clearTimeout(pending);
+          pending = setTimeout(() => {
+            const compiled = compileFilter(text);
+            if (compiled.ok) store.setFilter(compiled.predicate);
+          }, FILTER_DEBOUNCE_MS);
+        };
+        const restore = () => {
+          clearTimeout(pending);
+          const compiled = state.filterOn && state.filterText ? compileFilter(state.filterText) : undefined;
+          store.setFilter(compiled?.ok ? compiled.predicate : undefined);
+        };
         return actions.prompt({
           label: '/',
           initial: state.filterText,
@@ -123,8 +141,14 @@ export function RequestsView({ store, backend, state, setState, width, height, n
             const compiled = compileFilter(text);
             return compiled.ok ? undefined : compiled.error;
           },
-          onSubmit: (text) => setState((s) => ({ ...s, filterText: text.trim(), filterOn: text.trim() !== '' })),
+          onChange: preview,
+          onCancel: restore,
+          onSubmit: (text) => {
+            clearTimeout(pending);
+            setState((s) => ({ ...s, filterText: text.trim(), filterOn: text.trim() !== '' }));
+          },
         });
+      }
       case 'filter.toggle':
         if (!state.filterText) return actions.notify('No filter yet: / writes one', 'warn');
         return setState((s) => ({ ...s, filterOn: !s.filterOn }));
