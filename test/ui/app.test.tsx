@@ -371,6 +371,33 @@ describe('the detail pane', () => {
     expect(frame).toMatch(/broken\s+failed\s+.*nope/);
   });
 
+  it('/ in the detail pane searches the open tab: matches highlighted, n and N step, the whole body counted; esc ends the search, then closes', async () => {
+    const h = await start({ size: { columns: 120, rows: 30 } });
+    const body = Array.from({ length: 800 }, (_, index) => (index % 100 === 50 ? `line ${index} has the TOKEN here` : `line ${index}`)).join('\n');
+    await h.request('http://a.test/big.txt', { route: () => respond(200, body) });
+    const [record] = h.store.all();
+    h.engine.journal.append({ kind: 'body', requestId: record!.requestId, direction: 'response', url: record!.url, bytes: new Uint8Array(Buffer.from(body)), complete: true, size: body.length });
+    await h.settle();
+    await h.press(KEYS.enter, KEYS.tab, KEYS.tab);
+    await h.waitFor('[Response]');
+    await h.press('/');
+    for (const char of 'token') await h.press(char);
+    await h.press(KEYS.enter);
+    // 800 lines, 8 with the term; the pane draws the first 500 of them (5 matches).
+    let frame = await h.waitFor('/token: 1 of 5 lines, 8 in the whole body');
+    expect(frame).toContain('line 50 has the TOKEN here');
+    await h.press('n');
+    frame = await h.waitFor('/token: 2 of 5 lines');
+    expect(frame).toContain('line 150 has the TOKEN here');
+    await h.press('N');
+    await h.waitFor('/token: 1 of 5 lines');
+    await h.press(KEYS.escape);
+    frame = await h.waitFor((f) => !f.includes('/token'));
+    expect(frame).toContain('[Response]');
+    await h.press(KEYS.escape);
+    await h.waitFor((f) => !f.includes('[Response]'));
+  });
+
   it('n and p move to the next and previous request; arrows scroll the pane', async () => {
     const h = await start({ size: { columns: 100, rows: 24 } });
     await h.request('http://a.test/first');

@@ -8,6 +8,7 @@ import { renderLine, stripAnsi } from '../../src/ui/ansi.js';
 import { commandFor } from '../../src/ui/commands/command-table.js';
 import { editText } from '../../src/ui/components/PromptLine.js';
 import { bodyPreviewLines } from '../../src/ui/detail/body-preview.js';
+import { bodyMatchCount, searchLines } from '../../src/ui/detail/search-lines.js';
 import { lineText, wrapLines } from '../../src/ui/detail/styled-line.js';
 import { curlCommand, shellQuote } from '../../src/ui/export/curl-command.js';
 import { osc52Sequence } from '../../src/ui/export/osc52.js';
@@ -214,5 +215,19 @@ describe('the ring buffer and frame pacing', () => {
     for (let index = 0; index < 30; index++) store.noteFrameCost(1000);
     expect(store.flushIntervalMs).toBe(500); // never slower than twice a second
     store.close();
+  });
+});
+
+describe('searching the detail pane', () => {
+  it('every occurrence is its own highlighted segment, styles around it kept; matches are the line numbers', () => {
+    const result = searchLines([[{ text: 'Content-Type: ', color: 'cyan' }, { text: 'text/plain; Text' }], [{ text: 'nothing' }]], 'text');
+    expect(result.matches).toEqual([0]);
+    expect(result.lines[0]).toEqual([
+      { text: 'Content-Type: ', color: 'cyan' },
+      { text: 'text', inverse: true, bold: true, color: 'yellow' },
+      { text: '/plain; ' },
+      { text: 'Text', inverse: true, bold: true, color: 'yellow' },
+    ]);
+    expect(bodyMatchCount(gzipSync('a TOKEN and a token'), 'gzip', 'token')).toBe(2);
   });
 });

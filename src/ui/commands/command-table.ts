@@ -49,7 +49,9 @@ const NAVIGABLE: readonly ViewName[] = ['list', 'detail', 'cookies', 'rules', 'l
 export const COMMANDS = [
   // ── view-specific first (they win over global ones on the same key) ──
   { name: 'detail.open', keys: [{ special: 'return' }], keyLabel: 'enter', short: 'detail', description: 'Open the detail pane of the selected request', views: ['list'], footer: true },
-  { name: 'filter.edit', keys: [{ input: '/' }], keyLabel: '/', short: 'filter', description: 'Filter the list (enter applies, esc cancels; see the filter language below)', views: ['list', 'detail'], footer: true },
+  { name: 'filter.edit', keys: [{ input: '/' }], keyLabel: '/', short: 'filter', description: 'Filter the list (enter applies, esc cancels; see the filter language below)', views: ['list'], footer: true },
+  { name: 'detail.search', keys: [{ input: '/' }], keyLabel: '/', short: 'search', description: 'Search the open tab (the whole body is counted); n and N step through the matches, esc ends the search', views: ['detail'], footer: true },
+  { name: 'search.previous', keys: [{ input: 'N' }], keyLabel: 'N', short: 'prev match', description: 'The previous match of the search', views: ['detail'] },
   { name: 'filter.toggle', keys: [{ input: 'f' }], keyLabel: 'f', short: 'filter on/off', description: 'Turn the last filter off, or on again', views: ['list', 'detail'], footer: true },
   { name: 'request.exportCurl', keys: [{ input: 'y' }], keyLabel: 'y', short: 'curl', description: 'Export the request as the client sent it, as a curl command: a file in <state-dir>/exports and the clipboard (OSC 52)', views: ['list', 'detail'], footer: true },
   { name: 'request.exportCurlUpstream', keys: [{ input: 'Y' }], keyLabel: 'Y', short: 'curl as sent', description: "Export the request as it went upstream (the jar's cookies and rules' changes included), as curl", views: ['list', 'detail'], footer: false },
@@ -63,7 +65,7 @@ export const COMMANDS = [
   { name: 'detail.close', keys: [{ special: 'escape' }], keyLabel: 'esc', short: 'close', description: 'Close the detail pane', views: ['detail'], footer: true },
   { name: 'tab.next', keys: [{ special: 'tab', shift: false }, { special: 'rightArrow' }, { input: 'l' }], keyLabel: 'tab/→', short: 'next tab', description: 'Next tab of the detail pane', views: ['detail'], footer: true },
   { name: 'tab.previous', keys: [{ special: 'tab', shift: true }, { special: 'leftArrow' }, { input: 'h' }], keyLabel: 'S-tab/←', short: 'prev tab', description: 'Previous tab of the detail pane', views: ['detail'] },
-  { name: 'request.next', keys: [{ input: 'n' }], keyLabel: 'n/p', short: 'next/prev request', description: 'Show the next request in the detail pane (p: the previous one)', views: ['detail'], footer: true },
+  { name: 'request.next', keys: [{ input: 'n' }], keyLabel: 'n/p', short: 'next/prev request', description: 'Show the next request in the detail pane (p: the previous one); while searching, n is the next match', views: ['detail'], footer: true },
   { name: 'request.previous', keys: [{ input: 'p' }], keyLabel: 'p', short: 'previous request', description: 'Show the previous request in the detail pane', views: ['detail'] },
   { name: 'cookies.store', keys: [{ input: 's' }, { special: 'tab' }], keyLabel: 's/tab', short: 'store 0/1', description: 'Switch between cookie store "0" and the incognito store "1"', views: ['cookies'], footer: true },
   { name: 'cookies.edit', keys: [{ input: 'e' }], keyLabel: 'e', short: 'edit value', description: 'Edit the cookie\'s value (cookies.set as an extension would; onChanged fires)', views: ['cookies'], footer: true },

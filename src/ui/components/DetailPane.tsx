@@ -17,6 +17,8 @@ export interface DetailPaneProps {
   height: number;
   width: number;
   focused: boolean;
+  /** The search in this tab: its term, the matching lines, and how often it occurs in the whole body. */
+  search?: { term: string; matches: readonly number[]; top: number; inBody: number | undefined } | undefined;
 }
 
 /** The tab's lines as drawn (wrapped); the view uses the count to bound scrolling. */
@@ -25,7 +27,7 @@ export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTa
   return wrapLines(detailLines(tab, record, width), width);
 }
 
-export function DetailPane({ record, lines, tab, top, height, width, focused }: DetailPaneProps) {
+export function DetailPane({ record, lines, tab, top, height, width, focused, search }: DetailPaneProps) {
   const bodyHeight = Math.max(0, height - 1);
   const tabs: Segment[] = [{ text: ' ' }];
   for (const name of DETAIL_TABS) {
@@ -36,6 +38,11 @@ export function DetailPane({ record, lines, tab, top, height, width, focused }: 
   const shownTo = Math.min(lines.length, top + bodyHeight);
   tabs.push({ text: lines.length > bodyHeight ? ` ${top + 1}-${shownTo}/${lines.length}` : '', dim: true });
   if (record) tabs.push({ text: `  #${record.requestId}`, dim: true });
+  if (search) {
+    const current = search.matches.findIndex((line) => line >= search.top);
+    const where = search.matches.length === 0 ? 'no match shown' : `${current === -1 ? search.matches.length : current + 1} of ${search.matches.length} lines`;
+    tabs.push({ text: `  /${search.term}: ${where}${search.inBody !== undefined ? `, ${search.inBody} in the whole body` : ''} (n/N, esc)`, color: 'yellow' });
+  }
   return (
     <Box flexDirection="column" height={height} width={width}>
       <FixedLine width={width} text={renderLine(tabs, width, { dim: !focused })} />

@@ -20,6 +20,9 @@ import type { RequestsState } from '../list/requests-state.js';
 import type { TrafficStore } from '../store/traffic-store.js';
 import { useUiActions } from '../ui-actions.js';
 import { DetailPane, detailPaneLines } from './DetailPane.js';
+import { bodyMatchCount, searchLines } from '../detail/search-lines.js';
+import { headerValue, type RequestRecord } from '../store/request-record.js';
+import type { DetailTab } from '../detail/detail-tabs.js';
 import { FixedLine } from './FixedLine.js';
 import { RequestList } from './RequestList.js';
 
@@ -56,11 +59,13 @@ export function RequestsView({ store, backend, state, setState, width, height, n
   const listWindow = windowOf(state);
   const current = listWindow.index >= 0 ? records[listWindow.index] : undefined;
   const detailBodyHeight = Math.max(0, layout.detailHeight - 1);
-  const detailLines = useMemo(
-    () => (state.detailOpen ? detailPaneLines(current, state.tab, layout.detailWidth - 1) : []),
+  const search = useMemo(
+    () => searchLines(state.detailOpen ? detailPaneLines(current, state.tab, layout.detailWidth - 1) : [], state.detailSearch),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth],
+    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch],
   );
+  const detailLines = search.lines;
+  const inBody = useMemo(() => searchedBodyCount(current, state.tab, state.detailSearch), [current, state.tab, state.detailSearch]);
   const maxDetailTop = Math.max(0, detailLines.length - detailBodyHeight);
 
   // The store keeps the filtered list incrementally; tell it when the filter changes.
@@ -107,14 +112,35 @@ export function RequestsView({ store, backend, state, setState, width, height, n
           const follow = sort === 'arrival' && !sortReversed ? s.follow : false;
           return { ...s, sort, sortReversed, follow, selected, offset: Math.min(index, rows - 1) };
         });
+      case 'detail.search':
+        return actions.prompt({
+          label: 'search:',
+          initial: state.detailSearch,
+          onSubmit: (text) =>
+            setState((s) => {
+              const found = searchLines(detailPaneLines(current, s.tab, layout.detailWidth - 1), text).matches;
+              return { ...s, detailSearch: text, detailTop: found.length > 0 ? Math.min(Math.max(0, found[0]! - 2), maxDetailTop) : s.detailTop };
+            }),
+        });
+      case 'search.previous':
       case 'request.next':
+        if (state.detailSearch && search.matches.length > 0) {
+          // The match after (or before) the one at the top of the pane, two lines of context above it.
+          const anchor = state.detailTop + 2;
+          const matches = search.matches;
+          const target = command === 'search.previous' ? ([...matches].reverse().find((line) => line < anchor) ?? matches.at(-1)!) : (matches.find((line) => line > anchor) ?? matches[0]!);
+          return setState((s) => scrollDetail(s, target - 2));
+        }
+        if (command === 'search.previous') return;
+        return setState((s) => select(s, moveWindow(windowOf(s), 1, rows, total), { detailTop: 0 }));
       case 'request.previous':
-        return setState((s) => select(s, moveWindow(windowOf(s), command === 'request.next' ? 1 : -1, rows, total), { detailTop: 0 }));
+        return setState((s) => select(s, moveWindow(windowOf(s), -1, rows, total), { detailTop: 0 }));
       case 'detail.open':
         if (!current) return;
         return setState((s) => select(s, windowOf(s), { detailOpen: true, detailTop: 0 }));
       case 'detail.close':
-        return setState((s) => ({ ...s, detailOpen: false }));
+        // Esc ends a search first, then closes the pane.
+        return setState((s) => (s.detailSearch ? { ...s, detailSearch: '' } : { ...s, detailOpen: false }));
       case 'tab.next':
       case 'tab.previous':
         return setState((s) => ({ ...s, tab: nextTab(s.tab, command === 'tab.next' ? 1 : -1), detailTop: 0 }));
@@ -226,6 +252,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
     <DetailPane
       record={current}
       lines={detailLines}
+      search={state.detailSearch ? { term: state.detailSearch, matches: search.matches, top: Math.min(state.detailTop, maxDetailTop), inBody } : undefined}
       tab={state.tab}
       top={Math.min(state.detailTop, maxDetailTop)}
       height={layout.detailHeight}
@@ -266,4 +293,12 @@ function emptyHint(backend: TuiBackend): StyledLine[] {
     line({ text: `  Browsers: HTTP and HTTPS proxy ${proxy.replace(/^http:\/\//, '')}; \`wrtui ca\` tells how to trust the CA.`, dim: true }),
     ...(backend.incognitoProxyUrl ? [line({ text: `  Traffic through ${backend.incognitoProxyUrl} uses the incognito cookie store "1".`, dim: true })] : []),
   ];
+}
+
+/** Matches of the search in the whole body the open tab shows (Request or Response), if it has one. */
+function searchedBodyCount(record: RequestRecord | undefined, tab: DetailTab, term: string): number | undefined {
+  if (!record || !term) return undefined;
+  if (tab === 'response') return bodyMatchCount(record.responseBytes?.bytes, headerValue(record.responseHeaders, 'content-encoding'), term);
+  if (tab === 'request') return bodyMatchCount(record.requestBytes?.bytes, headerValue(record.sentHeaders ?? record.requestHeaders, 'content-encoding'), term);
+  return undefined;
 }

@@ -17,6 +17,8 @@ export interface RequestsState {
   /** The last filter written (kept when toggled off). */
   filterText: string;
   filterOn: boolean;
+  /** The term searched for in the detail pane's open tab (/ there; n and N step). */
+  detailSearch: string;
   /** The list's order (o cycles it, O reverses it). */
   sort: SortKey;
   sortReversed: boolean;
@@ -31,6 +33,7 @@ export const INITIAL_REQUESTS_STATE: RequestsState = {
   detailTop: 0,
   filterText: '',
   filterOn: false,
+  detailSearch: '',
   sort: 'arrival',
   sortReversed: false,
 };
