@@ -2,7 +2,8 @@
 // (the size is passed in: the test terminal has no rows), the cookies and rules views, help.
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import type { JournalEntry } from '../../src/engine/journal.js';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { openRecording } from '../../src/engine/session/open-recording.js';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -516,6 +517,33 @@ describe('breakpoints', () => {
     await second;
     await h.settle();
     expect(rows(h.frame()).find((row) => row.includes('x.test/a'))).toMatch(/x\.test\/a -> \/elsewhere/);
+  });
+});
+
+describe('saving the session from the TUI', () => {
+  it('S writes what the TUI holds as a HAR 1.2 file (0600) that wrtui reads back as a session, without --record', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-ui-har-'));
+    try {
+      const h = await start({ stateDir });
+      await h.request('http://shop.test/cart', { route: () => respond(404, 'not here') });
+      await h.request('http://shop.test/pay', { method: 'POST', body: 'a=1', headers: [{ name: 'Content-Type', value: 'application/x-www-form-urlencoded' }] });
+      await h.settle();
+      await h.press('S');
+      const frame = await h.waitFor('Saved 2 requests to');
+      const path = /Saved 2 requests to (\S+\.har)/.exec(frame.replace(/\n/g, ''))?.[1];
+      expect(path).toBeDefined();
+      const file = (await readdir(join(stateDir, 'exports'))).find((name) => name.endsWith('.har'))!;
+      const full = join(stateDir, 'exports', file);
+      expect((await stat(full)).mode & 0o777).toBe(0o600);
+      const session = await openRecording(full);
+      expect(session.source).toBe('har');
+      expect(session.requests.map((request) => [request.hops[0]!.method, request.hops[0]!.url])).toEqual([
+        ['GET', 'http://shop.test/cart'],
+        ['POST', 'http://shop.test/pay'],
+      ]);
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -12,6 +12,7 @@ import { nextSortKey, sortRequests } from '../list/request-sort.js';
 import { resendCommand } from '../export/resend-command.js';
 import { breakpointCommand } from '../commands/breakpoint-commands.js';
 import { quickRuleFrom } from '../quick-rules/quick-rule.js';
+import { recordsAsHar } from '../export/session-export.js';
 import { compileFilter } from '../filter/compile-filter.js';
 import { useViewCommands } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
@@ -189,6 +190,16 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'breakpoint.editHeaders':
       case 'breakpoint.credentials':
         return breakpointCommand(command, current, backend, actions);
+      case 'session.saveHar': {
+        const { har, requests } = recordsAsHar(store.all());
+        if (requests === 0) return actions.notify('No request to save yet', 'warn');
+        const name = `session-${new Date().toISOString().replace(/[:.]/g, '-')}.har`;
+        backend.saveExport(name, `${JSON.stringify(har, null, 2)}\n`).then(
+          (path) => actions.notify(`Saved ${requests} requests to ${path} (wrtui replay ${path})`),
+          (error: unknown) => actions.notify(`Could not save the session: ${(error as Error).message}`, 'error'),
+        );
+        return;
+      }
       case 'request.quickRule': {
         if (!current) return actions.notify('No request selected', 'warn');
         const write = backend.rules?.writeRule;
