@@ -106,7 +106,8 @@ const sessionOptions = {
   stateDir,
   dryRun: flags.dryRun ?? false,
   insecureUpstream: flags.insecureUpstream ?? [],
-  maxBodySize: flags.maxBodySize ?? 1024 * 1024,
+  // The TUI shows bodies: 16 MiB each by default (all of them within --body-memory); headless keeps 1 MiB.
+  maxBodySize: flags.maxBodySize ?? (command === 'headless' ? 1024 * 1024 : 16 * 1024 * 1024),
   listenerTimeoutMs: flags.listenerTimeout ?? 5000,
   upstreamTimeoutMs: flags.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
   cache: flags.cache ?? false,

@@ -54,7 +54,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'watch', type: 'boolean', commands: LIVE, help: '--no-watch: load rules and extensions once, do not reload on save' },
   { name: 'cookies', type: 'string', commands: LIVE, value: '<mode>', help: "send: requests carry the jar's cookies; observe: the jar only learns (your client has its own)", shownDefault: 'send', check: (value) => (['send', 'observe'].includes(value) ? undefined : 'must be send or observe') },
   { name: 'insecure-upstream', type: 'string', multiple: true, commands: LIVE, value: '<host>', help: 'do not verify the TLS certificate of this host (repeatable)' },
-  { name: 'max-body-size', type: 'number', commands: LIVE, value: '<bytes>', help: 'body bytes kept (requestBody, journal, cache); more streams', shownDefault: '1048576', check: wholeNumber() },
+  { name: 'max-body-size', type: 'number', commands: LIVE, value: '<bytes>', help: 'body bytes kept (requestBody, journal, cache, the TUI); more streams', shownDefault: '16777216 in the TUI, 1048576 headless', check: wholeNumber() },
   { name: 'listener-timeout', type: 'number', commands: RULES, value: '<ms>', help: "a blocking listener's time to answer (replay: the recording's own)", shownDefault: '5000', check: wholeNumber() },
   { name: 'upstream-timeout', type: 'number', commands: LIVE, value: '<ms>', help: 'an upstream silent this long: net::ERR_TIMED_OUT (0: never)', shownDefault: '60000', check: wholeNumber() },
   { name: 'cache', type: 'boolean', commands: LIVE, help: 'an in-memory HTTP cache (fromCache; flushed by handlerBehaviorChanged)' },

@@ -32,6 +32,13 @@ beforeAll(async () => {
   if (!tmuxAvailable()) throw new Error('tmux is needed for the TUI end-to-end test: apt-get install -y tmux (.ci/run installs it)');
   origin = await startOrigin((req, res) => {
     if (req.url === '/moved') return res.writeHead(302, { Location: '/hello' }).end();
+    if (req.url === '/big.log') {
+      // 5 MiB of log lines, one needle near the end.
+      const lines = Array.from({ length: 80_000 }, (_, index) => `${String(index).padStart(6, '0')} ${'x'.repeat(58)}`);
+      lines[79_000] = `079000 the NEEDLE-42 is here ${'x'.repeat(34)}`;
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      return res.end(lines.join('\n'));
+    }
     if (req.url === '/data.json') {
       // Chunked (no Content-Length) and gzip: what Node, nginx and CDNs send most.
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
@@ -178,7 +185,7 @@ describe('wrtui in a terminal', () => {
     await tmux('kill-session', '-t', 'redirects');
   });
 
-  it('shows a gzip JSON response pretty without --record, with the bytes transferred in the size column', { timeout: 60_000 }, async () => {
+  it('shows a gzip JSON response pretty without --record, with the bytes transferred in the size column; finds a search hit inside a 5 MiB body', { timeout: 60_000 }, async () => {
     await tmux('new-session', '-d', '-s', 'bodies', '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state-bodies'));
     const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'bodies');
     const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
@@ -196,6 +203,22 @@ describe('wrtui in a terminal', () => {
     expect(text).toMatch(/Body \(\d+ B as received\)/);
     expect(text).toMatch(/^\s+"user": \{$/m);
     expect(text).toMatch(/^\s+"name": "ann",$/m);
+
+    // A 5 MiB body, no flags: the search finds the one hit near its end, with its line number.
+    await run('curl', ['-s', '-o', '/dev/null', '--max-time', '10', '-x', proxy, `${origin.url}/big.log`]);
+    await tmux('send-keys', '-t', 'bodies', 'Escape');
+    await waitForScreen((t) => /\/big\.log\s+5\.\d MB/.test(t), 'the 5 MB response', 20_000, 'bodies');
+    for (const key of ['G', 'Enter']) {
+      await tmux('send-keys', '-t', 'bodies', key);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await waitForScreen((t) => t.includes('[Response]') && t.includes('000000 xxxx'), 'the big body', 20_000, 'bodies');
+    await tmux('send-keys', '-t', 'bodies', '/');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await tmux('send-keys', '-t', 'bodies', '-l', 'needle-42');
+    await tmux('send-keys', '-t', 'bodies', 'Enter');
+    const found = await waitForScreen((t) => t.includes('1 in the whole body'), 'the search hit', 20_000, 'bodies');
+    expect(found).toMatch(/line 79001: .*the NEEDLE-42 is here/);
     await tmux('kill-session', '-t', 'bodies');
   });
 

@@ -21,7 +21,8 @@ import type { RequestsState } from '../list/requests-state.js';
 import type { TrafficStore } from '../store/traffic-store.js';
 import { useUiActions } from '../ui-actions.js';
 import { DetailPane, detailPaneLines } from './DetailPane.js';
-import { bodyMatchCount, searchLines } from '../detail/search-lines.js';
+import { bodySearch, searchLines } from '../detail/search-lines.js';
+import { blank, heading, wrapLines } from '../detail/styled-line.js';
 import { headerValue, type RequestRecord } from '../store/request-record.js';
 import type { DetailTab } from '../detail/detail-tabs.js';
 import { FixedLine } from './FixedLine.js';
@@ -60,13 +61,13 @@ export function RequestsView({ store, backend, state, setState, width, height, n
   const listWindow = windowOf(state);
   const current = listWindow.index >= 0 ? records[listWindow.index] : undefined;
   const detailBodyHeight = Math.max(0, layout.detailHeight - 1);
+  const inBody = useMemo(() => searchedBody(current, state.tab, state.detailSearch), [current, state.tab, state.detailSearch]);
   const search = useMemo(
-    () => searchLines(state.detailOpen ? detailPaneLines(current, state.tab, layout.detailWidth - 1) : [], state.detailSearch),
+    () => searchLines(state.detailOpen ? [...detailPaneLines(current, state.tab, layout.detailWidth - 1), ...wholeBodyLines(inBody, layout.detailWidth - 1)] : [], state.detailSearch),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch],
+    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch, inBody],
   );
   const detailLines = search.lines;
-  const inBody = useMemo(() => searchedBodyCount(current, state.tab, state.detailSearch), [current, state.tab, state.detailSearch]);
   const maxDetailTop = Math.max(0, detailLines.length - detailBodyHeight);
 
   // The store keeps the filtered list incrementally; tell it when the filter changes.
@@ -119,8 +120,10 @@ export function RequestsView({ store, backend, state, setState, width, height, n
           initial: state.detailSearch,
           onSubmit: (text) =>
             setState((s) => {
-              const found = searchLines(detailPaneLines(current, s.tab, layout.detailWidth - 1), text).matches;
-              return { ...s, detailSearch: text, detailTop: found.length > 0 ? Math.min(Math.max(0, found[0]! - 2), maxDetailTop) : s.detailTop };
+              const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
+              const found = searchLines(all, text).matches;
+              const lastTop = Math.max(0, all.length - detailBodyHeight);
+              return { ...s, detailSearch: text, detailTop: found.length > 0 ? Math.min(Math.max(0, found[0]! - 2), lastTop) : s.detailTop };
             }),
         });
       case 'search.previous':
@@ -263,7 +266,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
     <DetailPane
       record={current}
       lines={detailLines}
-      search={state.detailSearch ? { term: state.detailSearch, matches: search.matches, top: Math.min(state.detailTop, maxDetailTop), inBody } : undefined}
+      search={state.detailSearch ? { term: state.detailSearch, matches: search.matches, top: Math.min(state.detailTop, maxDetailTop), inBody: inBody?.count } : undefined}
       tab={state.tab}
       top={Math.min(state.detailTop, maxDetailTop)}
       height={layout.detailHeight}
@@ -306,10 +309,18 @@ function emptyHint(backend: TuiBackend): StyledLine[] {
   ];
 }
 
-/** Matches of the search in the whole body the open tab shows (Request or Response), if it has one. */
-function searchedBodyCount(record: RequestRecord | undefined, tab: DetailTab, term: string): number | undefined {
+/** The search run over the whole body the open tab shows (Request or Response), if it has one. */
+function searchedBody(record: RequestRecord | undefined, tab: DetailTab, term: string): ReturnType<typeof bodySearch> {
   if (!record || !term) return undefined;
-  if (tab === 'response') return bodyMatchCount(record.responseBytes?.bytes, headerValue(record.responseHeaders, 'content-encoding'), term);
-  if (tab === 'request') return bodyMatchCount(record.requestBytes?.bytes, headerValue(record.sentHeaders ?? record.requestHeaders, 'content-encoding'), term);
+  if (tab === 'response') return bodySearch(record.responseBytes?.bytes, headerValue(record.responseHeaders, 'content-encoding'), term);
+  if (tab === 'request') return bodySearch(record.requestBytes?.bytes, headerValue(record.sentHeaders ?? record.requestHeaders, 'content-encoding'), term);
   return undefined;
+}
+
+/** Under the tab's lines while searching: every match of the whole body with its line number and context. */
+function wholeBodyLines(found: ReturnType<typeof bodySearch>, width: number): StyledLine[] {
+  if (!found || found.count === 0) return [];
+  const lines: StyledLine[] = [blank, heading(`In the whole body: ${found.count} match${found.count === 1 ? '' : 'es'}${found.count > found.excerpts.length ? ` (the first ${found.excerpts.length})` : ''}`)];
+  for (const excerpt of found.excerpts) lines.push(line({ text: `line ${excerpt.line}: `, dim: true }, excerpt.text));
+  return wrapLines(lines, width);
 }

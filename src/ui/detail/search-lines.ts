@@ -49,11 +49,37 @@ function highlight(styled: StyledLine, lower: string, needle: string): StyledLin
 
 /** Occurrences of `term` in a whole body, decoded (case-insensitive); undefined when binary. */
 export function bodyMatchCount(bytes: Uint8Array | undefined, contentEncoding: string | undefined, term: string): number | undefined {
+  return bodySearch(bytes, contentEncoding, term)?.count;
+}
+
+/** Context shown around each match of the whole body, and how many matches get one. */
+const EXCERPT_CONTEXT = 40;
+const MAX_EXCERPTS = 50;
+
+/**
+ * The whole body searched: how many matches, and for the first ones their line number and a
+ * line of context, so a hit far past what the pane draws (a 5 MB body) can be read too.
+ */
+export function bodySearch(bytes: Uint8Array | undefined, contentEncoding: string | undefined, term: string): { count: number; excerpts: { line: number; text: string }[] } | undefined {
   if (!bytes || bytes.length === 0 || term === '') return undefined;
-  const text = searchableText(bytes, contentEncoding, 64 * 1024 * 1024)?.toLowerCase();
-  if (text === undefined) return undefined;
+  const original = searchableText(bytes, contentEncoding, 64 * 1024 * 1024);
+  if (original === undefined) return undefined;
+  const text = original.toLowerCase();
   const needle = term.toLowerCase();
   let count = 0;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
-  return count;
+  let line = 1;
+  let lineCounted = 0;
+  const excerpts: { line: number; text: string }[] = [];
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+    count++;
+    if (excerpts.length >= MAX_EXCERPTS) continue;
+    for (let index = text.indexOf('\n', lineCounted); index !== -1 && index < at; index = text.indexOf('\n', index + 1)) {
+      line++;
+      lineCounted = index + 1;
+    }
+    const from = Math.max(0, at - EXCERPT_CONTEXT);
+    const to = Math.min(original.length, at + needle.length + EXCERPT_CONTEXT);
+    excerpts.push({ line, text: `${from > 0 ? '…' : ''}${original.slice(from, to).replace(/\s+/g, ' ')}${to < original.length ? '…' : ''}` });
+  }
+  return { count, excerpts };
 }
