@@ -400,6 +400,21 @@ describe('the detail pane', () => {
     await h.waitFor((f) => !f.includes('[Response]'));
   });
 
+  it('a long JSON array is folded with a count; z unfolds it and folds it again', async () => {
+    const h = await start({ size: { columns: 100, rows: 40 } });
+    const body = JSON.stringify({ items: Array.from({ length: 30 }, (_, index) => `item-${index}`) });
+    await h.request('http://a.test/list.json', { route: () => respond(200, body, [{ name: 'Content-Type', value: 'application/json' }]) });
+    const [record] = h.store.all();
+    h.engine.journal.append({ kind: 'body', requestId: record!.requestId, direction: 'response', url: record!.url, bytes: new Uint8Array(Buffer.from(body)), complete: true, size: body.length });
+    await h.settle();
+    await h.press(KEYS.enter, KEYS.tab, KEYS.tab, 'G'); // the end of the body
+    await h.waitFor('… 10 more items (z unfolds)');
+    await h.press('z', 'G');
+    await h.waitFor((frame) => frame.includes('"item-29"') && !frame.includes('more items'));
+    await h.press('z', 'G');
+    await h.waitFor('… 10 more items (z unfolds)');
+  });
+
   it('n and p move to the next and previous request; arrows scroll the pane', async () => {
     const h = await start({ size: { columns: 100, rows: 24 } });
     await h.request('http://a.test/first');

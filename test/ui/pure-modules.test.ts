@@ -231,3 +231,16 @@ describe('searching the detail pane', () => {
     expect(bodyMatchCount(gzipSync('a TOKEN and a token'), 'gzip', 'token')).toBe(2);
   });
 });
+
+describe('folded JSON', () => {
+  it('long arrays show their first 20 items and a count, long strings their first 200 characters; unfolded, all of it', () => {
+    const text = JSON.stringify({ items: Array.from({ length: 25 }, (_, index) => index), note: 'y'.repeat(250), empty: [] });
+    const folded = bodyPreviewLines({ bytes: Buffer.from(text), contentType: 'application/json', complete: true }).map(lineText);
+    expect(folded).toContain('    … 5 more items (z unfolds)');
+    expect(folded).toContain(`  "note": "${'y'.repeat(200)}"… (50 more characters, z unfolds),`);
+    expect(folded).toContain('  "empty": []');
+    const unfolded = bodyPreviewLines({ bytes: Buffer.from(text), contentType: 'application/json', complete: true, unfold: true }).map(lineText);
+    expect(unfolded).toContain('    24');
+    expect(unfolded.join('\n')).not.toContain('z unfolds');
+  });
+});

@@ -52,6 +52,7 @@ export const COMMANDS = [
   { name: 'filter.edit', keys: [{ input: '/' }], keyLabel: '/', short: 'filter', description: 'Filter the list (enter applies, esc cancels; see the filter language below)', views: ['list'], footer: true },
   { name: 'detail.search', keys: [{ input: '/' }], keyLabel: '/', short: 'search', description: 'Search the open tab (the whole body is counted); n and N step through the matches, esc ends the search', views: ['detail'], footer: true },
   { name: 'search.previous', keys: [{ input: 'N' }], keyLabel: 'N', short: 'prev match', description: 'The previous match of the search', views: ['detail'] },
+  { name: 'detail.unfold', keys: [{ input: 'z' }], keyLabel: 'z', short: 'unfold', description: 'Show long JSON arrays and strings whole, or folded again', views: ['detail'] },
   { name: 'filter.toggle', keys: [{ input: 'f' }], keyLabel: 'f', short: 'filter on/off', description: 'Turn the last filter off, or on again', views: ['list', 'detail'], footer: true },
   { name: 'request.exportCurl', keys: [{ input: 'y' }], keyLabel: 'y', short: 'curl', description: 'Export the request as the client sent it, as a curl command: a file in <state-dir>/exports and the clipboard (OSC 52)', views: ['list', 'detail'], footer: true },
   { name: 'request.exportCurlUpstream', keys: [{ input: 'Y' }], keyLabel: 'Y', short: 'curl as sent', description: "Export the request as it went upstream (the jar's cookies and rules' changes included), as curl", views: ['list', 'detail'], footer: false },

@@ -22,9 +22,9 @@ export interface DetailPaneProps {
 }
 
 /** The tab's lines as drawn (wrapped); the view uses the count to bound scrolling. */
-export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTab, width: number): StyledLine[] {
+export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTab, width: number, unfold = false): StyledLine[] {
   if (!record) return [];
-  return wrapLines(detailLines(tab, record, width), width);
+  return wrapLines(detailLines(tab, record, width, unfold), width);
 }
 
 export function DetailPane({ record, lines, tab, top, height, width, focused, search }: DetailPaneProps) {

@@ -63,9 +63,9 @@ export function RequestsView({ store, backend, state, setState, width, height, n
   const detailBodyHeight = Math.max(0, layout.detailHeight - 1);
   const inBody = useMemo(() => searchedBody(current, state.tab, state.detailSearch), [current, state.tab, state.detailSearch]);
   const search = useMemo(
-    () => searchLines(state.detailOpen ? [...detailPaneLines(current, state.tab, layout.detailWidth - 1), ...wholeBodyLines(inBody, layout.detailWidth - 1)] : [], state.detailSearch),
+    () => searchLines(state.detailOpen ? [...detailPaneLines(current, state.tab, layout.detailWidth - 1, state.unfold), ...wholeBodyLines(inBody, layout.detailWidth - 1)] : [], state.detailSearch),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch, inBody],
+    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch, inBody, state.unfold],
   );
   const detailLines = search.lines;
   const maxDetailTop = Math.max(0, detailLines.length - detailBodyHeight);
@@ -114,13 +114,15 @@ export function RequestsView({ store, backend, state, setState, width, height, n
           const follow = sort === 'arrival' && !sortReversed ? s.follow : false;
           return { ...s, sort, sortReversed, follow, selected, offset: Math.min(index, rows - 1) };
         });
+      case 'detail.unfold':
+        return setState((s) => ({ ...s, unfold: !s.unfold }));
       case 'detail.search':
         return actions.prompt({
           label: 'search:',
           initial: state.detailSearch,
           onSubmit: (text) =>
             setState((s) => {
-              const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
+              const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1, s.unfold), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
               const found = searchLines(all, text).matches;
               const lastTop = Math.max(0, all.length - detailBodyHeight);
               return { ...s, detailSearch: text, detailTop: found.length > 0 ? Math.min(Math.max(0, found[0]! - 2), lastTop) : s.detailTop };

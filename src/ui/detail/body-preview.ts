@@ -2,6 +2,7 @@
 // hex dump, always capped: a 50 MB response must not become 50 MB of React elements.
 import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
 import { imageInfo } from './image-info.js';
+import { foldedJson } from './json-fold.js';
 import { line, type StyledLine } from './styled-line.js';
 
 export const MAX_PREVIEW_LINES = 500;
@@ -15,6 +16,8 @@ export interface BodyPreviewInput {
   contentEncoding?: string | undefined;
   /** False when the bytes are not the whole body. */
   complete: boolean;
+  /** Show long JSON arrays and strings whole (z in the detail pane). */
+  unfold?: boolean;
 }
 
 export function bodyPreviewLines(input: BodyPreviewInput): StyledLine[] {
@@ -43,7 +46,7 @@ export function bodyPreviewLines(input: BodyPreviewInput): StyledLine[] {
     lines.push(line({ text: `form data, ${fields.length} field${fields.length === 1 ? '' : 's'}`, dim: true }));
     for (const [name, value] of fields) lines.push(line({ text: name, color: 'cyan' }, ' = ', value));
   } else if (looksLikeJson(input.contentType, text)) {
-    const pretty = prettyJson(text);
+    const pretty = foldedJson(text, input.unfold ?? false);
     for (const textLine of (pretty ?? text).split(/\r?\n/)) lines.push(line(textLine));
     if (pretty === undefined && !input.complete) lines.push(line({ text: '(JSON cut short: shown as text)', dim: true }));
   } else if (SOURCE_TYPES.test(type)) {
@@ -118,13 +121,6 @@ function looksLikeJson(contentType: string | undefined, text: string): boolean {
   return start === '{' || start === '[';
 }
 
-function prettyJson(text: string): string | undefined {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return undefined;
-  }
-}
 
 function hexDump(bytes: Buffer): StyledLine[] {
   const lines: StyledLine[] = [];

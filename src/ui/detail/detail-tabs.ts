@@ -19,14 +19,14 @@ export const DETAIL_TAB_TITLES: Readonly<Record<DetailTab, string>> = {
 };
 
 /** The tab's lines, unwrapped; `width` sizes what is drawn to the pane's width (the waterfall). */
-export function detailLines(tab: DetailTab, record: RequestRecord, width: number): StyledLine[] {
+export function detailLines(tab: DetailTab, record: RequestRecord, width: number, unfold = false): StyledLine[] {
   switch (tab) {
     case 'timeline':
       return timelineLines(record, width);
     case 'request':
-      return requestLines(record);
+      return requestLines(record, unfold);
     case 'response':
-      return responseLines(record);
+      return responseLines(record, unfold);
     case 'rules':
       return rulesLines(record);
     case 'cookies':

@@ -7,7 +7,7 @@ import { headerValue, type RequestRecord } from '../store/request-record.js';
 import { bodyPreviewLines } from './body-preview.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
 
-export function requestLines(record: RequestRecord): StyledLine[] {
+export function requestLines(record: RequestRecord, unfold = false): StyledLine[] {
   const lines: StyledLine[] = [];
   lines.push(line({ text: `${record.method} `, bold: true }, record.url));
   lines.push(line({ text: `type ${record.type} · requestId ${record.requestId}${record.hops > 1 ? ` · ${record.hops} hops` : ''}`, dim: true }));
@@ -28,7 +28,7 @@ export function requestLines(record: RequestRecord): StyledLine[] {
     if (origins.sent.some(({ origin }) => origin.kind === 'jar')) lines.push(line({ text: "  jar: wrtui added cookies from its jar (the client did not send them); --cookies observe turns that off", dim: true }));
   }
 
-  const body = requestBodyLines(record, sent);
+  const body = requestBodyLines(record, sent, unfold);
   if (body.length > 0) {
     lines.push(blank);
     lines.push(...body);
@@ -36,11 +36,11 @@ export function requestLines(record: RequestRecord): StyledLine[] {
   return lines;
 }
 
-function requestBodyLines(record: RequestRecord, headers: HttpHeaders | undefined): StyledLine[] {
+function requestBodyLines(record: RequestRecord, headers: HttpHeaders | undefined, unfold: boolean): StyledLine[] {
   const contentType = headerValue(headers, 'content-type');
   const contentEncoding = headerValue(headers, 'content-encoding');
   if (record.requestBytes) {
-    return [heading(`Body (${record.requestBytes.size} B, as sent)`), ...bodyPreviewLines({ ...record.requestBytes, contentType, contentEncoding })];
+    return [heading(`Body (${record.requestBytes.size} B, as sent)`), ...bodyPreviewLines({ ...record.requestBytes, contentType, contentEncoding, unfold })];
   }
   const body = record.requestBody;
   if (!body) return [];
@@ -60,7 +60,7 @@ function requestBodyLines(record: RequestRecord, headers: HttpHeaders | undefine
       }
       const bytes = part.bytes ? new Uint8Array(part.bytes) : new Uint8Array();
       lines.push(heading(`Body${body.raw.length > 1 ? ` part ${index + 1}` : ''} (${bytes.length} B, raw)`));
-      lines.push(...bodyPreviewLines({ bytes, contentType, contentEncoding, complete: true }));
+      lines.push(...bodyPreviewLines({ bytes, contentType, contentEncoding, complete: true, unfold }));
     }
   }
   return lines;

@@ -5,7 +5,7 @@ import { headerValue, type CapturedBody, type RequestRecord } from '../store/req
 import { bodyPreviewLines } from './body-preview.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
 
-export function responseLines(record: RequestRecord): StyledLine[] {
+export function responseLines(record: RequestRecord, unfold = false): StyledLine[] {
   const lines: StyledLine[] = [];
   if (record.error) lines.push(line({ text: `Failed: ${record.error}`, color: 'red', bold: true }));
   if (record.redirectNotFollowed) lines.push(line({ text: `The client took this ${record.statusCode ?? '3xx'} as its answer and did not follow it to ${record.redirectTarget ?? 'its Location'}.`, color: 'yellow' }));
@@ -27,7 +27,7 @@ export function responseLines(record: RequestRecord): StyledLine[] {
     if (body.dropped) lines.push(line({ text: "Dropped: the TUI lets go of the oldest bodies to stay within its body memory (--body-memory).", color: 'yellow' }));
     else {
       if (!body.complete) lines.push(line({ text: `Cut: wrtui kept the first ${formatBytes(body.bytes.length)} of ${formatBytes(body.size)} (--max-body-size); the client got all of it.`, color: 'yellow' }));
-      lines.push(...bodyPreviewLines({ ...body, contentType: headerValue(headers, 'content-type'), contentEncoding: headerValue(headers, 'content-encoding') }));
+      lines.push(...bodyPreviewLines({ ...body, contentType: headerValue(headers, 'content-type'), contentEncoding: headerValue(headers, 'content-encoding'), unfold }));
     }
   } else if (record.phase === 'pending') {
     lines.push(line({ text: 'The body has not arrived yet.', dim: true }));

@@ -19,6 +19,8 @@ export interface RequestsState {
   filterOn: boolean;
   /** The term searched for in the detail pane's open tab (/ there; n and N step). */
   detailSearch: string;
+  /** Long JSON arrays and strings shown whole (z). */
+  unfold: boolean;
   /** The list's order (o cycles it, O reverses it). */
   sort: SortKey;
   sortReversed: boolean;
@@ -34,6 +36,7 @@ export const INITIAL_REQUESTS_STATE: RequestsState = {
   filterText: '',
   filterOn: false,
   detailSearch: '',
+  unfold: false,
   sort: 'arrival',
   sortReversed: false,
 };
