@@ -85,6 +85,7 @@ const flags = cli.flags as {
   cache?: boolean;
   maxRequests?: number;
   failOnDiff?: boolean;
+  diffsOnly?: boolean;
   exportHar?: string;
   chromium?: string;
   cookies?: 'send' | 'observe';
@@ -162,6 +163,7 @@ try {
         extensions: sessionOptions.extensions,
         ...(flags.persona !== undefined && { persona: flags.persona }),
         json: flags.json ?? false,
+        diffsOnly: flags.diffsOnly ?? false,
         dryRun: sessionOptions.dryRun,
         failOnDiff: flags.failOnDiff ?? false,
         ...(flags.exportHar !== undefined && { exportHar: flags.exportHar }),

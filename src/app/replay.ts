@@ -14,6 +14,7 @@ import { formatDiffs, formatSummary } from '../engine/session/replay-report.js';
 import { SessionFileError } from '../engine/session/session-reader.js';
 import { replaySession } from '../engine/session/session-replay.js';
 import { encodeLine } from '../engine/session/session-json.js';
+import { toJsonLine } from './json-line.js';
 
 export interface ReplayCommandOptions {
   file: string;
@@ -21,6 +22,8 @@ export interface ReplayCommandOptions {
   extensions?: string[];
   persona?: 'spec' | 'chrome' | 'firefox';
   json: boolean;
+  /** With --json: only the replayDiff lines and the summary, not the replay's journal (CI logs). */
+  diffsOnly?: boolean;
   dryRun: boolean;
   failOnDiff: boolean;
   /** Write the file as HAR here instead of replaying it. */
@@ -28,6 +31,9 @@ export interface ReplayCommandOptions {
   /** Undefined: the recording's own timeout. */
   listenerTimeoutMs?: number;
 }
+
+/** The journal kinds `wrtui headless --json` prints that a replay has too. */
+const JOURNAL_KINDS: ReadonlySet<string> = new Set(['webRequest', 'cookieChanged', 'rule', 'log', 'handlerBehaviorChanged', 'runtime']);
 
 export const EXIT_OK = 0;
 export const EXIT_DIFFERENT = 1;
@@ -60,6 +66,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     return EXIT_OK;
   }
 
+  let diffing = false;
   const result = await replaySession(session, {
     rulesDir: resolve(options.rulesDir),
     extensions: (options.extensions ?? []).map((dir) => resolve(dir)),
@@ -69,7 +76,13 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     onProgress: progress.update,
     ...(options.json && {
       onEntry: (entry) => {
-        if (entry.kind === 'replayDiff' || entry.kind === 'replaySummary') out(encodeLine(entry));
+        // The replay's journal as `wrtui headless --json` prints a live one (one jq filter serves
+        // both), then the replayDiff lines and the summary; --diffs-only keeps just those.
+        // What the engine journals after that (workers stopping) is no part of the replay's story.
+        if (entry.kind === 'replayDiff' || entry.kind === 'replaySummary') {
+          diffing = true;
+          out(encodeLine(entry));
+        } else if (!options.diffsOnly && !diffing && JOURNAL_KINDS.has(entry.kind)) out(toJsonLine(entry));
       },
     }),
   });

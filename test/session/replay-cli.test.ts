@@ -52,11 +52,16 @@ beforeAll(async () => {
 afterAll(() => recording?.cleanup());
 
 describe('wrtui replay', { timeout: 60_000 }, () => {
-  it('--json: one NDJSON line per request, then the summary; nothing else on stdout or stderr', async () => {
+  it('--json: the replay\'s journal as headless --json prints one (webRequest events first), then one replayDiff per request and the summary', async () => {
     const run = await wrtui(['replay', recording.file, '--rules', recording.rulesDir, '--json']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
-    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const all = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; event?: string; index?: number; identical?: boolean; changes?: string[] });
+    const firstDiff = all.findIndex((line) => line.kind === 'replayDiff');
+    // The same jq filter as for a live session finds the events.
+    expect(all.slice(0, firstDiff).filter((line) => line.kind === 'webRequest' && line.event === 'onCompleted')).toHaveLength(3);
+    for (const line of all.slice(0, firstDiff)) expect(['webRequest', 'rule', 'cookieChanged', 'log', 'handlerBehaviorChanged', 'runtime']).toContain(line.kind);
+    const lines = all.slice(firstDiff);
     expect(lines.map((line) => line.kind)).toEqual(['replayDiff', 'replayDiff', 'replayDiff', 'replaySummary']);
     expect(lines.slice(0, 3).map((line) => [line.index, line.identical, line.changes])).toEqual([
       [0, true, []],
@@ -77,8 +82,10 @@ describe('wrtui replay', { timeout: 60_000 }, () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`#1 GET image ${recording.origin.url}/img/a.png\n    newly blocked by no-images at onBeforeRequest (was 200)`);
     expect(run.stdout).toMatch(/2 identical, 1 differ \(newly-blocked 1\)/);
-    const withoutFlag = await wrtui(['replay', recording.file, '--rules', editedRules, '--json']);
+    const withoutFlag = await wrtui(['replay', recording.file, '--rules', editedRules, '--json', '--diffs-only']);
     expect(withoutFlag.code).toBe(0);
+    // --diffs-only: nothing but the differences and the summary, for CI logs.
+    expect(withoutFlag.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { kind: string }).kind)).toEqual(['replayDiff', 'replayDiff', 'replayDiff', 'replaySummary']);
   });
 
   it('a rules folder that does not exist is named, not silently replayed without rules', async () => {
@@ -101,7 +108,7 @@ describe('wrtui replay', { timeout: 60_000 }, () => {
     expect(terminal.status).toBe(0);
     expect(terminal.stdout).toMatch(/replaying \[#+\] 3\/3 requests/);
     const lines = (await readFile(out, 'utf8')).trim().split('\n');
-    expect(lines.map((line) => JSON.parse(line).kind)).toEqual([...Array(3).fill('replayDiff'), 'replaySummary']);
+    expect(lines.map((line) => JSON.parse(line).kind).filter((kind: string) => kind.startsWith('replay'))).toEqual([...Array(3).fill('replayDiff'), 'replaySummary']);
   });
 
   it('exits 2 with the JSON path for an invalid HAR, and for a missing file or argument', async () => {
