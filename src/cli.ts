@@ -86,6 +86,7 @@ const flags = cli.flags as {
   maxRequests?: number;
   failOnDiff?: boolean;
   diffsOnly?: boolean;
+  tui?: boolean;
   exportHar?: string;
   chromium?: string;
   cookies?: 'send' | 'observe';
@@ -164,6 +165,8 @@ try {
         ...(flags.persona !== undefined && { persona: flags.persona }),
         json: flags.json ?? false,
         diffsOnly: flags.diffsOnly ?? false,
+        ...(flags.tui !== undefined && { tui: flags.tui }),
+        stateDir,
         dryRun: sessionOptions.dryRun,
         failOnDiff: flags.failOnDiff ?? false,
         ...(flags.exportHar !== undefined && { exportHar: flags.exportHar }),

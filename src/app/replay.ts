@@ -24,6 +24,10 @@ export interface ReplayCommandOptions {
   json: boolean;
   /** With --json: only the replayDiff lines and the summary, not the replay's journal (CI logs). */
   diffsOnly?: boolean;
+  /** Show the replay in the TUI (a terminal and no --json): true unless --no-tui. */
+  tui?: boolean;
+  /** For exports from the TUI. */
+  stateDir?: string;
   dryRun: boolean;
   failOnDiff: boolean;
   /** Write the file as HAR here instead of replaying it. */
@@ -88,7 +92,12 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   });
   progress.clear();
   const { summary, diffs } = result;
-  if (!options.json) {
+  if (!options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY) {
+    for (const warning of summary.warnings) warn(warning);
+    const { runReplayTui } = await import('../ui/run-replay-tui.js');
+    await runReplayTui(result, { file: options.file, stateDir: options.stateDir ?? '.wrtui', dryRun: options.dryRun });
+    for (const line of formatSummary(summary)) out(line);
+  } else if (!options.json) {
     for (const warning of summary.warnings) warn(warning);
     for (const line of formatDiffs(diffs)) out(line);
     for (const line of formatSummary(summary)) out(line);

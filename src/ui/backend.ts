@@ -43,6 +43,8 @@ export interface CookiesControl {
 
 export interface TuiBackend {
   readonly mode: SessionMode;
+  /** In a replay: the file replayed (the status bar names it instead of a proxy). */
+  readonly source?: string;
   /** The proxy for cookie store "0", and the one for the incognito store "1" if any. */
   readonly proxyUrl: string;
   /** The proxy listens on every interface (--host 0.0.0.0): reachable from the network. */

@@ -44,11 +44,15 @@ function firstLine(store: TrafficStore, backend: TuiBackend, width: number): Sty
     width >= 100 && { text: ' wrtui ', inverse: true, bold: true },
     ' ',
     mode,
-    ' proxy ',
-    backend.everyInterface
-      ? { text: `0.0.0.0:${portOf(backend.proxyUrl)} OPEN TO THE NETWORK`, bold: true, color: 'red' }
-      : { text: hostPort(backend.proxyUrl), bold: true },
-    backend.incognitoProxyUrl ? ` incognito :${portOf(backend.incognitoProxyUrl)}` : ' incognito off',
+    ...(backend.mode === 'replay'
+      ? [' ', { text: backend.source ?? 'a recording', bold: true }, ` ${changedCount(store)}`]
+      : [
+          ' proxy ',
+          backend.everyInterface
+            ? { text: `0.0.0.0:${portOf(backend.proxyUrl)} OPEN TO THE NETWORK`, bold: true, color: 'red' }
+            : { text: hostPort(backend.proxyUrl), bold: true },
+          backend.incognitoProxyUrl ? ` incognito :${portOf(backend.incognitoProxyUrl)}` : ' incognito off',
+        ]),
     '  ',
     { text: `${rate < 10 ? rate.toFixed(1) : Math.round(rate)} req/s`, bold: true },
     dropped > 0 ? { text: `  ${kept} kept, ${dropped} dropped (--max-requests ${store.maxRequests})`, color: 'yellow', bold: true } : `  ${kept} requests`,
@@ -105,6 +109,12 @@ function quotaSegments(rules: readonly RuleStatus[], now: number, width: number)
     if (quota.refused > 0) segments.push({ text: ` ${quota.refused} refused`, color: 'red' });
   }
   return segments;
+}
+
+/** "3 changed (is:changed)" in a replay, "all identical" when none. */
+function changedCount(store: TrafficStore): string {
+  const changed = store.all().filter((record) => record.replayDiff?.identical === false).length;
+  return changed > 0 ? `${changed} changed (is:changed)` : 'all identical';
 }
 
 function hostPort(url: string): string {

@@ -4,10 +4,10 @@ import { cookiesLines } from './cookies-lines.js';
 import { requestLines } from './request-lines.js';
 import { responseLines } from './response-lines.js';
 import { rulesLines } from './rules-lines.js';
-import type { StyledLine } from './styled-line.js';
+import { heading, line, type StyledLine } from './styled-line.js';
 import { timelineLines } from './timeline-lines.js';
 
-export const DETAIL_TABS = ['timeline', 'request', 'response', 'rules', 'cookies'] as const;
+export const DETAIL_TABS = ['timeline', 'request', 'response', 'rules', 'cookies', 'diff'] as const;
 export type DetailTab = (typeof DETAIL_TABS)[number];
 
 export const DETAIL_TAB_TITLES: Readonly<Record<DetailTab, string>> = {
@@ -16,6 +16,7 @@ export const DETAIL_TAB_TITLES: Readonly<Record<DetailTab, string>> = {
   response: 'Response',
   rules: 'Rules',
   cookies: 'Cookies',
+  diff: 'Diff',
 };
 
 /** The tab's lines, unwrapped; `width` sizes what is drawn to the pane's width (the waterfall). */
@@ -31,10 +32,20 @@ export function detailLines(tab: DetailTab, record: RequestRecord, width: number
       return rulesLines(record);
     case 'cookies':
       return cookiesLines(record);
+    case 'diff':
+      return diffLines(record);
   }
 }
 
 export function nextTab(tab: DetailTab, step: 1 | -1): DetailTab {
   const index = DETAIL_TABS.indexOf(tab);
   return DETAIL_TABS[(index + step + DETAIL_TABS.length) % DETAIL_TABS.length]!;
+}
+
+/** The Diff tab: how the replayed request compares with its recording, one changed thing a line. */
+function diffLines(record: RequestRecord): StyledLine[] {
+  const diff = record.replayDiff;
+  if (!diff) return [line({ text: 'A replay shows here how each request compares with its recording (wrtui replay <file>).', dim: true })];
+  if (diff.identical) return [line({ text: 'Identical to the recording: the same events, outcomes and cookie changes.', color: 'green' })];
+  return [heading(`Changed: ${diff.changes.join(', ')}`), ...diff.lines.map((text) => line('  ', text))];
 }

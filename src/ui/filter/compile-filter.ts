@@ -53,6 +53,8 @@ export interface FilterableRequest extends RequestContent {
   verdicts: ReadonlySet<RuleVerdict>;
   /** Rules (owners) that answered any event of the request. */
   rules: ReadonlySet<string>;
+  /** In a replay: whether the request behaved as recorded (is:changed, is:identical). */
+  replayDiff?: { identical: boolean } | undefined;
 }
 
 export type RequestPredicate = (request: FilterableRequest) => boolean;
@@ -76,7 +78,7 @@ export const TYPE_ALIASES: Readonly<Record<string, ResourceType>> = {
   csp: 'csp_report',
 };
 
-export const IS_VALUES = ['cancelled', 'redirected', 'dry-run', 'failed', 'modified', 'headers', 'auth', 'ignored', 'error', 'pending', 'done'] as const;
+export const IS_VALUES = ['cancelled', 'redirected', 'dry-run', 'failed', 'modified', 'headers', 'auth', 'ignored', 'error', 'pending', 'done', 'changed', 'identical'] as const;
 
 /** Parses and compiles; `predicate` is undefined for an empty expression (everything passes). */
 export function compileFilter(source: string): CompiledFilter {
@@ -288,6 +290,10 @@ function verdictTest(part: string, fail: (message: string) => never): RequestPre
         request.verdicts.has('auth');
     case 'error':
       return (request) => request.error !== undefined;
+    case 'changed':
+      return (request) => request.replayDiff?.identical === false;
+    case 'identical':
+      return (request) => request.replayDiff?.identical === true;
     case 'pending':
       return (request) => request.phase === 'pending';
     case 'done':

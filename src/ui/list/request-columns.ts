@@ -190,6 +190,7 @@ export function ruleMarks(record: RequestRecord): Segment[] {
   const marks: Segment[] = [];
   const verdicts = record.verdicts;
   if (record.pausedAt) marks.push({ text: 'PAUSED', color: 'yellow', bold: true });
+  if (record.replayDiff) marks.push(record.replayDiff.identical ? { text: 'same', dim: true } : { text: 'CHANGED', color: 'magenta', bold: true });
   if (verdicts.has('failed')) marks.push({ text: 'FAIL', color: 'red', bold: true });
   if (verdicts.has('cancelled')) marks.push({ text: 'cancel', color: 'red' });
   if (verdicts.has('redirected')) marks.push({ text: 'redir', color: 'magenta' });

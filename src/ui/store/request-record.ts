@@ -81,6 +81,8 @@ export interface RequestRecord extends FilterableRequest {
   events: TimelineEvent[];
   /** As shown to onBeforeSendHeaders listeners (before rules changed them). */
   requestHeaders: HttpHeaders | undefined;
+  /** In a replay: how the request compares with its recording (what changed, one line each). */
+  replayDiff?: { identical: boolean; changes: string[]; lines: string[] } | undefined;
   /** What wrtui itself added to the client's headers on this hop (jar cookies, credentials). */
   wrtuiAdded: WrtuiAddedHeader[] | undefined;
   /** As sent upstream (onSendHeaders). */

@@ -18,6 +18,8 @@ import type { CookieChangeInfo, WebRequestDetails } from '../../engine/types.js'
 import type { RequestPredicate } from '../filter/compile-filter.js';
 import { BodyBudget, DEFAULT_BODY_BUDGET_BYTES } from './body-budget.js';
 import { RingBuffer } from './ring-buffer.js';
+import { changeLines } from '../../engine/session/replay-report.js';
+import type { RequestDiff } from '../../engine/session/request-diff.js';
 import {
   applyBodyEntry,
   applyWebRequestEntry,
@@ -233,6 +235,16 @@ export class TrafficStore {
         this.#log({ seq: entry.seq, time: entry.time, level: entry.accepted ? 'info' : 'warn', source: entry.owner, message });
         if (!entry.accepted) this.#lastRefusal = { seq: entry.seq, text: `${entry.owner}: ${message}` };
         this.#rulesVersion++;
+        break;
+      }
+      case 'replayDiff' as JournalEntry['kind']: {
+        // A replay's verdict on one request (session-replay.ts appends them after the replay).
+        const diff = entry as unknown as RequestDiff;
+        const record = diff.replayedRequestId === undefined ? undefined : this.#byId.get(diff.replayedRequestId);
+        if (!record) break;
+        record.replayDiff = { identical: diff.identical, changes: diff.changes, lines: diff.identical ? [] : changeLines(diff) };
+        record.revision++;
+        this.#dirty.add(record);
         break;
       }
       case 'listening':

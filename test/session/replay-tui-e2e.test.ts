@@ -1,0 +1,60 @@
+// `wrtui replay <file>` on a terminal (tmux): the replay in the TUI, REPLAY in the status bar, the
+// request a rule now blocks marked CHANGED, is:changed narrowing the list to it, and the Diff tab
+// saying what changed against the recording; q leaves and prints the summary.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Tmux, tmuxAvailable, wrtuiCommand } from '../helpers/tmux.js';
+
+const HAR = join(process.cwd(), 'fixtures/har/chromium.har');
+let workDir: string;
+let tmux: Tmux;
+
+beforeAll(async () => {
+  if (!tmuxAvailable()) throw new Error('tmux is needed: apt-get install -y tmux (.ci/run installs it)');
+  workDir = await mkdtemp(join(tmpdir(), 'wrtui-replay-tui-'));
+  await mkdir(join(workDir, 'rules'));
+  await writeFile(
+    join(workDir, 'rules', 'no-images.ts'),
+    `export const manifest = { name: 'no-images', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'] };
+export default function background({ chrome }: any) {
+  chrome.webRequest.onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['<all_urls>'], types: ['image'] }, ['blocking']);
+}
+`,
+  );
+  tmux = new Tmux(workDir);
+});
+
+afterAll(async () => {
+  await tmux?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('wrtui replay in the TUI', () => {
+  it('marks what a rule changed, narrows to it with is:changed, and the Diff tab says what', { timeout: 60_000 }, async () => {
+    await tmux.start('replay', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
+    let text = await tmux.waitForScreen('replay', (t) => t.includes(' REPLAY ') && t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    expect(text).toContain('chromium.har');
+    const rows = text.split('\n').filter((line) => /^[▶ ] \d\d:\d\d:\d\d/.test(line));
+    expect(rows).toHaveLength(6);
+    expect(rows.filter((row) => row.includes('CHANGED'))).toHaveLength(1);
+    expect(rows.filter((row) => row.includes(' same'))).toHaveLength(5);
+
+    await tmux.press('replay', '/');
+    await tmux.type('replay', 'is:changed');
+    await tmux.press('replay', 'Enter');
+    text = await tmux.waitForScreen('replay', (t) => t.split('\n').filter((line) => /^[▶ ] \d\d:\d\d:\d\d/.test(line)).length === 1, 'only the changed request');
+    expect(text).toMatch(/CHANGED/);
+
+    await tmux.press('replay', 'Enter', 'BTab');
+    text = await tmux.waitForScreen('replay', (t) => t.includes('[Diff]'), 'the Diff tab');
+    expect(text).toContain('Changed: newly-blocked');
+    expect(text).toMatch(/newly blocked by no-images at onBeforeRequest/);
+
+    await tmux.press('replay', 'q');
+    text = await tmux.waitForScreen('replay', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
+    expect(text).toContain('WRTUI_EXIT=0');
+    expect(text).toMatch(/6 request\(s\) replayed .*: 5 identical, 1 differ \(newly-blocked 1\)/);
+  });
+});
