@@ -71,12 +71,15 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   }
 
   let diffing = false;
-  const result = await replaySession(session, {
+  const replayOptions = {
     rulesDir: resolve(options.rulesDir),
     extensions: (options.extensions ?? []).map((dir) => resolve(dir)),
     ...(options.persona && { persona: options.persona }),
     dryRun: options.dryRun,
     ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
+  };
+  const result = await replaySession(session, {
+    ...replayOptions,
     onProgress: progress.update,
     ...(options.json && {
       onEntry: (entry) => {
@@ -95,7 +98,15 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   if (!options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY) {
     for (const warning of summary.warnings) warn(warning);
     const { runReplayTui } = await import('../ui/run-replay-tui.js');
-    await runReplayTui(result, { file: options.file, stateDir: options.stateDir ?? '.wrtui', dryRun: options.dryRun });
+    // Saving a rule or an extension re-runs the whole session through the new version.
+    const last = await runReplayTui(result, {
+      file: options.file,
+      stateDir: options.stateDir ?? '.wrtui',
+      dryRun: options.dryRun,
+      watch: [replayOptions.rulesDir, ...replayOptions.extensions],
+      rerun: () => replaySession(session, replayOptions),
+    });
+    Object.assign(summary, last.summary);
     for (const line of formatSummary(summary)) out(line);
   } else if (!options.json) {
     for (const warning of summary.warnings) warn(warning);

@@ -9,8 +9,8 @@ import type { TuiBackend } from './backend.js';
 export interface ReplayBackendOptions {
   /** The recording or HAR replayed, for the status bar. */
   file: string;
-  /** Every entry, seq order, each delivered once to each subscriber. */
-  entries: readonly JournalEntry[];
+  /** Every entry, seq order, each delivered once to each subscriber (the latest run's). */
+  entries: () => readonly JournalEntry[];
   stateDir: string;
   dryRun: boolean;
   writeToTerminal: (data: string) => void;
@@ -27,7 +27,7 @@ export function createReplayBackend(options: ReplayBackendOptions): TuiBackend {
     stateDir,
     journal: {
       subscribe(subscriber) {
-        for (const entry of options.entries) subscriber(entry);
+        for (const entry of options.entries()) subscriber(entry);
         return () => {};
       },
     },

@@ -8,6 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tmux, tmuxAvailable, wrtuiCommand } from '../helpers/tmux.js';
 
 const HAR = join(process.cwd(), 'fixtures/har/chromium.har');
+const RULE = (type: string) => `export const manifest = { name: 'no-images', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'] };
+export default function background({ chrome }: any) {
+  chrome.webRequest.onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['<all_urls>'], types: ['${type}'] }, ['blocking']);
+}
+`;
 let workDir: string;
 let tmux: Tmux;
 
@@ -15,14 +20,7 @@ beforeAll(async () => {
   if (!tmuxAvailable()) throw new Error('tmux is needed: apt-get install -y tmux (.ci/run installs it)');
   workDir = await mkdtemp(join(tmpdir(), 'wrtui-replay-tui-'));
   await mkdir(join(workDir, 'rules'));
-  await writeFile(
-    join(workDir, 'rules', 'no-images.ts'),
-    `export const manifest = { name: 'no-images', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'] };
-export default function background({ chrome }: any) {
-  chrome.webRequest.onBeforeRequest.addListener(() => ({ cancel: true }), { urls: ['<all_urls>'], types: ['image'] }, ['blocking']);
-}
-`,
-  );
+  await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
   tmux = new Tmux(workDir);
 });
 
@@ -32,7 +30,7 @@ afterAll(async () => {
 });
 
 describe('wrtui replay in the TUI', () => {
-  it('marks what a rule changed, narrows to it with is:changed, and the Diff tab says what', { timeout: 60_000 }, async () => {
+  it('marks what a rule changed, narrows to it with is:changed, the Diff tab says what; a save re-runs it in place, a broken save keeps the last result', { timeout: 60_000 }, async () => {
     await tmux.start('replay', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
     let text = await tmux.waitForScreen('replay', (t) => t.includes(' REPLAY ') && t.includes('1 changed (is:changed)'), 'the replay in the TUI');
     expect(text).toContain('chromium.har');
@@ -52,9 +50,25 @@ describe('wrtui replay in the TUI', () => {
     expect(text).toContain('Changed: newly-blocked');
     expect(text).toMatch(/newly blocked by no-images at onBeforeRequest/);
 
+    // Live re-run on save: the rule no longer blocks images, and the list says so at once.
+    await tmux.press('replay', 'Escape', 'Escape', '/', 'C-u', 'Enter');
+    const saved = Date.now();
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('font'));
+    text = await tmux.waitForScreen('replay', (t) => t.includes('all identical'), 'the re-run after the save');
+    const rerunMs = Date.now() - saved;
+    expect(text.split('\n').filter((line) => line.includes('CHANGED'))).toEqual([]);
+    expect(rerunMs).toBeLessThan(10_000);
+    // A save that breaks the rule keeps the last result on screen and says why.
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), 'export const manifest = { name: "no-images", permissions: ["webRequest"] ;\n');
+    text = await tmux.waitForScreen('replay', (t) => /1 new warning/.test(t), 'the warning of the failed re-run');
+    expect(text).toContain('all identical');
+    await tmux.press('replay', '4');
+    await tmux.waitForScreen('replay', (t) => t.includes('changed, but the replay did not run cleanly: no-i'), 'why, in the log');
+
     await tmux.press('replay', 'q');
     text = await tmux.waitForScreen('replay', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
     expect(text).toContain('WRTUI_EXIT=0');
-    expect(text).toMatch(/6 request\(s\) replayed .*: 5 identical, 1 differ \(newly-blocked 1\)/);
+    // The summary printed on leaving is the last run's shown (the one before the broken save).
+    expect(text).toMatch(/6 request\(s\) replayed .*: 6 identical, 0 differ/);
   });
 });
