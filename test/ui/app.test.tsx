@@ -385,13 +385,13 @@ describe('the detail pane', () => {
     for (const char of 'token') await h.press(char);
     await h.press(KEYS.enter);
     // 800 lines, 8 with the term; the pane draws the first 500 of them (5 matches).
-    let frame = await h.waitFor('/token: 1 of 13 lines, 8 in the whole body'); // 5 drawn, then the whole body's 8 with their line numbers
+    let frame = await h.waitFor('/token line 1/13 · 8 in body'); // 5 drawn, then the whole body's 8 with their line numbers
     expect(frame).toContain('line 50 has the TOKEN here');
     await h.press('n');
-    frame = await h.waitFor('/token: 2 of 13 lines');
+    frame = await h.waitFor('/token line 2/13');
     expect(frame).toContain('line 150 has the TOKEN here');
     await h.press('N');
-    await h.waitFor('/token: 1 of 13 lines');
+    await h.waitFor('/token line 1/13');
     expect(h.frame()).not.toContain('In the whole body'); // back at the top
     await h.press(KEYS.escape);
     frame = await h.waitFor((f) => !f.includes('/token'));

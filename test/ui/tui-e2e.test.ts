@@ -217,7 +217,7 @@ describe('wrtui in a terminal', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     await tmux('send-keys', '-t', 'bodies', '-l', 'needle-42');
     await tmux('send-keys', '-t', 'bodies', 'Enter');
-    const found = await waitForScreen((t) => t.includes('1 in the whole body'), 'the search hit', 20_000, 'bodies');
+    const found = await waitForScreen((t) => t.includes('/needle-42 line 1/1 · 1 in body'), 'the search hit', 20_000, 'bodies');
     expect(found).toMatch(/line 79001: .*the NEEDLE-42 is here/);
     await tmux('kill-session', '-t', 'bodies');
   });

@@ -40,8 +40,9 @@ export function DetailPane({ record, lines, tab, top, height, width, focused, se
   if (record) tabs.push({ text: `  #${record.requestId}`, dim: true });
   if (search) {
     const current = search.matches.findIndex((line) => line >= search.top);
-    const where = search.matches.length === 0 ? 'no match shown' : `${current === -1 ? search.matches.length : current + 1} of ${search.matches.length} lines`;
-    tabs.push({ text: `  /${search.term}: ${where}${search.inBody !== undefined ? `, ${search.inBody} in the whole body` : ''} (n/N, esc)`, color: 'yellow' });
+    // Short: the tab bar is one line, and the counts must survive a narrow pane.
+    const where = search.matches.length === 0 ? 'no line' : `line ${current === -1 ? search.matches.length : current + 1}/${search.matches.length}`;
+    tabs.push({ text: `  /${search.term} ${where}${search.inBody !== undefined ? ` · ${search.inBody} in body` : ''}`, color: 'yellow' });
   }
   return (
     <Box flexDirection="column" height={height} width={width}>
