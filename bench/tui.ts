@@ -144,8 +144,14 @@ async function poll<T>(probe: () => Promise<T | undefined>, timeoutMs: number, w
   }
 }
 
+/** The median of the TUI's own frame-cost average over the loaded seconds (React render + Ink drawing). */
+function frameCost(samples: readonly PerfSample[]): string {
+  const costs = samples.map((sample) => Number((sample as PerfSample & { frameCostMs?: number }).frameCostMs)).filter(Number.isFinite).sort((a, b) => a - b);
+  return costs.length === 0 ? '?' : `${costs[Math.floor(costs.length / 2)]!.toFixed(1)} ms`;
+}
+
 function report(results: ModeResult[]): void {
-  const rows: string[][] = [['mode', 'req/s done', 'failed', 'CPU', 'CPU/request', 'lag p99 (median s)', 'lag p99 (worst s)', 'lag max', 'renders/s', 'RSS after cap', 'RSS end', 'RSS growth', 'live heap after cap', 'live heap end']];
+  const rows: string[][] = [['mode', 'req/s done', 'failed', 'CPU', 'CPU/request', 'lag p99 (median s)', 'lag p99 (worst s)', 'lag max', 'renders/s', 'frame ms (median)', 'RSS after cap', 'RSS end', 'RSS growth', 'live heap after cap', 'live heap end']];
   for (const { mode, load, samples } of results) {
     // The seconds under load, after a warm-up.
     const loaded = samples.slice(WARM_UP_SECONDS, WARM_UP_SECONDS + SECONDS - WARM_UP_SECONDS);
@@ -174,6 +180,7 @@ function report(results: ModeResult[]): void {
       `${worst.toFixed(1)} ms`,
       `${lagMax.toFixed(1)} ms`,
       mode === 'tui' ? renders.toFixed(1) : '-',
+      mode === 'tui' ? frameCost(loaded) : '-',
       mb(from.rssBytes),
       mb(end.rssBytes),
       `${((end.rssBytes - from.rssBytes) / 1024 / 1024).toFixed(1)} MB`,

@@ -52,7 +52,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
 
   const perfFile = process.env[PERF_LOG_ENV];
   const probe: PerfProbe | undefined = perfFile
-    ? startPerfProbe({ file: resolve(perfFile), label: 'tui', extra: () => ({ requestsSeen: store.seenCount, requestsKept: store.all().length, dropped: store.droppedCount, flushIntervalMs: Math.round(store.flushIntervalMs) }) })
+    ? startPerfProbe({ file: resolve(perfFile), label: 'tui', extra: () => ({ requestsSeen: store.seenCount, requestsKept: store.all().length, dropped: store.droppedCount, flushIntervalMs: Math.round(store.flushIntervalMs), frameCostMs: Math.round(store.frameCostMs * 10) / 10 }) })
     : undefined;
   const dropTimings = dropPerformanceEntries();
 

@@ -318,6 +318,11 @@ export class TrafficStore {
   }
 
   /** The current least time between notifications (ms). */
+  /** What a frame costs lately (React's render plus Ink's drawing), a moving average in ms. */
+  get frameCostMs(): number {
+    return this.#frameCostMs;
+  }
+
   get flushIntervalMs(): number {
     return this.#flushIntervalMs;
   }
