@@ -177,13 +177,13 @@ describe('broken and hostile upstreams', () => {
     await expectHealthy();
   });
 
-  it('a 50 MB body streams through with memory bounded', { timeout: 60_000 }, async () => {
+  it('a 200 MB body streams through with memory well under its size (RSS plateaus near 60 MiB: the bound leaves room for GC, not for buffering)', { timeout: 60_000 }, async () => {
     const chunk = Buffer.alloc(MiB, 'z');
     const base = await rawOrigin((socket) => {
-      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${50 * MiB}\r\n\r\n`);
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${200 * MiB}\r\n\r\n`);
       let sent = 0;
       const pump = () => {
-        while (sent < 50) {
+        while (sent < 200) {
           sent++;
           if (!socket.write(chunk)) return void socket.once('drain', pump);
         }
@@ -198,12 +198,12 @@ describe('broken and hostile upstreams', () => {
       const response = await harness.fetch(`${base}/fifty`);
       let received = 0;
       for await (const part of response.body) received += (part as Buffer).length;
-      expect(received).toBe(50 * MiB);
+      expect(received).toBe(200 * MiB);
     } finally {
       clearInterval(sampler);
     }
-    console.log(`50 MB body: RSS +${((peak - before) / MiB).toFixed(0)} MiB at its peak (client, proxy and origin in one process)`);
-    expect(peak - before).toBeLessThan(48 * MiB);
+    console.log(`200 MB body: RSS +${((peak - before) / MiB).toFixed(0)} MiB at its peak (client, proxy and origin in one process)`);
+    expect(peak - before).toBeLessThan(80 * MiB);
     await expectHealthy();
   });
 
