@@ -2,6 +2,7 @@
 // listener is shown and may change, the details fields, and the sequences where Chrome and Firefox
 // differ. Expected values are what Chromium 156 and Firefox ESR 153 showed (test/personas/README.md).
 import { describe, expect, it } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
 import { createOwner, createTrustedOwner, type IgnoredAction } from '../../src/engine/owner.js';
 import { chromePersona, enumObjects, firefoxPersona, specPersona, type Persona } from '../../src/engine/personas/index.js';
 import type { HttpHeaders } from '../../src/engine/types.js';
@@ -294,5 +295,29 @@ describe('sequences where Chrome and Firefox differ', () => {
     await c.run({ url: 'http://app.test/login' });
     expect(c.origin.received.map((r) => r.url)).toEqual(['http://app.test/login']);
     expect(c.webRequestEntries()[0]!.outcomes[0]).toMatchObject({ status: 'failed', reason: 'invalid BlockingResponse: unexpected property "upgradeToSecure" in BlockingResponse' });
+  });
+});
+
+describe('the cookie type of each persona', () => {
+  it('"the cookie type has sameSite" under chrome (unspecified without the attribute) and firefox (no_restriction then); the spec\'s has none; onChanged alike', async () => {
+    const engine = await Engine.open({});
+    try {
+      const api = (persona: Persona) => engine.extensionApi(createTrustedOwner(`cookies-${persona.name}`, { persona })).browser.cookies!;
+      const changes: Record<string, unknown[]> = { spec: [], chrome: [], firefox: [] };
+      for (const persona of [specPersona, chromePersona, firefoxPersona]) api(persona).onChanged.addListener((info: { cookie: { name: string; sameSite?: string } }) => changes[persona.name]!.push([info.cookie.name, info.cookie.sameSite]));
+      engine.cookies.setFromResponse('https://a.test/', ['lax=1; SameSite=Lax', 'plain=2', 'none=3; SameSite=None; Secure']);
+      const sameSites = async (persona: Persona) =>
+        Object.fromEntries((await api(persona).getAll({ url: 'https://a.test/' })).map((cookie) => [cookie.name, (cookie as { sameSite?: string }).sameSite]));
+      expect(await sameSites(chromePersona)).toEqual({ lax: 'lax', plain: 'unspecified', none: 'no_restriction' });
+      expect(await sameSites(firefoxPersona)).toEqual({ lax: 'lax', plain: 'no_restriction', none: 'no_restriction' });
+      const spec = await api(specPersona).getAll({ url: 'https://a.test/' });
+      expect(spec.every((cookie) => !('sameSite' in cookie))).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 10)); // onChanged is delivered asynchronously
+      expect(changes.chrome).toEqual([['lax', 'lax'], ['plain', 'unspecified'], ['none', 'no_restriction']]);
+      expect(changes.firefox).toEqual([['lax', 'lax'], ['plain', 'no_restriction'], ['none', 'no_restriction']]);
+      expect(changes.spec).toEqual([['lax', undefined], ['plain', undefined], ['none', undefined]]);
+    } finally {
+      await engine.close();
+    }
   });
 });

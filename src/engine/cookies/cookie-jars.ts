@@ -40,7 +40,8 @@ export interface SetFromResponseResult {
   rejected: RejectedSetCookie[];
 }
 
-export type CookieChangeListener = (info: CookieChangeInfo) => void;
+/** `attributes` says what the spec's Cookie leaves out (SameSite), for personas that show it. */
+export type CookieChangeListener = (info: CookieChangeInfo, attributes: { sameSite: string | undefined }) => void;
 
 interface StoreEntry {
   readonly jar: CookieJar;
@@ -244,9 +245,10 @@ export class CookieJars {
       cookie: Object.freeze(toSpecCookie(change.cookie, storeId)),
       cause: change.cause,
     });
+    const attributes = { sameSite: change.cookie.sameSite };
     for (const listener of this.#listeners) {
       try {
-        listener(info);
+        listener(info, attributes);
       } catch (error) {
         this.#onListenerError(error);
       }

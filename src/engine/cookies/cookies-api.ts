@@ -53,13 +53,20 @@ export class CookiesApi {
     this.#onSetRefused = options.onSetRefused ?? (() => {});
   }
 
+  /** The cookie as the owner's browser shows it: the spec's fields, and sameSite where the persona has it. */
+  #shown(cookie: Parameters<typeof toSpecCookie>[0], storeId: string): Cookie {
+    const shown = toSpecCookie(cookie, storeId);
+    const sameSite = this.#owner.persona.cookieSameSite(cookie.sameSite);
+    return sameSite === undefined ? shown : ({ ...shown, sameSite } as Cookie);
+  }
+
   get(details: CookieGetDetails): Outcome<Cookie | null> {
     const url = this.#parseUrl(details.url, true);
     if (!url.ok) return url;
     const storeId = this.#storeId(details.storeId);
     if (!storeId.ok) return storeId;
     const cookie = this.#jars.cookiesFor(url.value, storeId.value, { touch: true }).find((candidate) => candidate.key === details.name);
-    return ok(cookie ? toSpecCookie(cookie, storeId.value) : null);
+    return ok(cookie ? this.#shown(cookie, storeId.value) : null);
   }
 
   getAll(details: CookieGetAllDetails): Outcome<Cookie[]> {
@@ -77,7 +84,7 @@ export class CookiesApi {
     const cookies: Cookie[] = [];
     for (const candidate of candidates) {
       if (!this.mayAccess(candidate)) continue;
-      const cookie = toSpecCookie(candidate, storeId.value);
+      const cookie = this.#shown(candidate, storeId.value);
       if (matchesGetAllFilter(cookie, details)) cookies.push(cookie);
     }
     return ok(cookies);
@@ -100,7 +107,7 @@ export class CookiesApi {
     const refusal = this.#jars.setCookie(built.cookie, url.value, storeId.value);
     if (refusal !== undefined) return failed(refusal);
     const stored = this.#jars.cookiesFor(url.value, storeId.value).find((candidate) => candidate.key === name);
-    return ok(stored ? toSpecCookie(stored, storeId.value) : null);
+    return ok(stored ? this.#shown(stored, storeId.value) : null);
   }
 
   remove(details: CookieRemoveDetails): Outcome<RemovedCookieDetails> {

@@ -135,7 +135,7 @@ export function createCookiesNamespace(
     };
   }
 
-  const onChanged = createOnChangedEvent(jars, api, signal, later, reportError);
+  const onChanged = createOnChangedEvent(jars, api, owner, signal, later, reportError);
   const namespace = {
     get: withDetails<CookieGetDetails, Cookie | null>('get', (details) => api.get(details), undefined),
     getAll: withDetails<CookieGetAllDetails, Cookie[]>('getAll', (details) => api.getAll(details), undefined),
@@ -153,6 +153,7 @@ export function createCookiesNamespace(
 function createOnChangedEvent(
   jars: CookieJars,
   api: CookiesApi,
+  owner: Owner,
   signal: AbortSignal | undefined,
   later: (task: () => void) => void,
   reportError: (error: unknown, source: string) => void,
@@ -160,14 +161,15 @@ function createOnChangedEvent(
   const listeners = new Set<CookieChangedListener>();
   let unsubscribe: (() => void) | undefined;
 
-  const dispatch = (info: CookieChangeInfo) => {
+  const dispatch = (info: CookieChangeInfo, attributes: { sameSite: string | undefined }) => {
     if (!api.mayAccess(info.cookie)) return;
+    const sameSite = owner.persona.cookieSameSite(attributes.sameSite);
     const recipients = [...listeners];
     later(() => {
       for (const listener of recipients) {
         if (!listeners.has(listener)) continue; // removed before delivery
         try {
-          listener({ removed: info.removed, cookie: { ...info.cookie }, cause: info.cause });
+          listener({ removed: info.removed, cookie: { ...info.cookie, ...(sameSite !== undefined && { sameSite }) } as CookieChangeInfo['cookie'], cause: info.cause });
         } catch (error) {
           reportError(error, 'cookies.onChanged listener');
         }

@@ -434,8 +434,11 @@ export class ExtensionWorker implements RemoteEndpoint {
   #cookieListeners(count: number): void {
     const owner = this.#owner;
     if (count > 0 && !this.#cookieUnsubscribe && owner) {
-      this.#cookieUnsubscribe = this.#engine.cookies.onChanged((info: CookieChangeInfo) => {
-        if (this.#options.services.mayAccess(owner, info.cookie)) this.#enqueue(['cookieChanged', JSON.stringify(info)], false);
+      this.#cookieUnsubscribe = this.#engine.cookies.onChanged((info: CookieChangeInfo, attributes) => {
+        if (!this.#options.services.mayAccess(owner, info.cookie)) return;
+        // The cookie as this extension's browser shows it (Chrome's and Firefox's have sameSite).
+        const sameSite = owner.persona.cookieSameSite(attributes.sameSite);
+        this.#enqueue(['cookieChanged', JSON.stringify(sameSite === undefined ? info : { ...info, cookie: { ...info.cookie, sameSite } })], false);
       });
     } else if (count === 0 && this.#cookieUnsubscribe) {
       this.#cookieUnsubscribe();

@@ -66,6 +66,8 @@ export const chromePersona: Persona = {
   refiresAuthRetry: false,
   authCancelFails: false,
   hasActionIgnored: true,
+  // chrome.cookies.SameSiteStatus: a cookie without the attribute is "unspecified".
+  cookieSameSite: (attribute) => (attribute === 'none' ? 'no_restriction' : attribute === 'lax' || attribute === 'strict' ? attribute : 'unspecified'),
   contextFields(context) {
     const fields: Record<string, unknown> = {};
     if (context.initiator !== undefined) fields.initiator = context.initiator;

@@ -48,6 +48,12 @@ export interface Persona {
   readonly hasActionIgnored: boolean;
   /** The details fields this browser adds to every event, from what the request showed. */
   contextFields(context: RequestContext, storeId: string): Record<string, unknown>;
+  /**
+   * The cookies.Cookie `sameSite` this browser reports for a cookie's SameSite attribute (tough-
+   * cookie's "strict", "lax", "none" or undefined when the cookie has none); undefined: the
+   * browser's Cookie type has no such field (the spec's).
+   */
+  cookieSameSite(attribute: string | undefined): string | undefined;
 }
 
 /** Whole messages; `where` is the call (`webRequest.onBeforeRequest.addListener`). */

@@ -25,4 +25,5 @@ export const specPersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: false,
   contextFields: () => ({}),
+  cookieSameSite: () => undefined,
 };
