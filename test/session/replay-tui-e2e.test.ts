@@ -40,6 +40,7 @@ describe('wrtui replay in the TUI', () => {
     expect(rows.filter((row) => row.includes(' same'))).toHaveLength(5);
 
     await tmux.press('replay', '/');
+    await tmux.waitForScreen('replay', (t) => t.includes('enter apply'), 'the filter prompt');
     await tmux.type('replay', 'is:changed');
     await tmux.press('replay', 'Enter');
     text = await tmux.waitForScreen('replay', (t) => t.split('\n').filter((line) => /^[▶ ] \d\d:\d\d:\d\d/.test(line)).length === 1, 'only the changed request');
@@ -51,7 +52,9 @@ describe('wrtui replay in the TUI', () => {
     expect(text).toMatch(/newly blocked by no-images at onBeforeRequest/);
 
     // Live re-run on save: the rule no longer blocks images, and the list says so at once.
-    await tmux.press('replay', 'Escape', 'Escape', '/', 'C-u', 'Enter');
+    await tmux.press('replay', 'Escape', 'Escape', '/');
+    await tmux.waitForScreen('replay', (t) => t.includes('enter apply'), 'the filter prompt again');
+    await tmux.press('replay', 'C-u', 'Enter');
     const saved = Date.now();
     await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('font'));
     text = await tmux.waitForScreen('replay', (t) => t.includes('all identical'), 'the re-run after the save');

@@ -214,7 +214,7 @@ describe('wrtui in a terminal', () => {
     }
     await waitForScreen((t) => t.includes('[Response]') && t.includes('000000 xxxx'), 'the big body', 20_000, 'bodies');
     await tmux('send-keys', '-t', 'bodies', '/');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitForScreen((t) => t.includes('search:'), 'the search prompt', 20_000, 'bodies');
     await tmux('send-keys', '-t', 'bodies', '-l', 'needle-42');
     await tmux('send-keys', '-t', 'bodies', 'Enter');
     const found = await waitForScreen((t) => t.includes('/needle-42 line 1/1 · 1 in body'), 'the search hit', 20_000, 'bodies');
@@ -262,7 +262,10 @@ describe('wrtui in a terminal', () => {
         await new Promise((resolve) => setTimeout(resolve, 80));
       }
     };
-    await keys('i', 'C-u');
+    await keys('i');
+    // The prompt first (on a loaded machine it takes a moment), then clear its suggestion and type.
+    await waitForScreen((t) => t.includes('breakpoint (onBeforeRequest|'), 'the breakpoint prompt', 20_000, 'pause');
+    await keys('C-u');
     await tmux('send-keys', '-t', 'pause', '-l', 'onBeforeRequest path:^/(stop|move)');
     await keys('Enter');
     await waitForScreen((t) => t.includes('breakpoint onBeforeRequest path:^/(stop|move)'), 'the breakpoint in the status bar', 20_000, 'pause');
@@ -279,7 +282,9 @@ describe('wrtui in a terminal', () => {
 
     const followed = run('curl', ['-s', '-L', '--max-time', '20', '-x', proxy, `${origin.url}/move`]);
     await waitForScreen((t) => /\/move\s.*PAUSED/.test(t), 'the second paused request', 20_000, 'pause');
-    await keys('u', 'C-u');
+    await keys('u');
+    await waitForScreen((t) => t.includes('redirect to:'), 'the redirect prompt', 20_000, 'pause');
+    await keys('C-u');
     await tmux('send-keys', '-t', 'pause', '-l', `${origin.url}/hello`);
     await keys('Enter');
     expect((await followed).stdout).toBe('hello /hello');
