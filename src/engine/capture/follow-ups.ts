@@ -11,6 +11,8 @@ interface Expected {
   /** The client connection (address:port) that received the redirect. */
   client: string | undefined;
   timer: NodeJS.Timeout;
+  /** Stops listening for the connection's close (a keep-alive connection carries many redirects). */
+  unwatch?: () => void;
 }
 
 export class FollowUps {
@@ -42,8 +44,9 @@ export class FollowUps {
       clearTimeout(entry.timer);
       entry.timer = this.#endAfter(key, flight, this.#closeGraceMs);
     };
-    if (connection.destroyed) hungUp();
-    else connection.once('close', hungUp);
+    if (connection.destroyed) return hungUp();
+    connection.once('close', hungUp);
+    entry.unwatch = () => connection.off('close', hungUp);
   }
 
   #endAfter(key: string, flight: RequestFlight, ms: number): NodeJS.Timeout {
@@ -73,8 +76,9 @@ export class FollowUps {
   /** Ends every pending redirect now (the proxy is stopping). */
   drain(): void {
     for (const list of this.#byUrl.values()) {
-      for (const { flight, timer } of list) {
+      for (const { flight, timer, unwatch } of list) {
         clearTimeout(timer);
+        unwatch?.();
         this.#onUnclaimed(flight);
       }
     }
@@ -91,6 +95,7 @@ export class FollowUps {
     const list = this.#byUrl.get(key);
     if (!list) return;
     const kept = list.filter((entry) => entry.flight !== flight);
+    for (const entry of list) if (entry.flight === flight) entry.unwatch?.();
     if (kept.length > 0) this.#byUrl.set(key, kept);
     else this.#byUrl.delete(key);
   }
