@@ -2,7 +2,7 @@
 // screen, Ink rendering the App, quitting on q, Ctrl-C, SIGTERM, SIGINT or SIGHUP, the terminal
 // restored on every way out (a crash included), and $EDITOR given the terminal and taken back.
 import { render } from 'ink';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,18 +45,30 @@ export function startScreenSession(options: {
     const dir = await mkdtemp(join(tmpdir(), 'wrtui-edit-'));
     const file = join(dir, fileName);
     await writeFile(file, text, { mode: 0o600 }); // it holds the request's headers: cookies, tokens
+    // The editor gets the terminal as a shell would give it: cooked, the main screen, every key.
+    // Not spawnSync: the proxy and the rules go on serving while the user edits. The UI does not
+    // draw (the store is held) and does not read the keys (Ink's reader is detached, stdin paused).
+    const inkReaders = stdin.listeners('readable') as ((...args: unknown[]) => void)[];
+    store.hold(true);
+    screen.restore();
+    for (const reader of inkReaders) stdin.off('readable', reader);
+    stdin.pause();
+    if (stdin.isTTY) stdin.setRawMode(false);
     try {
-      // The editor gets the terminal as a shell would give it: cooked, main screen; Ink waits.
-      screen.restore();
-      if (stdin.isTTY) stdin.setRawMode(false);
-      const result = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
-      if (result.error) throw result.error;
-      if (result.status !== 0) throw new Error(`${editor} exited with status ${result.status}`);
+      const code = await new Promise<number | null>((resolveExit, rejectExit) => {
+        const child = spawn(editor, [file], { stdio: 'inherit', shell: true });
+        child.once('error', rejectExit);
+        child.once('exit', (exitCode) => resolveExit(exitCode));
+      });
+      if (code !== 0) throw new Error(`${editor} exited with status ${code}`);
       return await readFile(file, 'utf8');
     } finally {
       if (stdin.isTTY) stdin.setRawMode(true);
+      for (const reader of inkReaders) stdin.on('readable', reader);
+      stdin.resume();
       screen = enterFullScreen(stdout);
-      store.touch(); // redraw everything on the screen we are back on
+      store.hold(false); // redraw everything on the screen we are back on
+      store.touch();
       await rm(dir, { recursive: true, force: true });
     }
   };

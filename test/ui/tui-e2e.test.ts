@@ -224,7 +224,12 @@ describe('wrtui in a terminal', () => {
 
   it('r resends a request the origin receives again; e edits it in $EDITOR first (here a script that makes it a PUT); w writes a rule that blocks it', { timeout: 60_000 }, async () => {
     const editor = join(workDir, 'edit-request.sh');
-    await writeFile(editor, '#!/bin/sh\nsed -i -e "1s/^GET/PUT/" -e "s/^X-Resend: 1$/X-Resend: edited/" "$1"\nprintf "edited body" >> "$1"\n', { mode: 0o755 });
+    // An editor a person types into: it edits, then reads a line from the terminal.
+    await writeFile(
+      editor,
+      '#!/bin/sh\nsed -i -e "1s/^GET/PUT/" -e "s/^X-Resend: 1$/X-Resend: edited/" "$1"\nprintf "edited body" >> "$1"\necho EDITOR-WAITING\nIFS= read -r typed\nprintf " %s" "$typed" >> "$1"\n',
+      { mode: 0o755 },
+    );
     await tmux('new-session', '-d', '-s', 'resend', '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state-resend', { EDITOR: editor }));
     const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'resend');
     const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
@@ -237,9 +242,16 @@ describe('wrtui in a terminal', () => {
     expect(again.map((r) => [r.method, r.headers['x-resend']])).toEqual([['GET', '1'], ['GET', '1']]);
 
     await tmux('send-keys', '-t', 'resend', 'e');
+    await waitForScreen((t) => t.includes('EDITOR-WAITING'), 'the editor', 20_000, 'resend');
+    // While the user edits, the proxy goes on serving (the editor does not block wrtui's thread).
+    const during = await run('curl', ['-s', '--max-time', '5', '-x', proxy, `${origin.url}/while-editing`]);
+    expect(during.stdout).toBe('hello /while-editing');
+    // The keys go to the editor, not to the TUI behind it.
+    await tmux('send-keys', '-t', 'resend', '-l', 'typed-by-user');
+    await tmux('send-keys', '-t', 'resend', 'Enter');
     await waitForScreen((t) => t.includes('(edited)') && listRows(t).some((row) => /PUT\s+200\s+\S+\s+\S+\/again/.test(row)), 'the edited request', 20_000, 'resend');
     const edited = origin.received.slice(before).filter((r) => r.url === '/again').at(-1)!;
-    expect([edited.method, edited.headers['x-resend'], edited.body.toString()]).toEqual(['PUT', 'edited', 'edited body']);
+    expect([edited.method, edited.headers['x-resend'], edited.body.toString()]).toEqual(['PUT', 'edited', 'edited body typed-by-user']);
 
     // w: a rule written from the request, hot-loaded at once: the URL is blocked from now on.
     await tmux('send-keys', '-t', 'resend', 'w');

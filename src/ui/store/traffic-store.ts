@@ -81,6 +81,7 @@ export class TrafficStore {
   #frameCostMs = 0;
   readonly #now: () => number;
   readonly #listeners = new Set<Listener>();
+  #held = false;
 
   /** Every kept record, oldest first (ordinal ascending). */
   #records: RequestRecord[] = [];
@@ -342,7 +343,18 @@ export class TrafficStore {
 
   #notify(): void {
     this.#version++;
+    if (this.#held) return;
     for (const listener of this.#listeners) listener();
+  }
+
+  /**
+   * While held, changes are folded but nobody is told (the UI does not draw: an editor has the
+   * terminal); releasing tells once, so the screen catches up.
+   */
+  hold(on: boolean): void {
+    const was = this.#held;
+    this.#held = on;
+    if (was && !on) this.#notify();
   }
 
   // ── the list ──────────────────────────────────────────────────────────────
