@@ -3,6 +3,7 @@
 // before resending (method and URL, headers, a blank line, the body), parsed back strictly.
 import { readFileSync } from 'node:fs';
 import { ProxyAgent, request as send, type Dispatcher } from 'undici';
+import { CONNECTION_REQUEST_HEADERS } from '../engine/headers.js';
 import type { HttpHeaders } from '../engine/types.js';
 
 export interface ResendRequest {
@@ -15,7 +16,7 @@ export interface ResendRequest {
 export type ResendResult = { ok: true; statusCode: number } | { ok: false; error: string };
 
 /** Headers that describe the old connection or its framing: the new request makes its own. */
-const CONNECTION_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'te', 'upgrade', 'trailer']);
+const CONNECTION_HEADERS: ReadonlySet<string> = new Set([...CONNECTION_REQUEST_HEADERS, 'trailer']);
 
 /** Sends `request` through the proxy at `proxyUrl` (trusting wrtui's CA for https); resolves once the response is read. */
 export async function resendThroughProxy(request: ResendRequest, proxyUrl: string, caCertPath: string): Promise<ResendResult> {

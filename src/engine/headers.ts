@@ -123,3 +123,6 @@ export function invalidHeadersReason(headers: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** Request headers that describe the client's connection or framing, not the request: a copy of the request (curl, a resend) makes its own. */
+export const CONNECTION_REQUEST_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'te', 'upgrade']);

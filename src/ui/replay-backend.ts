@@ -1,10 +1,10 @@
 // The TuiBackend of a finished replay: its journal (the replayed requests, then one replayDiff
 // entry per request) read from memory, nothing to command (the replay is over: no proxy, no
 // cookies to edit, no rules to reload), and exports saved under the state directory.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { JournalEntry } from '../engine/journal.js';
 import type { TuiBackend } from './backend.js';
+import { saveExport } from './session-backend.js';
 
 export interface ReplayBackendOptions {
   /** The recording or HAR replayed, for the status bar. */
@@ -35,13 +35,7 @@ export function createReplayBackend(options: ReplayBackendOptions): TuiBackend {
     setDryRun: () => {},
     rules: undefined,
     cookies: { storeIds: ['0'], list: () => [], remove: async () => {}, setValue: async () => null },
-    async saveExport(fileName, text) {
-      const dir = join(stateDir, 'exports');
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const path = join(dir, fileName);
-      await writeFile(path, text, { mode: 0o600 });
-      return path;
-    },
+    saveExport: (fileName, text) => saveExport(stateDir, fileName, text),
     writeToTerminal: options.writeToTerminal,
   };
 }

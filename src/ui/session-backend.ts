@@ -76,18 +76,21 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     rules: options.rules,
     cookies: cookiesControl(engine),
     breakpoints: new Breakpoints(engine),
-    async saveExport(fileName, text) {
-      const dir = join(stateDir, 'exports');
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const path = join(dir, fileName);
-      // Exports hold request headers (cookies, tokens): private like the rest of the state dir.
-      await writeFile(path, text, { mode: 0o600 });
-      return path;
-    },
+    saveExport: (fileName, text) => saveExport(stateDir, fileName, text),
     writeToTerminal: options.writeToTerminal,
     ...(options.resend && { resend: options.resend }),
     ...(options.editText && { editText: options.editText }),
   };
+}
+
+/** Writes `<stateDir>/exports/<fileName>`; resolves with its path. */
+export async function saveExport(stateDir: string, fileName: string, text: string): Promise<string> {
+  const dir = join(stateDir, 'exports');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, fileName);
+  // Exports hold request headers (cookies, tokens): private like the rest of the state dir.
+  await writeFile(path, text, { mode: 0o600 });
+  return path;
 }
 
 function rulesControl(host: ExtensionHost): RulesControl {

@@ -2,6 +2,7 @@
 // the headers as sent (after rules changed them), and the body. Pure; the caller writes it to a
 // file and to the clipboard.
 import type { HttpHeaders, WebRequestBody } from '../../engine/types.js';
+import { CONNECTION_REQUEST_HEADERS } from '../../engine/headers.js';
 
 export interface CurlSource {
   method: string;
@@ -14,7 +15,7 @@ export interface CurlSource {
 }
 
 /** Headers curl sets itself or that describe the old connection, not the request. */
-const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'te', 'upgrade']);
+const SKIPPED_HEADERS = CONNECTION_REQUEST_HEADERS;
 
 export function curlCommand(source: CurlSource): string {
   const parts = ['curl'];

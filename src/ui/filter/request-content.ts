@@ -2,6 +2,7 @@
 // and its bodies as text, decoded once and remembered (a filter runs on every record it shows).
 import type { HttpHeaders } from '../../engine/types.js';
 import { searchableText } from '../detail/body-preview.js';
+import { headerValue } from '../store/request-record.js';
 
 /** Bodies are searched up to this many decoded bytes (a gzip body can inflate a hundredfold). */
 const MAX_SEARCHED_BYTES = 16 * 1024 * 1024;
@@ -36,8 +37,4 @@ export function bodyTexts(request: RequestContent): string[] {
 /** Every header of the request (as sent) and of the response. */
 export function allHeaders(request: RequestContent): HttpHeaders {
   return [...(request.sentHeaders ?? request.requestHeaders ?? []), ...(request.responseHeaders ?? [])];
-}
-
-function headerValue(headers: HttpHeaders | undefined, name: string): string | undefined {
-  return headers?.find((header) => header.name.toLowerCase() === name)?.value;
 }
