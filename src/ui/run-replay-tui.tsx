@@ -8,6 +8,7 @@ import { FolderWatch } from '../engine/extensions/extension-folders.js';
 import type { ReplayResult } from '../engine/session/session-replay.js';
 import { createReplayBackend } from './replay-backend.js';
 import { dropPerformanceEntries } from './run-tui.js';
+import { installFastInkOutput } from './ink-fast-output.js';
 import { startScreenSession } from './screen-session.js';
 import { TrafficStore } from './store/traffic-store.js';
 
@@ -28,6 +29,7 @@ export async function runReplayTui(first: ReplayResult, options: ReplayTuiOption
   const dropTimings = dropPerformanceEntries();
   const backend = createReplayBackend({ file: options.file, entries: () => entries, stateDir: options.stateDir, dryRun: options.dryRun, writeToTerminal: (data) => process.stdout.write(data) });
   store.attach(backend.journal);
+  await installFastInkOutput(); // Ink's frames, composed with less work (see ink-fast-output.ts)
   const { session: screen } = startScreenSession({ store, makeBackend: () => backend });
 
   let seq = entries.at(-1)?.seq ?? 0;

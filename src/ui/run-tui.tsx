@@ -9,6 +9,7 @@ import { PERF_LOG_ENV, startPerfProbe, type PerfProbe } from './perf-probe.js';
 import { createSessionBackend } from './session-backend.js';
 import { captureStderr } from './stderr-capture.js';
 import { DEFAULT_MAX_REQUESTS, TrafficStore } from './store/traffic-store.js';
+import { installFastInkOutput } from './ink-fast-output.js';
 import { requireTerminal, startScreenSession } from './screen-session.js';
 
 export { TuiUnavailableError } from './screen-session.js';
@@ -56,6 +57,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
     : undefined;
   const dropTimings = dropPerformanceEntries();
 
+  await installFastInkOutput(); // Ink's frames, composed with less work (see ink-fast-output.ts)
   const { session: screen, backend } = startScreenSession({
     store,
     probe,

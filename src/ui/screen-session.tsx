@@ -2,6 +2,7 @@
 // screen, Ink rendering the App, quitting on q, Ctrl-C, SIGTERM, SIGINT or SIGHUP, the terminal
 // restored on every way out (a crash included), and $EDITOR given the terminal and taken back.
 import { render } from 'ink';
+import { FrameCost } from './frame-cost.js';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -88,10 +89,9 @@ export function startScreenSession(options: {
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
 
-  // A frame's cost is React's render (onCommitted) plus Ink's drawing (onRender); the store paces
-  // its notifications by it.
-  let reactMs = 0;
-  const instance = render(<App store={store} backend={backend} onQuit={() => stop('quit')} onCommitted={(ms) => (reactMs += ms)} />, {
+  // The store paces its notifications by what frames cost (React's render plus Ink's drawing).
+  const frameCost = new FrameCost((ms) => store.noteFrameCost(ms));
+  const instance = render(<App store={store} backend={backend} onQuit={() => stop('quit')} frameCost={frameCost} />, {
     stdout,
     stdin,
     exitOnCtrlC: false, // Ctrl-C is the quit command, which cleans up
@@ -101,8 +101,7 @@ export function startScreenSession(options: {
     // the frame ends with a newline (as ours does: it is one row shorter than the terminal), and
     // the screen drifts. The standard mode rewrites the frame, inside synchronized output.
     onRender: ({ renderTime }) => {
-      store.noteFrameCost(reactMs + renderTime);
-      reactMs = 0;
+      frameCost.inkDrew(renderTime);
       options.probe?.countRender();
     },
   });

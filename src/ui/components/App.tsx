@@ -35,16 +35,16 @@ export interface AppProps {
   now?: () => number;
   /** How long a footer notice stays (ms). */
   noticeMs?: number;
-  /** Called after each commit with what React took to render it (ms), for frame pacing. */
-  onCommitted?: (ms: number) => void;
+  /** Frame accounting (frame-cost.ts): told when a render starts and when its commit is done. */
+  frameCost?: { reactStarted(): void; reactCommitted(): void };
 }
 
 const STATUS_LINES = 2;
 const MIN_COLUMNS = 40;
 const MIN_MAIN_ROWS = 5;
 
-export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date.now, noticeMs = 4000, onCommitted }: AppProps) {
-  const renderStartedAt = performance.now();
+export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date.now, noticeMs = 4000, frameCost }: AppProps) {
+  frameCost?.reactStarted();
   useStoreVersion(store);
   const size = useTerminalSize(fixedSize);
   const [view, setView] = useState<MainView>('requests');
@@ -138,7 +138,7 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
   };
   const routes = useKeyRouter({ focus, modalOpen: modal, global: globalCommand });
   useLayoutEffect(() => {
-    onCommitted?.(performance.now() - renderStartedAt);
+    frameCost?.reactCommitted();
   });
 
   if (width < MIN_COLUMNS || mainHeight < MIN_MAIN_ROWS) {
