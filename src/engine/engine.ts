@@ -7,6 +7,7 @@ import type { Owner } from './owner.js';
 import { RuntimeState, type Runtime } from './runtime.js';
 import { HandlerBehaviorChangedQuota, type QuotaState } from './web-request/handler-behavior-changed.js';
 import { RequestLifecycle, type CookieMode } from './web-request/lifecycle.js';
+import { DnrEngine } from './dnr/dnr-engine.js';
 import { ListenerRegistry } from './web-request/listener-registry.js';
 import { createWebRequestNamespace, handlerBehaviorChanged, type WebRequestNamespace } from './web-request/web-request-namespace.js';
 
@@ -36,6 +37,8 @@ export class Engine {
   readonly quota: HandlerBehaviorChangedQuota;
   readonly lifecycle: RequestLifecycle;
   readonly cookies: CookieJars;
+  /** Extensions' declarativeNetRequest rules (the extension host fills it). */
+  readonly dnr: DnrEngine;
   readonly #flushHooks = new Set<() => void>();
   readonly #unsubscribeCookies: () => void;
 
@@ -49,7 +52,10 @@ export class Engine {
       ...(persistence && { persistence }),
       onListenerError: (error) => this.#log('warn', 'cookies', `cookies.onChanged listener failed: ${String(error)}`),
     });
+    this.dnr = new DnrEngine({ journal: this.journal, ...(options.stateDir !== undefined && { stateDir: options.stateDir }), ...(options.now && { now: options.now }) });
+    this.dnr.isDryRun = () => this.lifecycle.dryRun;
     this.lifecycle = new RequestLifecycle({
+      dnr: this.dnr,
       registry: this.registry,
       journal: this.journal,
       cookies: this.cookies,

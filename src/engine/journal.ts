@@ -143,8 +143,37 @@ export interface ListeningEntry {
   [key: string]: unknown;
 }
 
+/** One declarativeNetRequest rule that matched a request, and what became of it. */
+export interface DnrMatch {
+  extension: string;
+  extensionId: string;
+  /** A static ruleset's id, `_dynamic` or `_session`. */
+  rulesetId: string;
+  ruleId: number;
+  priority: number;
+  action: string;
+  /** applied; computed only (dry-run); or lost to another extension's action. */
+  status: 'applied' | 'dry-run' | 'outranked';
+}
+
+/** What declarativeNetRequest rules did to a request at one point of its life. */
+export interface DnrEntry {
+  kind: 'dnr';
+  requestId: string;
+  url: string;
+  /** The webRequest event the rules act beside. */
+  stage: 'onBeforeRequest' | 'onBeforeSendHeaders' | 'onHeadersReceived';
+  effect: 'block' | 'redirect' | 'upgradeScheme' | 'allow' | 'modifyHeaders';
+  matches: DnrMatch[];
+  redirectUrl?: string;
+  headerChanges?: { header: string; operation: string; value?: string; ruleId: number; extension: string }[];
+  /** The effect was computed, not applied: the extension (or wrtui) is in dry-run. */
+  dryRun?: true;
+}
+
 export type JournalEntryBody =
   | WebRequestEntry
+  | DnrEntry
   | CookieChangedEntry
   | HandlerBehaviorChangedEntry
   | RuleEntry

@@ -32,6 +32,8 @@ import { mergeVerdicts, type MergedVerdict } from './merge-verdicts.js';
 import type { FilterableRequest } from './request-filter.js';
 import { cookieNames, mergeCookieHeader } from './request-cookies.js';
 import { statusLineOf, type ResponseHead } from './transport.js';
+import type { DnrEngine, DnrRequestInfo } from '../dnr/dnr-engine.js';
+import { dnrResourceType } from '../dnr/dnr-resource-type.js';
 
 /** How the lifecycle reaches a cookie store (satisfied by CookieJars). */
 export interface CookieBridge {
@@ -55,6 +57,8 @@ export interface RequestLifecycleOptions {
    * Set-Cookie and serves the cookies API ('observe', for clients with a jar of their own).
    */
   cookieMode?: CookieMode;
+  /** Extensions' declarativeNetRequest rules, evaluated beside the listeners. */
+  dnr?: DnrEngine;
 }
 
 export type CookieMode = 'send' | 'observe';
@@ -131,6 +135,7 @@ export class RequestLifecycle {
   readonly journal: Journal;
   readonly cookies: CookieBridge | undefined;
   readonly cookieMode: CookieMode;
+  readonly dnr: DnrEngine | undefined;
   readonly now: () => number;
   listenerTimeoutMs: number;
   maxAuthAttempts: number;
@@ -145,6 +150,7 @@ export class RequestLifecycle {
     this.journal = options.journal;
     this.cookies = options.cookies;
     this.cookieMode = options.cookieMode ?? 'send';
+    this.dnr = options.dnr;
     this.now = options.now ?? (() => performance.timeOrigin + performance.now());
     this.listenerTimeoutMs = options.listenerTimeoutMs ?? DEFAULT_LISTENER_TIMEOUT_MS;
     this.maxAuthAttempts = options.maxAuthAttempts ?? DEFAULT_MAX_AUTH_ATTEMPTS;
@@ -285,6 +291,14 @@ export class RequestFlight {
   async beforeRequest(): Promise<BeforeRequestDecision> {
     this.#assertActive('beforeRequest');
     const details = { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) };
+    // declarativeNetRequest decides first; onBeforeRequest still fires (Chromium 156 shows it for a
+    // request its rules block or redirect), but nobody waits for a listener's answer then.
+    const dnr = this.lifecycle.dnr?.active ? this.lifecycle.dnr.beforeRequest(this.#dnrInfo()) : undefined;
+    if (dnr && dnr.kind !== 'none') {
+      this.lifecycle.notify('onBeforeRequest', details, this.#filterable);
+      if (dnr.kind === 'block') return this.#cancel();
+      return this.#internalRedirect(dnr.url, 307, 'Internal Redirect', false);
+    }
     const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable);
     if (verdict.cancelledBy !== undefined) return this.#cancel();
     if (verdict.redirectUrl !== undefined) return this.#internalRedirect(verdict.redirectUrl, 307, 'Internal Redirect', false);
@@ -330,6 +344,8 @@ export class RequestFlight {
     );
     if (verdict.cancelledBy !== undefined) return this.#cancel();
     let sent = verdict.requestHeaders ?? headers;
+    // Rules change request headers after the listeners: onSendHeaders shows their work, onBeforeSendHeaders did not.
+    if (this.lifecycle.dnr?.active) sent = this.lifecycle.dnr.requestHeaders(this.#dnrInfo(), sent);
     // The transport's own framing (a proxy that must send Content-Length) is part of what is sent.
     if (transport.frame) sent = transport.frame(sent, sent !== this.requestHeaders);
     // §3: "modifications made by onBeforeSendHeaders listeners are visible by the time onSendHeaders fires".
@@ -383,7 +399,13 @@ export class RequestFlight {
       // Chrome turns the response into a "302 Found" to the new URL: the next hop is a GET (§2.8).
       return this.#internalRedirect(verdict.redirectUrl, 302, 'Found', true);
     }
-    const responseHeaders = verdict.responseHeaders ?? head.headers;
+    let responseHeaders = verdict.responseHeaders ?? head.headers;
+    // Rules change response headers after the listeners (onResponseStarted shows it, onHeadersReceived did not).
+    if (this.lifecycle.dnr?.active) {
+      const ruled = this.lifecycle.dnr.responseHeaders(this.#dnrInfo(), responseHeaders);
+      if (ruled.blocked) return this.#cancel();
+      responseHeaders = ruled.headers;
+    }
     this.#response.responseHeaders = responseHeaders;
     this.#storeCookies(responseHeaders);
 
@@ -408,7 +430,7 @@ export class RequestFlight {
       }
     }
     if ((this.type === 'main_frame' || this.type === 'sub_frame') && statusCode >= 200 && statusCode < 300) this.#documentLoaded();
-    return { action: 'respond', statusCode, statusLine, responseHeaders, headersModified: verdict.responseHeaders !== undefined };
+    return { action: 'respond', statusCode, statusLine, responseHeaders, headersModified: responseHeaders !== head.headers };
   }
 
   /** A navigation's response: its URL is a document now, which later subresources may name in Referer. */
@@ -483,6 +505,12 @@ export class RequestFlight {
       type: specPersona.typeOf(this.type) as ResourceType,
       timeStamp: this.lifecycle.now(),
     };
+  }
+
+  /** The request as declarativeNetRequest sees it. */
+  #dnrInfo(): DnrRequestInfo {
+    const initiator = this.context.initiator;
+    return { requestId: this.requestId, url: this.url, method: this.method, type: dnrResourceType(this.type), tabId: this.tabId, frameId: this.frameId, ...(initiator !== undefined && { initiator }) };
   }
 
   #cancel(): { action: 'cancel'; error: NetError } {

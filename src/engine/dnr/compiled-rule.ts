@@ -1,0 +1,359 @@
+// One declarativeNetRequest rule, checked as Chrome checks it when a ruleset loads or
+// updateDynamicRules is called (an error names the rule id and the field), and compiled for
+// matching: its URL test, its condition sets, and its place in the precedence order. `mismatch`
+// answers the question authors ask most: which condition kept this rule from matching.
+import { getPublicSuffix } from 'tough-cookie';
+import { compileUrlFilter, UrlFilterError } from './url-filter.js';
+import { re2ToJs, regexSupport } from './regex-support.js';
+import {
+  ACTION_ORDER,
+  REQUEST_METHODS,
+  RESOURCE_TYPES,
+  type DnrActionType,
+  type DnrRequestMethod,
+  type DnrResourceType,
+  type DnrRule,
+  type HeaderInfo,
+  type ModifyHeaderInfo,
+  type RulesetId,
+} from './dnr-types.js';
+
+/** What a rule is matched against: a request as far as DNR can see it. */
+export interface DnrRequest {
+  url: string;
+  method: string;
+  type: DnrResourceType;
+  tabId: number;
+  /** The initiator's origin (Chrome's details.initiator); absent for a typed navigation. */
+  initiator?: string;
+  /** Known once the response's headers arrived (responseHeaders conditions). */
+  responseHeaders?: readonly { name: string; value?: string }[];
+}
+
+/** A request prepared once for all rules: lowercased URL, hosts. */
+export interface PreparedRequest extends DnrRequest {
+  lowerUrl: string;
+  host: string;
+  initiatorHost: string | undefined;
+  thirdParty: boolean;
+}
+
+export class RuleError extends Error {
+  constructor(
+    readonly ruleId: number | undefined,
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${ruleId === undefined ? 'a rule' : `rule ${ruleId}`}: ${field}: ${message}`);
+  }
+}
+
+export interface CompiledRule {
+  readonly rule: DnrRule;
+  readonly id: number;
+  readonly rulesetId: RulesetId;
+  readonly extensionId: string;
+  readonly priority: number;
+  readonly action: DnrActionType;
+  /** Lower wins among rules of equal priority (Chrome's action order). */
+  readonly actionRank: number;
+  /** Literal pieces of its URL condition (lowercased), for the index; empty when it has none. */
+  readonly literals: readonly string[];
+  readonly regex: RegExp | undefined;
+  readonly isRegex: boolean;
+  /** Only decidable once response headers are known. */
+  readonly needsResponseHeaders: boolean;
+  test(request: PreparedRequest): boolean;
+  /** The first condition the request fails, or undefined when the rule matches. */
+  mismatch(request: PreparedRequest): string | undefined;
+}
+
+/** Request headers Chrome lets a rule append to (developer.chrome.com, ModifyHeaderInfo). */
+const APPENDABLE_REQUEST_HEADERS = new Set([
+  'accept', 'accept-encoding', 'accept-language', 'access-control-request-headers', 'cache-control', 'connection', 'content-language', 'cookie',
+  'forwarded', 'if-match', 'if-none-match', 'keep-alive', 'range', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'user-agent', 'via', 'want-digest', 'x-forwarded-for',
+]);
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const RESOURCE_TYPE_SET = new Set<string>(RESOURCE_TYPES);
+const METHOD_SET = new Set<string>(REQUEST_METHODS);
+
+export function compileRule(input: unknown, where: { rulesetId: RulesetId; extensionId: string; session?: boolean }): CompiledRule {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new RuleError(undefined, 'rule', 'must be an object');
+  const rule = input as DnrRule;
+  const id = rule.id;
+  if (!Number.isInteger(id) || id < 1) throw new RuleError(typeof id === 'number' ? id : undefined, 'id', 'must be an integer of 1 or more');
+  const fail = (field: string, message: string): never => {
+    throw new RuleError(id, field, message);
+  };
+  const priority = rule.priority ?? 1;
+  if (!Number.isInteger(priority) || priority < 1) fail('priority', 'must be an integer of 1 or more');
+  const condition = rule.condition;
+  if (typeof condition !== 'object' || condition === null) fail('condition', 'is required');
+  const action = rule.action;
+  if (typeof action !== 'object' || action === null) fail('action', 'is required');
+  const type = action.type;
+  const actionRank = ACTION_ORDER.indexOf(type);
+  if (actionRank === -1) fail('action.type', `must be one of ${ACTION_ORDER.join(', ')}`);
+
+  // The URL condition.
+  if (condition.urlFilter !== undefined && condition.regexFilter !== undefined) fail('condition', 'urlFilter and regexFilter cannot both be given');
+  let regex: RegExp | undefined;
+  let literals: readonly string[] = [];
+  const caseSensitive = condition.isUrlFilterCaseSensitive ?? false;
+  if (condition.urlFilter !== undefined) {
+    if (typeof condition.urlFilter !== 'string') fail('condition.urlFilter', 'must be a string');
+    try {
+      ({ regex, literals } = compileUrlFilter(condition.urlFilter, caseSensitive));
+    } catch (error) {
+      if (error instanceof UrlFilterError) fail('condition.urlFilter', error.message);
+      throw error;
+    }
+  } else if (condition.regexFilter !== undefined) {
+    if (typeof condition.regexFilter !== 'string' || condition.regexFilter === '') fail('condition.regexFilter', 'must be a non-empty string');
+    const support = regexSupport(condition.regexFilter, { isCaseSensitive: caseSensitive });
+    if (!support.isSupported) fail('condition.regexFilter', `${support.reason}: ${support.detail}`);
+    const { source, flags } = re2ToJs(condition.regexFilter, caseSensitive);
+    regex = new RegExp(source, flags);
+    literals = regexLiterals(source);
+  }
+
+  // Lists: never empty when given; values from the schema's enums; domains lowercase ASCII.
+  const list = <T>(field: keyof typeof condition, check?: (value: unknown) => boolean, what?: string): T[] | undefined => {
+    const value = condition[field];
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value)) return fail(`condition.${field}`, 'must be a list');
+    if (value.length === 0 && !String(field).startsWith('excluded')) fail(`condition.${field}`, 'must not be an empty list (leave it out to match everything)');
+    for (const item of value) if (check && !check(item)) fail(`condition.${field}`, `${JSON.stringify(item)} is not ${what}`);
+    return value as T[];
+  };
+  const domain = (value: unknown) => typeof value === 'string' && value !== '' && /^[\x00-\x7f]*$/.test(value) && value === value.toLowerCase();
+  const domainWhat = 'a lowercase ASCII domain (punycode internationalized ones)';
+  const initiatorDomains = list<string>('initiatorDomains', domain, domainWhat) ?? list<string>('domains', domain, domainWhat);
+  const excludedInitiatorDomains = list<string>('excludedInitiatorDomains', domain, domainWhat) ?? list<string>('excludedDomains', domain, domainWhat);
+  if (condition.domains !== undefined && condition.initiatorDomains !== undefined) fail('condition.domains', 'is the old name of initiatorDomains: give one of them');
+  const requestDomains = list<string>('requestDomains', domain, domainWhat);
+  const excludedRequestDomains = list<string>('excludedRequestDomains', domain, domainWhat);
+  const isType = (value: unknown) => typeof value === 'string' && RESOURCE_TYPE_SET.has(value);
+  const resourceTypes = list<DnrResourceType>('resourceTypes', isType, 'a resource type');
+  const excludedResourceTypes = list<DnrResourceType>('excludedResourceTypes', isType, 'a resource type');
+  if (resourceTypes && excludedResourceTypes?.some((t) => resourceTypes.includes(t))) fail('condition.excludedResourceTypes', 'names a type resourceTypes includes');
+  const isMethod = (value: unknown) => typeof value === 'string' && METHOD_SET.has(value);
+  const requestMethods = list<DnrRequestMethod>('requestMethods', isMethod, 'a request method (lowercase)');
+  const excludedRequestMethods = list<DnrRequestMethod>('excludedRequestMethods', isMethod, 'a request method (lowercase)');
+  if (requestMethods && excludedRequestMethods?.some((m) => requestMethods.includes(m))) fail('condition.excludedRequestMethods', 'names a method requestMethods includes');
+  const isTab = (value: unknown) => Number.isInteger(value);
+  const tabIds = list<number>('tabIds', isTab, 'an integer');
+  const excludedTabIds = list<number>('excludedTabIds', isTab, 'an integer');
+  if ((tabIds || excludedTabIds) && !where.session) fail('condition.tabIds', 'only session rules may name tabs (updateSessionRules)');
+  if (condition.domainType !== undefined && condition.domainType !== 'firstParty' && condition.domainType !== 'thirdParty') fail('condition.domainType', 'must be firstParty or thirdParty');
+  const headerCondition = (value: unknown) => typeof value === 'object' && value !== null && typeof (value as HeaderInfo).header === 'string' && HEADER_NAME.test((value as HeaderInfo).header);
+  const responseHeaders = list<HeaderInfo>('responseHeaders', headerCondition, 'a header condition { header, values?, excludedValues? }');
+  const excludedResponseHeaders = list<HeaderInfo>('excludedResponseHeaders', headerCondition, 'a header condition { header, values?, excludedValues? }');
+
+  // The action.
+  if (type === 'allowAllRequests' && (!resourceTypes || resourceTypes.some((t) => t !== 'main_frame' && t !== 'sub_frame'))) {
+    fail('condition.resourceTypes', 'an allowAllRequests rule must list only main_frame and sub_frame');
+  }
+  if (type === 'redirect') checkRedirect(action.redirect, condition.regexFilter !== undefined, fail);
+  if (type === 'modifyHeaders') {
+    const request = action.requestHeaders ?? [];
+    const response = action.responseHeaders ?? [];
+    if (request.length === 0 && response.length === 0) fail('action', 'a modifyHeaders rule must modify requestHeaders or responseHeaders');
+    checkHeaderOps(request, 'action.requestHeaders', true, fail);
+    checkHeaderOps(response, 'action.responseHeaders', false, fail);
+  }
+
+  const initiatorSet = initiatorDomains && new Set(initiatorDomains);
+  const excludedInitiatorSet = excludedInitiatorDomains && new Set(excludedInitiatorDomains);
+  const requestSet = requestDomains && new Set(requestDomains);
+  const excludedRequestSet = excludedRequestDomains && new Set(excludedRequestDomains);
+  const types = new Set<string>(resourceTypes ?? RESOURCE_TYPES.filter((t) => t !== 'main_frame' || excludedResourceTypes !== undefined));
+  for (const excluded of excludedResourceTypes ?? []) types.delete(excluded);
+  const methods = requestMethods && new Set<string>(requestMethods);
+  const excludedMethods = excludedRequestMethods && new Set<string>(excludedRequestMethods);
+  const tabs = tabIds && new Set(tabIds);
+  const excludedTabs = excludedTabIds && new Set(excludedTabIds);
+
+  const mismatch = (request: PreparedRequest): string | undefined => {
+    if (regex && !regex.test(request.url)) return condition.urlFilter !== undefined ? `urlFilter ${JSON.stringify(condition.urlFilter)} does not match the URL` : `regexFilter ${JSON.stringify(condition.regexFilter)} does not match the URL`;
+    if (requestSet && !underAny(request.host, requestSet)) return `requestDomains: ${request.host} is not one of them or under one`;
+    if (excludedRequestSet && underAny(request.host, excludedRequestSet)) return `excludedRequestDomains: ${request.host} is excluded`;
+    if (initiatorSet && (request.initiatorHost === undefined || !underAny(request.initiatorHost, initiatorSet))) return request.initiatorHost === undefined ? 'initiatorDomains: the request has no initiator' : `initiatorDomains: ${request.initiatorHost} is not one of them or under one`;
+    if (excludedInitiatorSet && request.initiatorHost !== undefined && underAny(request.initiatorHost, excludedInitiatorSet)) return `excludedInitiatorDomains: ${request.initiatorHost} is excluded`;
+    if (!types.has(request.type)) return resourceTypes || excludedResourceTypes ? `resourceTypes: ${request.type} is not included` : 'resourceTypes: main_frame needs resourceTypes to name it (left out, they match every type but main_frame)';
+    const method = METHOD_SET.has(request.method.toLowerCase()) ? request.method.toLowerCase() : 'other';
+    if (methods && !methods.has(method)) return `requestMethods: ${method} is not included`;
+    if (excludedMethods && excludedMethods.has(method)) return `excludedRequestMethods: ${method} is excluded`;
+    if (tabs && !tabs.has(request.tabId)) return `tabIds: tab ${request.tabId} is not included`;
+    if (excludedTabs && excludedTabs.has(request.tabId)) return `excludedTabIds: tab ${request.tabId} is excluded`;
+    if (condition.domainType === 'firstParty' && request.thirdParty) return 'domainType: the request is third-party';
+    if (condition.domainType === 'thirdParty' && !request.thirdParty) return 'domainType: the request is first-party';
+    if (responseHeaders || excludedResponseHeaders) {
+      const headers = request.responseHeaders;
+      if (!headers) return 'responseHeaders: decided once the response headers arrive';
+      if (responseHeaders && !responseHeaders.some((info) => headerMatches(info, headers))) return 'responseHeaders: no listed header matches';
+      if (excludedResponseHeaders?.some((info) => headerMatches(info, headers))) return 'excludedResponseHeaders: an excluded header is present';
+    }
+    return undefined;
+  };
+  return {
+    rule,
+    id,
+    rulesetId: where.rulesetId,
+    extensionId: where.extensionId,
+    priority,
+    action: type,
+    actionRank,
+    literals,
+    regex,
+    isRegex: condition.regexFilter !== undefined,
+    needsResponseHeaders: responseHeaders !== undefined || excludedResponseHeaders !== undefined,
+    test: (request) => mismatch(request) === undefined,
+    mismatch,
+  };
+}
+
+export function prepareRequest(request: DnrRequest): PreparedRequest {
+  let host = '';
+  try {
+    host = new URL(request.url).hostname;
+  } catch {
+    // Not a URL DNR can see; nothing with a domain condition matches it.
+  }
+  let initiatorHost: string | undefined;
+  if (request.initiator !== undefined && request.initiator !== 'null') {
+    try {
+      initiatorHost = new URL(request.initiator).hostname;
+    } catch {
+      initiatorHost = undefined;
+    }
+  }
+  // No initiator (a typed navigation) counts as first-party; an opaque one as third-party.
+  const thirdParty = request.initiator === 'null' || (initiatorHost !== undefined && siteOf(initiatorHost) !== siteOf(host));
+  return { ...request, lowerUrl: request.url.toLowerCase(), host, initiatorHost, thirdParty };
+}
+
+function siteOf(host: string): string {
+  return getPublicSuffix(host.replace(/^\[|\]$/g, '')) ?? host;
+}
+
+/** The host is one of the domains or under one (a.b.example.com is under example.com). */
+function underAny(host: string, domains: ReadonlySet<string>): boolean {
+  for (let at = 0; ; ) {
+    if (domains.has(host.slice(at))) return true;
+    const dot = host.indexOf('.', at);
+    if (dot === -1) return false;
+    at = dot + 1;
+  }
+}
+
+function headerMatches(info: HeaderInfo, headers: readonly { name: string; value?: string }[]): boolean {
+  const name = info.header.toLowerCase();
+  const values = headers.filter((header) => header.name.toLowerCase() === name).map((header) => header.value ?? '');
+  if (values.length === 0) return false;
+  const matchesAny = (patterns: string[]) => values.some((value) => patterns.some((pattern) => wildcard(pattern).test(value)));
+  if (info.excludedValues && matchesAny(info.excludedValues)) return false;
+  if (info.values) return matchesAny(info.values);
+  return true;
+}
+
+const wildcards = new Map<string, RegExp>();
+/** Header value patterns: `*` and `?` wildcards, case-insensitive. */
+function wildcard(pattern: string): RegExp {
+  let regex = wildcards.get(pattern);
+  if (!regex) {
+    regex = new RegExp(`^${pattern.replace(/[\\^$.+()[\]{}|\/-]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i');
+    wildcards.set(pattern, regex);
+  }
+  return regex;
+}
+
+function checkRedirect(redirect: unknown, hasRegexFilter: boolean, fail: (field: string, message: string) => never): void {
+  if (typeof redirect !== 'object' || redirect === null) fail('action.redirect', 'a redirect rule needs action.redirect');
+  const given = (['url', 'extensionPath', 'transform', 'regexSubstitution'] as const).filter((key) => (redirect as Record<string, unknown>)[key] !== undefined);
+  if (given.length !== 1) fail('action.redirect', 'must give exactly one of url, extensionPath, transform, regexSubstitution');
+  const value = redirect as Record<string, unknown>;
+  if (value.url !== undefined) {
+    try {
+      new URL(String(value.url));
+    } catch {
+      fail('action.redirect.url', `${JSON.stringify(value.url)} is not a valid URL`);
+    }
+    if (/^javascript:/i.test(String(value.url))) fail('action.redirect.url', 'must not be a javascript: URL');
+  }
+  if (value.extensionPath !== undefined && (typeof value.extensionPath !== 'string' || !value.extensionPath.startsWith('/'))) fail('action.redirect.extensionPath', "must start with '/'");
+  if (value.regexSubstitution !== undefined && !hasRegexFilter) fail('action.redirect.regexSubstitution', 'needs a regexFilter in the condition');
+  if (value.transform !== undefined) {
+    const transform = value.transform as Record<string, unknown>;
+    if (transform.scheme !== undefined && !['http', 'https', 'ftp', 'chrome-extension'].includes(String(transform.scheme))) fail('action.redirect.transform.scheme', 'must be http, https, ftp or chrome-extension');
+    if (transform.query !== undefined && transform.query !== '' && !String(transform.query).startsWith('?')) fail('action.redirect.transform.query', "must be empty or start with '?'");
+    if (transform.fragment !== undefined && transform.fragment !== '' && !String(transform.fragment).startsWith('#')) fail('action.redirect.transform.fragment', "must be empty or start with '#'");
+    if (transform.query !== undefined && transform.queryTransform !== undefined) fail('action.redirect.transform', 'query and queryTransform cannot both be given');
+  }
+}
+
+function checkHeaderOps(ops: readonly ModifyHeaderInfo[], field: string, request: boolean, fail: (field: string, message: string) => never): void {
+  if (!Array.isArray(ops)) fail(field, 'must be a list');
+  for (const op of ops) {
+    if (typeof op?.header !== 'string' || !HEADER_NAME.test(op.header)) fail(field, `${JSON.stringify(op?.header)} is not a header name`);
+    if (!['append', 'set', 'remove'].includes(op.operation)) fail(`${field}[${op.header}].operation`, 'must be append, set or remove');
+    if (op.operation === 'remove' && op.value !== undefined) fail(`${field}[${op.header}].value`, 'a remove takes no value');
+    if (op.operation !== 'remove' && (typeof op.value !== 'string' || op.value === '')) fail(`${field}[${op.header}].value`, `an ${op.operation} needs a value`);
+    if (request && op.operation === 'append' && !APPENDABLE_REQUEST_HEADERS.has(op.header.toLowerCase())) fail(`${field}[${op.header}].operation`, `Chrome does not let rules append to the request header ${op.header}`);
+  }
+}
+
+/** Literal runs a regex requires (lowercased), for the index: empty when it has a top-level alternation. */
+export function regexLiterals(source: string): string[] {
+  let depth = 0;
+  for (let index = 0; index < source.length; index++) {
+    const character = source[index];
+    if (character === '\\') index++;
+    else if (character === '[') {
+      const end = source.indexOf(']', index + 2);
+      index = end === -1 ? source.length : end;
+    } else if (character === '(') depth++;
+    else if (character === ')') depth--;
+    else if (character === '|' && depth === 0) return [];
+  }
+  const runs: string[] = [];
+  let run = '';
+  const flush = () => {
+    if (run) runs.push(run.toLowerCase());
+    run = '';
+  };
+  for (let index = 0; index < source.length; index++) {
+    const character = source[index]!;
+    const next = source[index + 1];
+    const optional = next === '?' || next === '*' || (next === '{' && /^\{0/.test(source.slice(index + 1)));
+    if (character === '\\') {
+      const escaped = source[index + 1];
+      index++;
+      const after = source[index + 1];
+      if (escaped !== undefined && /[.\/\-?+*()[\]{}|^$\\]/.test(escaped) && after !== '?' && after !== '*' && after !== '{') run += escaped;
+      else flush();
+    } else if (character === '[' || character === '(') {
+      flush();
+      // Skip the class or group: what is inside may be optional or alternative.
+      let depthHere = 0;
+      for (; index < source.length; index++) {
+        const c = source[index];
+        if (c === '\\') index++;
+        else if (c === '[' || c === '(') depthHere++;
+        else if (c === ']' || c === ')') {
+          depthHere--;
+          if (depthHere === 0) break;
+        }
+      }
+    } else if ('.^$|+*?{}'.includes(character)) {
+      if (character === '{') {
+        const close = source.indexOf('}', index);
+        index = close === -1 ? source.length : close;
+      }
+      flush();
+    } else if (optional) flush();
+    else run += character;
+  }
+  flush();
+  return runs;
+}

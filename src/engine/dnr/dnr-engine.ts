@@ -1,0 +1,503 @@
+// declarativeNetRequest for every extension that ships rules: their static rulesets (from
+// manifest.json), dynamic rules (persisted per extension, as Chrome keeps them across restarts)
+// and session rules, evaluated on the proxy thread (rules are data: no extension code runs), at
+// the three points Chrome evaluates them (checked against Chromium 156 with a probe extension):
+//   before the request: block / redirect / upgradeScheme / allow / allowAllRequests. webRequest's
+//     onBeforeRequest still fires; a block then ends the request with net::ERR_BLOCKED_BY_CLIENT,
+//     a redirect is an internal 307 ("onBeforeRedirect", then the new URL's events);
+//   request headers: after the onBeforeSendHeaders listeners (they see the headers before the
+//     rules; onSendHeaders sees them after);
+//   response headers: after the onHeadersReceived listeners (onResponseStarted and onCompleted see
+//     the rules' changes; onHeadersReceived does not).
+// Precedence (developer.chrome.com, "Rule priorities"): within an extension, the highest priority
+// wins, then the action order allow > allowAllRequests > block > upgradeScheme > redirect, then the
+// source (session > dynamic > static); modifyHeaders rules apply when they outrank the winning
+// allow. Across extensions, any block wins; otherwise the most recently installed extension's
+// redirect or upgrade; header changes apply from the most recent extension first.
+import { AtomicJsonFile } from '../cookies/atomic-json-file.js';
+import type { DnrEntry, DnrMatch, Journal } from '../journal.js';
+import type { HttpHeaders } from '../types.js';
+import { compileRule, prepareRequest, RuleError, type CompiledRule, type DnrRequest, type PreparedRequest } from './compiled-rule.js';
+import { modifyHeaders, redirectTarget, upgradedUrl, type AppliedHeaderOp } from './dnr-actions.js';
+import { DNR_LIMITS, DYNAMIC_RULESET_ID, SESSION_RULESET_ID, type DnrRule } from './dnr-types.js';
+import { RuleIndex } from './rule-index.js';
+import { join } from 'node:path';
+
+export interface StaticRuleset {
+  id: string;
+  path: string;
+  enabled: boolean;
+  /** The ruleset file's parsed JSON (or the reason it could not be read). */
+  rules: unknown;
+}
+
+export interface DnrExtensionOptions {
+  extensionId: string;
+  name: string;
+  /** chrome-extension://<id>/ (extensionPath redirects). */
+  baseUrl: string;
+  rulesets: StaticRuleset[];
+  /** onRuleMatchedDebug: only unpacked extensions with declarativeNetRequestFeedback get it. */
+  onRuleMatched?: (info: { request: Record<string, unknown>; rule: { ruleId: number; rulesetId: string } }) => void;
+}
+
+interface RulesetState {
+  id: string;
+  path: string;
+  index: RuleIndex;
+  /** Rules skipped because they are invalid, each "rule N: field: why". */
+  skipped: string[];
+}
+
+interface MatchedRecord {
+  rule: { ruleId: number; rulesetId: string };
+  tabId: number;
+  timeStamp: number;
+}
+
+interface ExtensionState {
+  options: DnrExtensionOptions;
+  installOrder: number;
+  rulesets: Map<string, RulesetState>;
+  enabled: Set<string>;
+  dynamic: RuleIndex;
+  session: RuleIndex;
+  matched: MatchedRecord[];
+  matchedRulesCalls: number[];
+  file: AtomicJsonFile<PersistedRules> | undefined;
+}
+
+interface PersistedRules {
+  dynamicRules: DnrRule[];
+  enabledRulesets?: string[];
+}
+
+export interface DnrRequestInfo extends DnrRequest {
+  requestId: string;
+  frameId?: number;
+}
+
+export type BeforeRequestAction = { kind: 'none' } | { kind: 'block' } | { kind: 'redirect'; url: string };
+
+/** Why each of an extension's rules did or did not match a request. */
+export interface RuleExplanation {
+  extensionId: string;
+  extension: string;
+  rulesetId: string;
+  ruleId: number;
+  priority: number;
+  action: string;
+  /** Undefined: the rule matches. */
+  failed: string | undefined;
+}
+
+const MATCHED_RULES_KEPT_MS = 5 * 60_000;
+const SOURCE_RANK: Record<string, number> = { [SESSION_RULESET_ID]: 0, [DYNAMIC_RULESET_ID]: 1 };
+
+export class DnrEngine {
+  readonly #extensions = new Map<string, ExtensionState>();
+  readonly #journal: Journal | undefined;
+  readonly #stateDir: string | undefined;
+  readonly #now: () => number;
+  /** Whether an extension's actions are only journaled (its dry-run, or the engine's). */
+  isDryRun: (extensionId: string) => boolean = () => false;
+  #installs = 0;
+
+  constructor(options: { journal?: Journal; stateDir?: string; now?: () => number } = {}) {
+    this.#journal = options.journal;
+    this.#stateDir = options.stateDir;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Whether any extension has rules: when none, requests skip DNR entirely. */
+  get active(): boolean {
+    for (const state of this.#extensions.values()) if (this.#ruleCount(state) > 0) return true;
+    return false;
+  }
+
+  /**
+   * Loads an extension's rulesets (its dynamic rules and enabled-ruleset choice from the state
+   * directory). Invalid rules are skipped, each named in the returned warnings, as Chrome skips
+   * them with an install warning for an unpacked extension.
+   */
+  async addExtension(options: DnrExtensionOptions): Promise<{ warnings: string[] }> {
+    const warnings: string[] = [];
+    if (options.rulesets.length > DNR_LIMITS.MAX_NUMBER_OF_STATIC_RULESETS) warnings.push(`declarative_net_request: ${options.rulesets.length} rulesets; Chrome allows ${DNR_LIMITS.MAX_NUMBER_OF_STATIC_RULESETS}`);
+    const rulesets = new Map<string, RulesetState>();
+    for (const ruleset of options.rulesets) {
+      const skipped: string[] = [];
+      const compiled = compileAll(ruleset.rules, { rulesetId: ruleset.id, extensionId: options.extensionId }, skipped);
+      for (const message of skipped) warnings.push(`ruleset "${ruleset.id}" (${ruleset.path}): ${message}`);
+      rulesets.set(ruleset.id, { id: ruleset.id, path: ruleset.path, index: new RuleIndex(compiled), skipped });
+    }
+    const file = this.#stateDir ? new AtomicJsonFile<PersistedRules>(join(this.#stateDir, 'dnr', `${options.extensionId}.json`)) : undefined;
+    let persisted: PersistedRules | null = null;
+    try {
+      persisted = (await file?.read()) ?? null;
+    } catch (error) {
+      warnings.push(`its dynamic rules could not be read (${(error as Error).message}); starting with none`);
+    }
+    const dynamicSkipped: string[] = [];
+    const dynamic = compileAll(persisted?.dynamicRules ?? [], { rulesetId: DYNAMIC_RULESET_ID, extensionId: options.extensionId }, dynamicSkipped);
+    for (const message of dynamicSkipped) warnings.push(`dynamic rules: ${message}`);
+    const previous = this.#extensions.get(options.extensionId);
+    const enabled = new Set(persisted?.enabledRulesets ?? options.rulesets.filter((ruleset) => ruleset.enabled).map((ruleset) => ruleset.id));
+    for (const id of enabled) if (!rulesets.has(id)) enabled.delete(id);
+    this.#extensions.set(options.extensionId, {
+      options,
+      installOrder: previous?.installOrder ?? ++this.#installs,
+      rulesets,
+      enabled,
+      dynamic: new RuleIndex(dynamic),
+      // Session rules live as long as wrtui runs: a reloaded extension keeps them, as a browser session does.
+      session: previous?.session ?? new RuleIndex([]),
+      matched: previous?.matched ?? [],
+      matchedRulesCalls: previous?.matchedRulesCalls ?? [],
+      file,
+    });
+    return { warnings };
+  }
+
+  removeExtension(extensionId: string): void {
+    this.#extensions.delete(extensionId);
+  }
+
+  /** The rules view: each ruleset with its rule count and state. */
+  describe(extensionId: string): { rulesets: { id: string; path: string; enabled: boolean; rules: number; skipped: string[] }[]; dynamicRules: number; sessionRules: number } | undefined {
+    const state = this.#extensions.get(extensionId);
+    if (!state) return undefined;
+    return {
+      rulesets: [...state.rulesets.values()].map((ruleset) => ({ id: ruleset.id, path: ruleset.path, enabled: state.enabled.has(ruleset.id), rules: ruleset.index.size, skipped: ruleset.skipped })),
+      dynamicRules: state.dynamic.size,
+      sessionRules: state.session.size,
+    };
+  }
+
+  // ── evaluation ─────────────────────────────────────────────────────────────
+
+  /** Before the request is sent: block, redirect, upgrade, or nothing. Journals what matched. */
+  beforeRequest(request: DnrRequestInfo): BeforeRequestAction {
+    if (this.#extensions.size === 0) return { kind: 'none' };
+    const prepared = prepareRequest(request);
+    const winners = this.#ordered().flatMap((state) => {
+      const winner = this.#winner(state, prepared, (rule) => rule.action !== 'modifyHeaders');
+      return winner ? [{ state, winner }] : [];
+    });
+    if (winners.length === 0) return { kind: 'none' };
+    // Any block wins; otherwise the most recent extension's redirect or upgrade.
+    const live = winners.filter(({ state }) => !this.isDryRun(state.options.extensionId));
+    const pick = (list: typeof winners) =>
+      list.find(({ winner }) => winner.action === 'block') ??
+      list.find(({ winner }) => (winner.action === 'redirect' && redirectTarget(winner, request.url, this.#baseUrl(winner)) !== undefined) || (winner.action === 'upgradeScheme' && upgradedUrl(request.url) !== undefined));
+    const chosen = pick(live);
+    const wouldChoose = pick(winners);
+    const matches: DnrMatch[] = winners.map(({ state, winner }) => {
+      const dryRun = this.isDryRun(state.options.extensionId);
+      const isAllow = winner.action === 'allow' || winner.action === 'allowAllRequests';
+      const taken = isAllow || winner === chosen?.winner || (dryRun && winner === wouldChoose?.winner);
+      return this.#match(state, winner, dryRun ? 'dry-run' : taken ? 'applied' : 'outranked');
+    });
+    for (const { state, winner } of winners) {
+      const isAllow = winner.action === 'allow' || winner.action === 'allowAllRequests';
+      if (isAllow || winner === chosen?.winner) this.#recordMatch(state, winner, request);
+    }
+    let action: BeforeRequestAction = { kind: 'none' };
+    let effect: DnrEntry['effect'] = 'allow';
+    if (chosen) {
+      const { winner } = chosen;
+      if (winner.action === 'block') {
+        action = { kind: 'block' };
+        effect = 'block';
+      } else {
+        const url = winner.action === 'redirect' ? redirectTarget(winner, request.url, this.#baseUrl(winner))! : upgradedUrl(request.url)!;
+        action = { kind: 'redirect', url };
+        effect = winner.action === 'redirect' ? 'redirect' : 'upgradeScheme';
+      }
+    } else if (wouldChoose) effect = wouldChoose.winner.action === 'block' ? 'block' : wouldChoose.winner.action === 'redirect' ? 'redirect' : 'upgradeScheme';
+    const redirectUrl = action.kind === 'redirect' ? action.url : wouldChoose && !chosen && wouldChoose.winner.action !== 'block' ? (wouldChoose.winner.action === 'redirect' ? redirectTarget(wouldChoose.winner, request.url, this.#baseUrl(wouldChoose.winner)) : upgradedUrl(request.url)) : undefined;
+    this.#journal?.append({
+      kind: 'dnr',
+      requestId: request.requestId,
+      url: request.url,
+      stage: 'onBeforeRequest',
+      effect,
+      matches,
+      ...(redirectUrl !== undefined && { redirectUrl }),
+      ...(chosen === undefined && wouldChoose !== undefined && { dryRun: true as const }),
+    });
+    return action;
+  }
+
+  /** Request headers after the onBeforeSendHeaders listeners. */
+  requestHeaders(request: DnrRequestInfo, headers: HttpHeaders): HttpHeaders {
+    return this.#modify(request, headers, 'requestHeaders', 'onBeforeSendHeaders');
+  }
+
+  /**
+   * Response headers after the onHeadersReceived listeners. Rules with responseHeaders conditions
+   * are decided here too: a block among them ends the request (returned as `blocked`).
+   */
+  responseHeaders(request: DnrRequestInfo, headers: HttpHeaders): { headers: HttpHeaders; blocked: boolean } {
+    if (this.#extensions.size === 0) return { headers, blocked: false };
+    const prepared = prepareRequest({ ...request, responseHeaders: headers });
+    for (const state of this.#ordered()) {
+      const winner = this.#winner(state, prepared, (rule) => rule.needsResponseHeaders && rule.action === 'block');
+      if (!winner) continue;
+      const dryRun = this.isDryRun(state.options.extensionId);
+      if (!dryRun) this.#recordMatch(state, winner, request);
+      this.#journal?.append({ kind: 'dnr', requestId: request.requestId, url: request.url, stage: 'onHeadersReceived', effect: 'block', matches: [this.#match(state, winner, dryRun ? 'dry-run' : 'applied')], ...(dryRun && { dryRun: true as const }) });
+      if (!dryRun) return { headers, blocked: true };
+    }
+    return { headers: this.#modify({ ...request, responseHeaders: headers }, headers, 'responseHeaders', 'onHeadersReceived'), blocked: false };
+  }
+
+  #modify(request: DnrRequestInfo, headers: HttpHeaders, which: 'requestHeaders' | 'responseHeaders', stage: DnrEntry['stage']): HttpHeaders {
+    if (this.#extensions.size === 0) return headers;
+    const prepared = prepareRequest(request);
+    let out = headers;
+    const matches: DnrMatch[] = [];
+    const changes: AppliedHeaderOp[] = [];
+    let anyDryRun = false;
+    for (const state of this.#ordered()) {
+      // Only modifyHeaders rules that outrank the extension's winning allow (if any) apply.
+      const allow = this.#winner(state, prepared, (rule) => rule.action === 'allow' || rule.action === 'allowAllRequests');
+      const rules: CompiledRule[] = [];
+      this.#eachMatching(state, prepared, (rule) => {
+        if (rule.action === 'modifyHeaders' && rule.rule.action[which]?.length && (!allow || rule.priority > allow.priority)) rules.push(rule);
+      });
+      if (rules.length === 0) continue;
+      rules.sort(compareRules);
+      const dryRun = this.isDryRun(state.options.extensionId);
+      const result = modifyHeaders(out, rules, which);
+      if (!dryRun) out = result.headers;
+      anyDryRun ||= dryRun;
+      changes.push(...result.applied);
+      for (const rule of result.rules) {
+        matches.push(this.#match(state, rule, dryRun ? 'dry-run' : 'applied'));
+        if (!dryRun) this.#recordMatch(state, rule, request);
+      }
+    }
+    if (matches.length > 0) {
+      this.#journal?.append({ kind: 'dnr', requestId: request.requestId, url: request.url, stage, effect: 'modifyHeaders', matches, headerChanges: changes.map(({ header, operation, value, ruleId, extensionId }) => ({ header, operation, ...(value !== undefined && { value }), ruleId, extension: this.#extensions.get(extensionId)?.options.name ?? extensionId })), ...(anyDryRun && { dryRun: true as const }) });
+    }
+    return out;
+  }
+
+  /** Every rule of every extension (or one), with whether it matches the request and, if not, why. */
+  explain(request: DnrRequest, extensionId?: string): RuleExplanation[] {
+    const prepared = prepareRequest(request);
+    const out: RuleExplanation[] = [];
+    for (const state of this.#ordered()) {
+      if (extensionId !== undefined && state.options.extensionId !== extensionId) continue;
+      for (const index of this.#indexes(state)) {
+        for (const rule of index.rules) {
+          out.push({ extensionId: state.options.extensionId, extension: state.options.name, rulesetId: rule.rulesetId, ruleId: rule.id, priority: rule.priority, action: rule.action, failed: rule.mismatch(prepared) });
+        }
+      }
+    }
+    return out;
+  }
+
+  // ── the extension's API (chrome.declarativeNetRequest) ────────────────────
+
+  /** Runs `method(args)` for an extension; throws an Error whose message the extension sees. */
+  async call(extensionId: string, method: string, args: unknown[]): Promise<unknown> {
+    const state = this.#extensions.get(extensionId);
+    if (!state) throw new Error('declarativeNetRequest: the extension has no rules state');
+    const options = (args[0] ?? {}) as Record<string, unknown>;
+    switch (method) {
+      case 'updateDynamicRules':
+        return this.#updateRules(state, 'dynamic', options);
+      case 'updateSessionRules':
+        return this.#updateRules(state, 'session', options);
+      case 'getDynamicRules':
+        return rulesOf(state.dynamic, options.ruleIds as number[] | undefined);
+      case 'getSessionRules':
+        return rulesOf(state.session, options.ruleIds as number[] | undefined);
+      case 'updateEnabledRulesets': {
+        const enable = (options.enableRulesetIds as string[] | undefined) ?? [];
+        const disable = (options.disableRulesetIds as string[] | undefined) ?? [];
+        for (const id of [...enable, ...disable]) if (!state.rulesets.has(id)) throw new Error(`Invalid ruleset id: ${id}.`);
+        const next = new Set(state.enabled);
+        for (const id of disable) next.delete(id);
+        for (const id of enable) next.add(id);
+        if (next.size > DNR_LIMITS.MAX_NUMBER_OF_ENABLED_STATIC_RULESETS) throw new Error(`The number of enabled static rulesets exceeds the limit of ${DNR_LIMITS.MAX_NUMBER_OF_ENABLED_STATIC_RULESETS}.`);
+        state.enabled = next;
+        await this.#persist(state);
+        return undefined;
+      }
+      case 'getEnabledRulesets':
+        return [...state.rulesets.keys()].filter((id) => state.enabled.has(id));
+      case 'getAvailableStaticRuleCount': {
+        const used = [...state.enabled].reduce((sum, id) => sum + (state.rulesets.get(id)?.index.size ?? 0), 0);
+        return Math.max(0, DNR_LIMITS.GUARANTEED_MINIMUM_STATIC_RULES - used);
+      }
+      case 'getMatchedRules': {
+        const now = this.#now();
+        state.matchedRulesCalls = state.matchedRulesCalls.filter((at) => at > now - DNR_LIMITS.GETMATCHEDRULES_QUOTA_INTERVAL * 60_000);
+        if (state.matchedRulesCalls.length >= DNR_LIMITS.MAX_GETMATCHEDRULES_CALLS_PER_INTERVAL) {
+          throw new Error(`This request exceeds the MAX_GETMATCHEDRULES_CALLS_PER_INTERVAL quota.`);
+        }
+        state.matchedRulesCalls.push(now);
+        this.#dropOldMatches(state);
+        const tabId = options.tabId as number | undefined;
+        const since = (options.minTimeStamp as number | undefined) ?? 0;
+        return { rulesMatchedInfo: state.matched.filter((record) => (tabId === undefined || record.tabId === tabId) && record.timeStamp >= since) };
+      }
+      case 'isRegexSupported': {
+        const { regexSupport } = await import('./regex-support.js');
+        const support = regexSupport(String(options.regex ?? ''), { isCaseSensitive: options.isCaseSensitive as boolean | undefined });
+        return support.isSupported ? { isSupported: true } : { isSupported: false, reason: support.reason };
+      }
+      case 'testMatchOutcome': {
+        const request = options as unknown as { url: string; type: string; method?: string; tabId?: number; initiator?: string };
+        const prepared = prepareRequest({ url: request.url, type: request.type as DnrRequest['type'], method: request.method ?? 'get', tabId: request.tabId ?? -1, ...(request.initiator !== undefined && { initiator: request.initiator }) });
+        const matched: { ruleId: number; rulesetId: string }[] = [];
+        const winner = this.#winner(state, prepared, (rule) => rule.action !== 'modifyHeaders');
+        if (winner) matched.push({ ruleId: winner.id, rulesetId: winner.rulesetId });
+        if (!winner || winner.action === 'allow' || winner.action === 'allowAllRequests') {
+          const headerRules: CompiledRule[] = [];
+          this.#eachMatching(state, prepared, (rule) => {
+            if (rule.action === 'modifyHeaders' && (!winner || rule.priority > winner.priority)) headerRules.push(rule);
+          });
+          for (const rule of headerRules.sort(compareRules)) matched.push({ ruleId: rule.id, rulesetId: rule.rulesetId });
+        }
+        return { matchedRules: matched };
+      }
+      case 'setExtensionActionOptions':
+        return undefined;
+      default:
+        throw new Error(`declarativeNetRequest.${method} is not supported`);
+    }
+  }
+
+  async #updateRules(state: ExtensionState, which: 'dynamic' | 'session', options: Record<string, unknown>): Promise<void> {
+    const remove = new Set((options.removeRuleIds as number[] | undefined) ?? []);
+    const add = (options.addRules as unknown[] | undefined) ?? [];
+    const current = (which === 'dynamic' ? state.dynamic : state.session).rules.filter((rule) => !remove.has(rule.id));
+    const ids = new Set(current.map((rule) => rule.id));
+    const rulesetId = which === 'dynamic' ? DYNAMIC_RULESET_ID : SESSION_RULESET_ID;
+    const added: CompiledRule[] = [];
+    for (const input of add) {
+      let rule: CompiledRule;
+      try {
+        rule = compileRule(input, { rulesetId, extensionId: state.options.extensionId, session: which === 'session' });
+      } catch (error) {
+        if (error instanceof RuleError) throw new Error(error.message.replace(/^rule (\d+): /, 'Rule with id $1: '));
+        throw error;
+      }
+      if (ids.has(rule.id)) throw new Error(`Rule with id ${rule.id} does not have a unique ID.`);
+      ids.add(rule.id);
+      added.push(rule);
+    }
+    const next = [...current, ...added];
+    const limit = which === 'dynamic' ? DNR_LIMITS.MAX_NUMBER_OF_DYNAMIC_RULES : DNR_LIMITS.MAX_NUMBER_OF_SESSION_RULES;
+    if (next.length > limit) throw new Error(`The number of ${which} rules exceeds the limit of ${limit}.`);
+    if (next.filter((rule) => rule.isRegex).length > DNR_LIMITS.MAX_NUMBER_OF_REGEX_RULES) throw new Error(`The number of regex rules exceeds the limit of ${DNR_LIMITS.MAX_NUMBER_OF_REGEX_RULES}.`);
+    if (which === 'dynamic') {
+      state.dynamic = new RuleIndex(next);
+      await this.#persist(state);
+    } else state.session = new RuleIndex(next);
+  }
+
+  async #persist(state: ExtensionState): Promise<void> {
+    await state.file?.write({ dynamicRules: state.dynamic.rules.map((rule) => rule.rule), enabledRulesets: [...state.enabled] });
+  }
+
+  // ── internals ──────────────────────────────────────────────────────────────
+
+  /** Most recently installed first. */
+  #ordered(): ExtensionState[] {
+    return [...this.#extensions.values()].sort((a, b) => b.installOrder - a.installOrder);
+  }
+
+  #indexes(state: ExtensionState): RuleIndex[] {
+    const indexes = [state.session, state.dynamic];
+    for (const id of state.enabled) {
+      const ruleset = state.rulesets.get(id);
+      if (ruleset) indexes.push(ruleset.index);
+    }
+    return indexes;
+  }
+
+  #ruleCount(state: ExtensionState): number {
+    return this.#indexes(state).reduce((sum, index) => sum + index.size, 0);
+  }
+
+  #eachMatching(state: ExtensionState, request: PreparedRequest, visit: (rule: CompiledRule) => void): void {
+    for (const index of this.#indexes(state)) {
+      index.candidates(request, (rule) => {
+        if (rule.test(request)) visit(rule);
+      });
+    }
+  }
+
+  #winner(state: ExtensionState, request: PreparedRequest, eligible: (rule: CompiledRule) => boolean): CompiledRule | undefined {
+    let best: CompiledRule | undefined;
+    for (const index of this.#indexes(state)) {
+      index.candidates(request, (rule) => {
+        if (!eligible(rule) || (best && compareRules(rule, best) >= 0)) return;
+        if (rule.test(request)) best = rule;
+      });
+    }
+    return best;
+  }
+
+  #baseUrl(rule: CompiledRule): string {
+    return this.#extensions.get(rule.extensionId)?.options.baseUrl ?? `chrome-extension://${rule.extensionId}/`;
+  }
+
+  #match(state: ExtensionState, rule: CompiledRule, status: DnrMatch['status']): DnrMatch {
+    return { extension: state.options.name, extensionId: state.options.extensionId, rulesetId: rule.rulesetId, ruleId: rule.id, priority: rule.priority, action: rule.action, status };
+  }
+
+  #recordMatch(state: ExtensionState, rule: CompiledRule, request: DnrRequestInfo): void {
+    const record = { rule: { ruleId: rule.id, rulesetId: rule.rulesetId }, tabId: request.tabId, timeStamp: this.#now() };
+    state.matched.push(record);
+    if (state.matched.length > 10_000) this.#dropOldMatches(state);
+    if (state.matched.length > 10_000) state.matched.splice(0, state.matched.length - 10_000);
+    state.options.onRuleMatched?.({
+      request: { requestId: request.requestId, url: request.url, method: request.method, type: request.type, tabId: request.tabId, frameId: request.frameId ?? -1, ...(request.initiator !== undefined && { initiator: request.initiator }) },
+      rule: record.rule,
+    });
+  }
+
+  #dropOldMatches(state: ExtensionState): void {
+    const since = this.#now() - MATCHED_RULES_KEPT_MS;
+    const first = state.matched.findIndex((record) => record.timeStamp >= since);
+    state.matched.splice(0, first === -1 ? state.matched.length : first);
+  }
+}
+
+/** Negative when `a` takes precedence over `b`. */
+export function compareRules(a: CompiledRule, b: CompiledRule): number {
+  return b.priority - a.priority || a.actionRank - b.actionRank || (SOURCE_RANK[a.rulesetId] ?? 2) - (SOURCE_RANK[b.rulesetId] ?? 2) || a.id - b.id;
+}
+
+function compileAll(rules: unknown, where: { rulesetId: string; extensionId: string }, skipped: string[]): CompiledRule[] {
+  if (!Array.isArray(rules)) {
+    skipped.push(typeof rules === 'string' ? rules : 'the ruleset must be a JSON list of rules');
+    return [];
+  }
+  const out: CompiledRule[] = [];
+  const ids = new Set<number>();
+  let regexCount = 0;
+  for (const input of rules) {
+    try {
+      const rule = compileRule(input, where);
+      if (ids.has(rule.id)) throw new RuleError(rule.id, 'id', 'is not unique in its ruleset');
+      if (rule.isRegex && ++regexCount > DNR_LIMITS.MAX_NUMBER_OF_REGEX_RULES) throw new RuleError(rule.id, 'condition.regexFilter', `more than ${DNR_LIMITS.MAX_NUMBER_OF_REGEX_RULES} regex rules in one ruleset`);
+      ids.add(rule.id);
+      out.push(rule);
+    } catch (error) {
+      if (!(error instanceof RuleError)) throw error;
+      skipped.push(error.message);
+    }
+  }
+  return out;
+}
+
+function rulesOf(index: RuleIndex, ids: number[] | undefined): DnrRule[] {
+  const wanted = ids && new Set(ids);
+  return index.rules.filter((rule) => !wanted || wanted.has(rule.id)).map((rule) => structuredClone(rule.rule));
+}
