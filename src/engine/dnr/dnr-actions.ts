@@ -2,7 +2,7 @@
 // the headers modifyHeaders rules leave. Pure functions over Chrome's documented semantics.
 import type { HttpHeaders } from '../types.js';
 import type { CompiledRule } from './compiled-rule.js';
-import type { ModifyHeaderInfo, UrlTransform } from './dnr-types.js';
+import type { HeaderOperation, ModifyHeaderInfo, UrlTransform } from './dnr-types.js';
 
 /** The URL a redirect rule sends `url` to, or undefined when it cannot (an invalid result). */
 export function redirectTarget(rule: CompiledRule, url: string, extensionBaseUrl: string): string | undefined {
@@ -83,8 +83,13 @@ export interface AppliedHeaderOp extends ModifyHeaderInfo {
  * a rule set or removed a header, later rules leave it alone; once a rule appended to it, later
  * rules may only append.
  */
-export function modifyHeaders(headers: HttpHeaders, rules: readonly CompiledRule[], which: 'requestHeaders' | 'responseHeaders'): { headers: HttpHeaders; applied: AppliedHeaderOp[]; rules: CompiledRule[] } {
-  const settled = new Map<string, 'set' | 'remove' | 'append'>();
+export function modifyHeaders(
+  headers: HttpHeaders,
+  rules: readonly CompiledRule[],
+  which: 'requestHeaders' | 'responseHeaders',
+  /** What earlier rules (a more recent extension's) did to each header; updated. */
+  settled = new Map<string, HeaderOperation>(),
+): { headers: HttpHeaders; applied: AppliedHeaderOp[]; rules: CompiledRule[] } {
   let out = headers;
   const applied: AppliedHeaderOp[] = [];
   const used: CompiledRule[] = [];

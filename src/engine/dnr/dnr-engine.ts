@@ -19,7 +19,7 @@ import type { DnrEntry, DnrMatch, Journal } from '../journal.js';
 import type { HttpHeaders } from '../types.js';
 import { compileRule, prepareRequest, RuleError, type CompiledRule, type DnrRequest, type PreparedRequest } from './compiled-rule.js';
 import { modifyHeaders, redirectTarget, upgradedUrl, type AppliedHeaderOp } from './dnr-actions.js';
-import { DNR_LIMITS, DYNAMIC_RULESET_ID, SESSION_RULESET_ID, type DnrRule } from './dnr-types.js';
+import { DNR_LIMITS, DYNAMIC_RULESET_ID, SESSION_RULESET_ID, type DnrRule, type HeaderOperation } from './dnr-types.js';
 import { RuleIndex } from './rule-index.js';
 import { join } from 'node:path';
 
@@ -37,6 +37,13 @@ export interface DnrExtensionOptions {
   /** chrome-extension://<id>/ (extensionPath redirects). */
   baseUrl: string;
   rulesets: StaticRuleset[];
+  /** Where its dynamic rules and enabled-ruleset choice are kept (the engine's state folder when absent). */
+  stateDir?: string;
+  /**
+   * Host permissions: redirect and modifyHeaders rules act only on requests whose URL (and
+   * initiator, when there is one) the extension may access; block, allow and upgradeScheme need none.
+   */
+  hostAccess?: (url: string) => boolean;
   /** onRuleMatchedDebug: only unpacked extensions with declarativeNetRequestFeedback get it. */
   onRuleMatched?: (info: { request: Record<string, unknown>; rule: { ruleId: number; rulesetId: string } }) => void;
 }
@@ -130,7 +137,8 @@ export class DnrEngine {
       for (const message of skipped) warnings.push(`ruleset "${ruleset.id}" (${ruleset.path}): ${message}`);
       rulesets.set(ruleset.id, { id: ruleset.id, path: ruleset.path, index: new RuleIndex(compiled), skipped });
     }
-    const file = this.#stateDir ? new AtomicJsonFile<PersistedRules>(join(this.#stateDir, 'dnr', `${options.extensionId}.json`)) : undefined;
+    const stateDir = options.stateDir ?? this.#stateDir;
+    const file = stateDir ? new AtomicJsonFile<PersistedRules>(dnrRulesFile(stateDir, options.extensionId)) : undefined;
     let persisted: PersistedRules | null = null;
     try {
       persisted = (await file?.read()) ?? null;
@@ -258,17 +266,18 @@ export class DnrEngine {
     const matches: DnrMatch[] = [];
     const changes: AppliedHeaderOp[] = [];
     let anyDryRun = false;
+    const settled = new Map<string, HeaderOperation>();
     for (const state of this.#ordered()) {
       // Only modifyHeaders rules that outrank the extension's winning allow (if any) apply.
       const allow = this.#winner(state, prepared, (rule) => rule.action === 'allow' || rule.action === 'allowAllRequests');
       const rules: CompiledRule[] = [];
       this.#eachMatching(state, prepared, (rule) => {
-        if (rule.action === 'modifyHeaders' && rule.rule.action[which]?.length && (!allow || rule.priority > allow.priority)) rules.push(rule);
+        if (rule.action === 'modifyHeaders' && rule.rule.action[which]?.length && (!allow || rule.priority > allow.priority) && this.#permits(state, rule, prepared) === undefined) rules.push(rule);
       });
       if (rules.length === 0) continue;
       rules.sort(compareRules);
       const dryRun = this.isDryRun(state.options.extensionId);
-      const result = modifyHeaders(out, rules, which);
+      const result = modifyHeaders(out, rules, which, settled);
       if (!dryRun) out = result.headers;
       anyDryRun ||= dryRun;
       changes.push(...result.applied);
@@ -291,7 +300,8 @@ export class DnrEngine {
       if (extensionId !== undefined && state.options.extensionId !== extensionId) continue;
       for (const index of this.#indexes(state)) {
         for (const rule of index.rules) {
-          out.push({ extensionId: state.options.extensionId, extension: state.options.name, rulesetId: rule.rulesetId, ruleId: rule.id, priority: rule.priority, action: rule.action, failed: rule.mismatch(prepared) });
+          const failed = rule.mismatch(prepared) ?? this.#permits(state, rule, prepared);
+          out.push({ extensionId: state.options.extensionId, extension: state.options.name, rulesetId: rule.rulesetId, ruleId: rule.id, priority: rule.priority, action: rule.action, failed });
         }
       }
     }
@@ -437,10 +447,19 @@ export class DnrEngine {
     for (const index of this.#indexes(state)) {
       index.candidates(request, (rule) => {
         if (!eligible(rule) || (best && compareRules(rule, best) >= 0)) return;
-        if (rule.test(request)) best = rule;
+        if (rule.test(request) && this.#permits(state, rule, request) === undefined) best = rule;
       });
     }
     return best;
+  }
+
+  /** Why the extension's host permissions keep a matching rule from acting, if they do. */
+  #permits(state: ExtensionState, rule: CompiledRule, request: PreparedRequest): string | undefined {
+    const access = state.options.hostAccess;
+    if (!access || (rule.action !== 'redirect' && rule.action !== 'modifyHeaders')) return undefined;
+    if (!access(request.url)) return `host_permissions: the extension has no access to ${request.host} (a ${rule.action} rule needs it)`;
+    if (request.initiator !== undefined && request.initiator !== 'null' && !access(`${request.initiator}/`)) return `host_permissions: the extension has no access to the initiator ${request.initiator} (a ${rule.action} rule needs it)`;
+    return undefined;
   }
 
   #baseUrl(rule: CompiledRule): string {
@@ -467,6 +486,11 @@ export class DnrEngine {
     const first = state.matched.findIndex((record) => record.timeStamp >= since);
     state.matched.splice(0, first === -1 ? state.matched.length : first);
   }
+}
+
+/** `<stateDir>/dnr/<extension id>.json`: an extension's dynamic rules (mode 0600). */
+export function dnrRulesFile(stateDir: string, extensionId: string): string {
+  return join(stateDir, 'dnr', `${extensionId}.json`);
 }
 
 /** Negative when `a` takes precedence over `b`. */

@@ -31,6 +31,8 @@ import { ExtensionManifestError, MANIFEST_FILE } from './extension-manifest.js';
 import { FolderWatch, classifyRulesFolderPath, exists, listRulesFolder } from './extension-folders.js';
 import { PackageError, prepareExtension, prepareRule, type PreparedPackage } from './extension-package.js';
 import { ExtensionServices } from './extension-services.js';
+import { MatchPatternSet } from '../match-pattern.js';
+import type { DnrEngine } from '../dnr/dnr-engine.js';
 import { DEFAULT_WORKER_LIMITS, ExtensionWorker, LoadFailure, type WorkerFault, type WorkerLimits } from './extension-worker.js';
 import { SettingsFile } from '../session/settings.js';
 import { DEFAULT_RESTART_POLICY, RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
@@ -101,6 +103,8 @@ export interface RuleStatus {
   lastLoadedAt: number | undefined;
   /** The latest type check's errors (they do not stop the rule). */
   typeErrors: TypeDiagnostic[];
+  /** Its declarativeNetRequest rulesets and rule counts (extensions with the permission). */
+  declarativeNetRequest?: NonNullable<ReturnType<DnrEngine['describe']>>;
   /** Its worker. */
   runtime: {
     state: RuntimeState;
@@ -201,6 +205,8 @@ export class ExtensionHost {
 
   async #start(): Promise<void> {
     await this.#loadDryRunToggles();
+    // An extension's rules follow its dry-run switch, as its listeners do.
+    this.engine.dnr.isDryRun = (extensionId) => this.engine.dryRun || [...this.#records.values()].some((record) => record.extensionId === extensionId && record.current?.owner.dryRun === true);
     const watch = this.#options.watch !== false;
     if (this.dir !== undefined) {
       const dir = this.dir;
@@ -418,6 +424,8 @@ export class ExtensionHost {
       name: record.name,
       onAlarm: (alarm) => record.current?.worker.alarm(alarm),
     });
+    // Its declarativeNetRequest rules are in place before its code runs (which may update them).
+    await this.#registerDnr(record, pkg);
     const update = cause === 'change' || cause === 'manual';
     // Chrome empties session storage and drops alarms when an extension is updated.
     if (update && record.current) record.services.reloaded();
@@ -536,6 +544,33 @@ export class ExtensionHost {
     this.#emitChange();
   }
 
+  /**
+   * An extension with the declarativeNetRequest permission gets its rulesets evaluated (Chrome
+   * ignores rule_resources without it). Invalid rules are skipped and named in warnings.
+   */
+  async #registerDnr(record: HostedRecord, pkg: PreparedPackage): Promise<void> {
+    const manifest = pkg.manifest;
+    if (!manifest) return;
+    const permitted = manifest.permissions.includes('declarativeNetRequest') || manifest.permissions.includes('declarativeNetRequestWithHostAccess');
+    if (!permitted) {
+      this.engine.dnr.removeExtension(manifest.id);
+      if (pkg.dnrRulesets?.length) this.#journalRule(record, 'warning', 'declarative_net_request rulesets need the "declarativeNetRequest" permission: they are not loaded', path.join(record.key, MANIFEST_FILE));
+      return;
+    }
+    const hostPermissions = new MatchPatternSet(manifest.hostPermissions);
+    const feedback = manifest.permissions.includes('declarativeNetRequestFeedback');
+    const { warnings } = await this.engine.dnr.addExtension({
+      extensionId: manifest.id,
+      name: record.name,
+      baseUrl: pkg.boot.baseUrl,
+      rulesets: pkg.dnrRulesets ?? [],
+      ...(this.#options.stateDir !== undefined && { stateDir: this.#options.stateDir }),
+      hostAccess: (url) => hostPermissions.matches(url),
+      ...(feedback && { onRuleMatched: (info) => record.current?.worker.dnrRuleMatched(info) }),
+    });
+    for (const warning of warnings) this.#journalRule(record, 'warning', warning, path.join(record.key, MANIFEST_FILE));
+  }
+
   #fail(record: HostedRecord, problem: RuleProblem, cause?: LoadCause): void {
     if (cause === 'restart') {
       // Starting it again failed too: one more fault.
@@ -545,7 +580,8 @@ export class ExtensionHost {
     if (!record.current) {
       record.state = 'failed';
       this.#setRuntime(record, 'stopped', problem.message);
-    }
+      if (record.extensionId) this.engine.dnr.removeExtension(record.extensionId);
+    } else void this.#registerDnr(record, record.current.pkg); // the last good version's rulesets again
     this.#journalRule(record, 'failed', record.current ? `${problem.message} (the last good version stays active)` : problem.message, problem.location);
     this.#emitChange();
   }
@@ -613,6 +649,7 @@ export class ExtensionHost {
     record.typeErrors = [];
     this.#trackInputs(record, []);
     this.#journalRule(record, 'unloaded', why);
+    if (record.extensionId) this.engine.dnr.removeExtension(record.extensionId);
     this.#setRuntime(record, 'stopped');
     this.#rank();
     if (!this.#closed) this.#retryDuplicatesOf(name);
@@ -768,6 +805,7 @@ export class ExtensionHost {
   #status(record: HostedRecord): RuleStatus {
     const current = record.current;
     const name = current?.owner.id ?? record.name;
+    const dnr = record.extensionId !== undefined ? this.engine.dnr.describe(record.extensionId) : undefined;
     return {
       name,
       file: record.key,
@@ -785,6 +823,7 @@ export class ExtensionHost {
       quota: this.engine.quotaState(name),
       lastLoadedAt: current?.loadedAt,
       typeErrors: [...record.typeErrors],
+      ...(dnr && { declarativeNetRequest: dnr }),
       runtime: {
         state: record.runtime,
         restarts: record.restarts,

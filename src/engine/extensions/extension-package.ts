@@ -9,6 +9,7 @@ import { bundleRule } from '../rules/rule-bundler.js';
 import { readExtensionManifest, MANIFEST_FILE, type ExtensionManifest } from './extension-manifest.js';
 import { extensionIdFromPath } from './extension-id.js';
 import type { ScriptUnit, WorkerBoot } from './protocol.js';
+import type { StaticRuleset } from '../dnr/dnr-engine.js';
 
 /** A worker's boot data, less what depends on the load (why it loads). */
 export type PreparedBoot = Omit<WorkerBoot, 'installReason' | 'previousVersion' | 'backgroundTimeoutMs' | 'persona'>;
@@ -19,6 +20,8 @@ export interface PreparedPackage {
   manifest: ExtensionManifest | undefined;
   /** Local files it was built from (a change to any of them reloads it). */
   inputs: string[];
+  /** Extensions: the static rulesets `declarative_net_request.rule_resources` names, read. */
+  dnrRulesets?: StaticRuleset[];
 }
 
 export class PackageError extends Error {
@@ -58,7 +61,9 @@ export async function prepareRule(file: string): Promise<PreparedPackage> {
 export async function prepareExtension(dir: string): Promise<PreparedPackage> {
   const manifest = await readExtensionManifest(dir);
   const scripts = await backgroundScripts(manifest);
+  const dnrRulesets = await staticRulesets(manifest);
   return {
+    dnrRulesets,
     boot: {
       extensionId: manifest.id,
       name: manifest.name,
@@ -72,8 +77,48 @@ export async function prepareExtension(dir: string): Promise<PreparedPackage> {
       rule: undefined,
     },
     manifest,
-    inputs: [path.join(dir, MANIFEST_FILE), ...scripts.map((unit) => unit.source ?? unit.file)],
+    inputs: [path.join(dir, MANIFEST_FILE), ...scripts.map((unit) => unit.source ?? unit.file), ...dnrRulesets.map((ruleset) => path.join(dir, ruleset.path))],
   };
+}
+
+/**
+ * `declarative_net_request.rule_resources`: each ruleset's id, enabled flag and JSON file. A
+ * malformed entry or an unreadable file fails the load, as Chrome refuses to load the extension;
+ * invalid rules inside a file only skip those rules (the DNR engine names each).
+ */
+async function staticRulesets(manifest: ExtensionManifest): Promise<StaticRuleset[]> {
+  const file = path.join(manifest.dir, MANIFEST_FILE);
+  const key = manifest.raw.declarative_net_request;
+  if (key === undefined) return [];
+  const resources = (key as { rule_resources?: unknown } | null)?.rule_resources;
+  if (!Array.isArray(resources)) throw new PackageError('"declarative_net_request.rule_resources" must be a list of { id, enabled, path }', file);
+  const seen = new Set<string>();
+  const out: StaticRuleset[] = [];
+  for (const [index, resource] of resources.entries()) {
+    const where = `declarative_net_request.rule_resources[${index}]`;
+    const { id, enabled, path: relative } = (resource ?? {}) as { id?: unknown; enabled?: unknown; path?: unknown };
+    if (typeof id !== 'string' || id === '' || id.startsWith('_')) throw new PackageError(`${where}.id must be a non-empty string not starting with '_' (reserved for _dynamic and _session)`, file);
+    if (seen.has(id)) throw new PackageError(`${where}.id ${JSON.stringify(id)} is used twice`, file);
+    seen.add(id);
+    if (typeof enabled !== 'boolean') throw new PackageError(`${where}.enabled must be true or false`, file);
+    if (typeof relative !== 'string' || relative === '') throw new PackageError(`${where}.path must name a JSON file in the extension`, file);
+    const rulesFile = path.resolve(manifest.dir, relative.replace(/^\/+/, ''));
+    if (path.relative(manifest.dir, rulesFile).startsWith('..')) throw new PackageError(`${where}.path ${relative} is outside the extension's folder`, file);
+    let text: string;
+    try {
+      text = await readFile(rulesFile, 'utf8');
+    } catch {
+      throw new PackageError(`could not read the ruleset ${JSON.stringify(id)}: ${relative} is missing`, file);
+    }
+    let rules: unknown;
+    try {
+      rules = JSON.parse(text);
+    } catch (error) {
+      throw new PackageError(`the ruleset ${JSON.stringify(id)} is not valid JSON: ${(error as Error).message}`, rulesFile);
+    }
+    out.push({ id, path: relative, enabled, rules });
+  }
+  return out;
 }
 
 async function backgroundScripts(manifest: ExtensionManifest): Promise<ScriptUnit[]> {

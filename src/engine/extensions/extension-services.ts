@@ -15,10 +15,12 @@ export class ExtensionServices {
   readonly storage: StorageAreas;
   readonly alarms: AlarmScheduler;
   readonly #engine: Engine;
+  readonly #extensionId: string;
   readonly #cookieApis = new WeakMap<Owner, CookiesApi>();
 
-  private constructor(engine: Engine, storage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
+  private constructor(engine: Engine, extensionId: string, storage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
     this.#engine = engine;
+    this.#extensionId = extensionId;
     this.storage = storage;
     this.alarms = new AlarmScheduler(onAlarm);
   }
@@ -27,7 +29,7 @@ export class ExtensionServices {
     const storage = await StorageAreas.open(options.stateDir, options.extensionId, (message) =>
       engine.journal.append({ kind: 'log', level: 'warn', source: options.name, message }),
     );
-    return new ExtensionServices(engine, storage, options.onAlarm);
+    return new ExtensionServices(engine, options.extensionId, storage, options.onAlarm);
   }
 
   /** Runs `method(args)` for `owner`; throws an Error whose message the extension sees (lastError or a rejection). */
@@ -58,6 +60,10 @@ export class ExtensionServices {
       case 'alarms':
         if (!owner.permissions.has('alarms')) throw new Error('the "alarms" permission is missing');
         return this.alarms.handle(fn, args);
+      case 'declarativeNetRequest':
+        if (!owner.permissions.has('declarativeNetRequest') && !owner.permissions.has('declarativeNetRequestWithHostAccess')) throw new Error('the "declarativeNetRequest" permission is missing');
+        if (fn === 'getMatchedRules' && !owner.permissions.has('declarativeNetRequestFeedback')) throw new Error('The extension must have the declarativeNetRequestFeedback permission to call getMatchedRules.');
+        return this.#engine.dnr.call(this.#extensionId, fn, args);
       default:
         throw new Error(`${method} is not supported`);
     }

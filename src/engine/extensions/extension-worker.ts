@@ -220,6 +220,11 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#enqueue(['lifecycle', event, details]);
   }
 
+  /** declarativeNetRequest.onRuleMatchedDebug, for an extension with declarativeNetRequestFeedback. */
+  dnrRuleMatched(info: unknown): void {
+    this.#enqueue(['dnrMatched', JSON.stringify(info)], false);
+  }
+
   alarm(alarm: unknown): void {
     this.#enqueue(['alarm', alarm]);
   }

@@ -67,6 +67,8 @@ export type HostItem =
   /** A cookie change the extension's cookies.onChanged listeners may see. */
   | ['cookieChanged', info: string]
   | ['alarm', alarm: unknown]
+  /** declarativeNetRequest.onRuleMatchedDebug's MatchedRuleInfoDebug, as JSON. */
+  | ['dnrMatched', info: string]
   | ['ping', n: number]
   /** Chrome's webRequest.onActionIgnored: one of the extension's answers lost to another's. */
   | ['actionIgnored', requestId: string, action: string]

@@ -13,12 +13,12 @@ import { INSTALL_GLOBAL, type BindingsHandle, type Bridge } from './bridge.js';
 import { createConsole, createTimers } from './console-and-timers.js';
 import { CookiesBinding } from './cookies-binding.js';
 import { HostCalls } from './host-calls.js';
-import { createAlarms, createRuntime, createStorage } from './runtime-binding.js';
+import { createAlarms, createDeclarativeNetRequest, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
 import { personaNamed } from '../../personas/index.js';
 
 /** Namespaces wrtui has, each granted by the permission of the same name. */
-const GATED_NAMESPACES = ['webRequest', 'cookies', 'storage', 'alarms'] as const;
+const GATED_NAMESPACES = ['webRequest', 'cookies', 'storage', 'alarms', 'declarativeNetRequest'] as const;
 
 function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const scope = globalThis as unknown as Record<string, unknown>;
@@ -39,6 +39,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const runtime = createRuntime(boot, lastError, () => manifest, reportUncaught);
   const storage = createStorage(calls, lastError, reportUncaught);
   const alarms = createAlarms(calls, lastError, reportUncaught);
+  const dnr = createDeclarativeNetRequest(calls, lastError, reportUncaught, () => permissions.has('declarativeNetRequestFeedback'));
   const reported = new Set<string>();
 
   /** `chrome` (callbacks, and Promises without one) or `browser` (Promises), as the permissions allow. */
@@ -48,6 +49,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     if (permissions.has('cookies')) api.cookies = cookies.namespace(style);
     if (permissions.has('storage')) api.storage = { ...storage };
     if (permissions.has('alarms')) api.alarms = alarms.namespace;
+    if (permissions.has('declarativeNetRequest') || permissions.has('declarativeNetRequestWithHostAccess')) api.declarativeNetRequest = dnr.namespace;
     const needs = Object.fromEntries(GATED_NAMESPACES.filter((name) => !(name in api)).map((name) => [name, name]));
     return guardApi(style === 'callback' ? 'chrome' : 'browser', api, bridge, reported, needs);
   };
@@ -156,6 +158,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
             break;
           case 'alarm':
             alarms.fire(item[1]);
+            break;
+          case 'dnrMatched':
+            dnr.matched(item[1] as string);
             break;
           case 'lifecycle':
             runtime.events[item[1] as 'onInstalled' | 'onStartup'].dispatch(JSON.parse(JSON.stringify(item[2] ?? {})));

@@ -101,3 +101,50 @@ export function createAlarms(calls: HostCalls, runtime: RuntimeState, onError: O
   };
   return { namespace, fire: (alarm: unknown) => onAlarm.dispatch(toRealm(alarm)) };
 }
+
+/** Chrome's constants on chrome.declarativeNetRequest (checked against Chromium 156). */
+const DNR_CONSTANTS = {
+  DYNAMIC_RULESET_ID: '_dynamic',
+  SESSION_RULESET_ID: '_session',
+  GUARANTEED_MINIMUM_STATIC_RULES: 30000,
+  GETMATCHEDRULES_QUOTA_INTERVAL: 10,
+  MAX_GETMATCHEDRULES_CALLS_PER_INTERVAL: 20,
+  MAX_NUMBER_OF_DYNAMIC_AND_SESSION_RULES: 5000,
+  MAX_NUMBER_OF_DYNAMIC_RULES: 30000,
+  MAX_NUMBER_OF_ENABLED_STATIC_RULESETS: 50,
+  MAX_NUMBER_OF_REGEX_RULES: 1000,
+  MAX_NUMBER_OF_SESSION_RULES: 5000,
+  MAX_NUMBER_OF_STATIC_RULESETS: 100,
+  MAX_NUMBER_OF_UNSAFE_DYNAMIC_RULES: 5000,
+  MAX_NUMBER_OF_UNSAFE_SESSION_RULES: 5000,
+};
+
+/**
+ * chrome.declarativeNetRequest: the rules live on the host (the proxy thread evaluates them), so
+ * every call is a message; onRuleMatchedDebug is dispatched from the host's matches.
+ */
+export function createDeclarativeNetRequest(calls: HostCalls, runtime: RuntimeState, onError: OnError, feedback: () => boolean) {
+  const onRuleMatchedDebug = new SimpleEvent('declarativeNetRequest.onRuleMatchedDebug', onError);
+  const call = (method: string, signature: string, maxArgs: number) => (...input: unknown[]) => {
+    const { args, callback } = splitCallback(`declarativeNetRequest.${signature}`, input, maxArgs);
+    return deliverReply(runtime, calls.call(`declarativeNetRequest.${method}`, args), callback, { onError, where: `declarativeNetRequest.${method}` });
+  };
+  const namespace: Record<string, unknown> = {
+    ...DNR_CONSTANTS,
+    updateDynamicRules: call('updateDynamicRules', 'updateDynamicRules(object options, optional function callback)', 1),
+    getDynamicRules: call('getDynamicRules', 'getDynamicRules(optional object filter, optional function callback)', 1),
+    updateSessionRules: call('updateSessionRules', 'updateSessionRules(object options, optional function callback)', 1),
+    getSessionRules: call('getSessionRules', 'getSessionRules(optional object filter, optional function callback)', 1),
+    updateEnabledRulesets: call('updateEnabledRulesets', 'updateEnabledRulesets(object options, optional function callback)', 1),
+    getEnabledRulesets: call('getEnabledRulesets', 'getEnabledRulesets(optional function callback)', 0),
+    getAvailableStaticRuleCount: call('getAvailableStaticRuleCount', 'getAvailableStaticRuleCount(optional function callback)', 0),
+    isRegexSupported: call('isRegexSupported', 'isRegexSupported(object regexOptions, optional function callback)', 1),
+    testMatchOutcome: call('testMatchOutcome', 'testMatchOutcome(object request, optional function callback)', 1),
+    setExtensionActionOptions: call('setExtensionActionOptions', 'setExtensionActionOptions(object options, optional function callback)', 1),
+  };
+  if (feedback()) {
+    namespace.getMatchedRules = call('getMatchedRules', 'getMatchedRules(optional object filter, optional function callback)', 1);
+    namespace.onRuleMatchedDebug = onRuleMatchedDebug;
+  }
+  return { namespace, matched: (info: string) => onRuleMatchedDebug.dispatch(JSON.parse(info) as never) };
+}
