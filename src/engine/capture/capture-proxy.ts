@@ -18,7 +18,7 @@ import type { HttpHeaders, NetError } from '../types.js';
 import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
-import { isHttp2, ORIGIN_FRAMING, resetClient, writeResponseHead } from './client-response.js';
+import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead } from './client-response.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
 import { handleConnect, handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
@@ -351,19 +351,20 @@ export class CaptureProxy {
     });
 
     const before = await flight.beforeRequest();
-    if (before.action === 'cancel') return this.#reset(request, response);
+    if (before.action === 'cancel') return this.#block(request, response);
     if (before.action === 'redirect') return this.#answerRedirect(flight, request, response, before, 'Internal Redirect', client);
     if (flight.finished) return this.#reset(request, response); // the client left while listeners thought
 
     const frame = (sent: HttpHeaders) => framed(sent, body);
     const send = await flight.prepareToSend({ frame });
-    if (send.action === 'cancel' || flight.finished) return this.#reset(request, response);
+    if (send.action === 'cancel') return this.#block(request, response);
+    if (flight.finished) return this.#reset(request, response);
     let sentHeaders = send.requestHeaders;
     let cacheRequest: CacheRequest | undefined;
     if (this.#cache) {
       cacheRequest = { url: flight.url, method: flight.method, headers: headerObject(sentHeaders) };
       const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client, request.socket);
-      if (answer === 'reset') return this.#reset(request, response);
+      if (answer === 'reset') return this.#block(request, response);
       if (answer && 'failed' in answer) return this.#upstreamFailed(flight, request, response, url, answer.failed);
       if (answer) return this.#sendWhole(request, response, answer);
     }
@@ -398,7 +399,7 @@ export class CaptureProxy {
       const decision: HeadersDecision = await flight.headersReceived(head);
       if (decision.action === 'cancel') {
         upstream.request.destroy();
-        return this.#reset(request, response);
+        return this.#block(request, response);
       }
       if (decision.action === 'retry-auth') {
         incoming.resume(); // the challenge's body is of no use; draining keeps the connection
@@ -408,7 +409,8 @@ export class CaptureProxy {
           return this.#reset(request, response);
         }
         const again = await flight.prepareToSend({ frame });
-        if (again.action === 'cancel' || flight.finished) return this.#reset(request, response);
+        if (again.action === 'cancel') return this.#block(request, response);
+        if (flight.finished) return this.#reset(request, response);
         sentHeaders = again.requestHeaders;
         continue;
       }
@@ -605,7 +607,18 @@ export class CaptureProxy {
     );
   }
 
-  /** The client sees a network failure (cancel, a body cut short): its connection or stream reset. */
+  /**
+   * A request a listener or a rule cancelled: the client sees a failed request, once. A reset
+   * connection would do for curl, but a browser resends a request whose reused connection was reset
+   * before any answer (Chromium 156 sent a blocked fetch up to three times), so the journal would
+   * show one cancellation as several requests; an answer the client must reject does not invite that.
+   */
+  #block(request: OngoingRequest, response: OngoingResponse): void {
+    refuseClient(request);
+    destroyResponse(response);
+  }
+
+  /** The client sees a network failure (a body cut short, the client gone): its connection or stream reset. */
   #reset(request: OngoingRequest, response: OngoingResponse): void {
     resetClient(request);
     destroyResponse(response);

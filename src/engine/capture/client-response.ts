@@ -58,6 +58,22 @@ export function writeResponseHead(request: ClientRequestLike, response: ClientRe
  * The client sees a network failure: its TCP connection reset (the TLS layers of an intercepted
  * connection unwrapped first), or for HTTP/2 just this stream closed with INTERNAL_ERROR.
  */
+/**
+ * What a cancelled HTTP/1 request gets: a response head with two different Content-Lengths,
+ * which clients must reject (RFC 9112 §6.3; Chromium: ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH,
+ * curl: an error), so a browser reports a failed request and, unlike after a reset, does not send
+ * it again. The status line says why, for a human reading the bytes.
+ */
+const REFUSAL = 'HTTP/1.1 400 Blocked by wrtui\r\nContent-Length: 0\r\nContent-Length: 1\r\nConnection: close\r\n\r\n';
+
+/** Fails the client's request without inviting a retry (HTTP/1), or resets its HTTP/2 stream. */
+export function refuseClient(request: ClientRequestLike): void {
+  if (isHttp2(request)) return resetClient(request);
+  const socket = request.socket;
+  if (socket.destroyed || !socket.writable) return resetClient(request);
+  socket.end(REFUSAL, () => socket.destroy());
+}
+
 export function resetClient(request: ClientRequestLike): void {
   if (isHttp2(request) && request.stream) {
     if (!request.stream.destroyed) request.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
