@@ -1,6 +1,8 @@
 // Everything the TUI may ask of wrtui, and nothing more: the journal to read, and the engine's
 // commands (dry-run, rules, cookies). The UI never touches the engine's internals, so component
 // tests give it a small fake and replay could give it another engine.
+import type { ExplainDnr } from './detail/rules-lines.js';
+import type { DnrRequest } from '../engine/dnr/compiled-rule.js';
 import type { JournalEntry } from '../engine/journal.js';
 import type { RuleStatus } from '../engine/extensions/extension-host.js';
 import type { Cookie } from '../engine/types.js';
@@ -71,4 +73,8 @@ export interface TuiBackend {
    * with the saved text, or undefined when no editor is set.
    */
   editText?: (text: string, fileName: string) => Promise<string | undefined>;
+  /** Every declarativeNetRequest rule's verdict on a request, with the first condition that failed (undefined without extensions' rules). */
+  explainDnr?: ExplainDnr;
+  /** Whether a declarativeNetRequest rule matches a request now (the filter's dnr:RULESET#ID). */
+  dnrRuleMatches?: (rule: { rulesetId?: string; ruleId: number }, request: DnrRequest) => boolean;
 }

@@ -68,6 +68,8 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     ca: options.ca,
     stateDir,
     journal: engine.journal,
+    explainDnr: (request) => (engine.dnr.active ? engine.dnr.explain(request) : []),
+    dnrRuleMatches: (rule, request) => engine.dnr.active && engine.dnr.ruleMatches(rule, request),
     getDryRun: () => engine.dryRun,
     setDryRun: (on) => {
       engine.dryRun = on;

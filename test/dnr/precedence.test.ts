@@ -41,13 +41,13 @@ describe('within one extension: "the highest priority wins; for equal priorities
   ];
   it.each(cases)('%s', async (_name, rules, expected) => {
     const { dnr } = await engineWith({ name: 'one', rules });
-    const action = dnr.beforeRequest(request);
+    const { action } = dnr.beforeRequest(request);
     expect(action.kind === 'redirect' ? `redirect ${action.url}` : action.kind).toBe(expected);
   });
 
   it('for equal priority and action, a session rule goes before a dynamic one, and a dynamic one before a static one', async () => {
     const { dnr } = await engineWith({ name: 'one', rules: [rule(1, 'redirect')], dynamic: [rule(2, 'redirect')], session: [rule(3, 'redirect')] });
-    expect(dnr.beforeRequest(request)).toEqual({ kind: 'redirect', url: 'https://mirror.test/3' });
+    expect(dnr.beforeRequest(request).action).toEqual({ kind: 'redirect', url: 'https://mirror.test/3' });
   });
 
   it('"modifyHeaders rules apply when their priority is higher than the matching allow"', async () => {
@@ -75,18 +75,19 @@ describe('within one extension: "the highest priority wins; for equal priorities
 describe('across extensions: "a block from any extension wins; otherwise the most recently installed extension\'s redirect"', () => {
   it('an older extension\'s block beats a newer one\'s redirect', async () => {
     const { dnr, entries } = await engineWith({ name: 'old', rules: [rule(1, 'block')] }, { name: 'new', rules: [rule(1, 'redirect', 5)] });
-    expect(dnr.beforeRequest(request)).toEqual({ kind: 'block' });
-    expect(entries()[0]!.matches.map((match) => `${match.extension}:${match.action}:${match.status}`)).toEqual(['new:redirect:outranked', 'old:block:applied']);
+    const { action, entry } = dnr.beforeRequest(request);
+    expect(action).toEqual({ kind: 'block' });
+    expect(entry!.matches.map((match) => `${match.extension}:${match.action}:${match.status}`)).toEqual(['new:redirect:outranked', 'old:block:applied']);
   });
 
   it('of two redirects, the newer extension\'s acts, whatever the priorities', async () => {
     const { dnr } = await engineWith({ name: 'old', rules: [rule(1, 'redirect', 9)] }, { name: 'new', rules: [rule(2, 'redirect', 1)] });
-    expect(dnr.beforeRequest(request)).toEqual({ kind: 'redirect', url: 'https://mirror.test/2' });
+    expect(dnr.beforeRequest(request).action).toEqual({ kind: 'redirect', url: 'https://mirror.test/2' });
   });
 
   it('one extension\'s allow does not keep another\'s block from acting', async () => {
     const { dnr } = await engineWith({ name: 'old', rules: [rule(1, 'block')] }, { name: 'new', rules: [rule(1, 'allow', 9)] });
-    expect(dnr.beforeRequest(request)).toEqual({ kind: 'block' });
+    expect(dnr.beforeRequest(request).action).toEqual({ kind: 'block' });
   });
 
   it('header changes: the newer extension\'s set wins over the older one\'s', async () => {

@@ -1,5 +1,6 @@
 // A real Engine (no proxy) whose requests run through its own lifecycle against a scripted
 // origin: the journal entries the UI folds are exactly those a live session journals.
+import type { ResourceType } from '../../src/engine/types.js';
 import { Engine } from '../../src/engine/engine.js';
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import type { HttpHeaders } from '../../src/engine/types.js';
@@ -26,6 +27,8 @@ export interface RequestOptions {
   route?: Route;
   /** The origin refuses the connection. */
   refuse?: boolean;
+  /** The resource type (as the capture proxy infers it); `other` when not given. */
+  type?: ResourceType;
 }
 
 export interface EngineDriver {
@@ -49,7 +52,7 @@ export async function createEngineDriver(route: Route = () => respond()): Promis
       const requestBody = parseRequestBody({ method, contentType, bytes: body });
       return runRequest(
         engine.lifecycle,
-        { url, method, requestHeaders, ...(body && { body }), ...(requestBody && { requestBody }) },
+        { url, method, requestHeaders, ...(body && { body }), ...(requestBody && { requestBody }), ...(options.type && { type: options.type }) },
         {
           send: async (request) => {
             if (options.refuse) throw new TransportError('net::ERR_CONNECTION_REFUSED');

@@ -183,15 +183,18 @@ export class DnrEngine {
 
   // ── evaluation ─────────────────────────────────────────────────────────────
 
-  /** Before the request is sent: block, redirect, upgrade, or nothing. Journals what matched. */
-  beforeRequest(request: DnrRequestInfo): BeforeRequestAction {
-    if (this.#extensions.size === 0) return { kind: 'none' };
+  /**
+   * Before the request is sent: block, redirect, upgrade, or nothing, and the journal entry saying
+   * what matched (the caller appends it after onBeforeRequest, which starts a request's record).
+   */
+  beforeRequest(request: DnrRequestInfo): { action: BeforeRequestAction; entry?: DnrEntry } {
+    if (this.#extensions.size === 0) return { action: { kind: 'none' } };
     const prepared = prepareRequest(request);
     const winners = this.#ordered().flatMap((state) => {
       const winner = this.#winner(state, prepared, (rule) => rule.action !== 'modifyHeaders');
       return winner ? [{ state, winner }] : [];
     });
-    if (winners.length === 0) return { kind: 'none' };
+    if (winners.length === 0) return { action: { kind: 'none' } };
     // Any block wins; otherwise the most recent extension's redirect or upgrade.
     const live = winners.filter(({ state }) => !this.isDryRun(state.options.extensionId));
     const pick = (list: typeof winners) =>
@@ -223,7 +226,7 @@ export class DnrEngine {
       }
     } else if (wouldChoose) effect = wouldChoose.winner.action === 'block' ? 'block' : wouldChoose.winner.action === 'redirect' ? 'redirect' : 'upgradeScheme';
     const redirectUrl = action.kind === 'redirect' ? action.url : wouldChoose && !chosen && wouldChoose.winner.action !== 'block' ? (wouldChoose.winner.action === 'redirect' ? redirectTarget(wouldChoose.winner, request.url, this.#baseUrl(wouldChoose.winner)) : upgradedUrl(request.url)) : undefined;
-    this.#journal?.append({
+    const entry: DnrEntry = {
       kind: 'dnr',
       requestId: request.requestId,
       url: request.url,
@@ -232,8 +235,13 @@ export class DnrEngine {
       matches,
       ...(redirectUrl !== undefined && { redirectUrl }),
       ...(chosen === undefined && wouldChoose !== undefined && { dryRun: true as const }),
-    });
-    return action;
+    };
+    return { action, entry };
+  }
+
+  /** Appends an entry beforeRequest returned. */
+  journal(entry: DnrEntry): void {
+    this.#journal?.append(entry);
   }
 
   /** Request headers after the onBeforeSendHeaders listeners. */
@@ -306,6 +314,20 @@ export class DnrEngine {
       }
     }
     return out;
+  }
+
+  /** Whether a rule (by ruleset and id, in any extension) matches the request now, whatever its precedence. */
+  ruleMatches(rule: { rulesetId?: string; ruleId: number }, request: DnrRequest): boolean {
+    const prepared = prepareRequest(request);
+    for (const state of this.#extensions.values()) {
+      for (const index of this.#indexes(state)) {
+        for (const candidate of index.rules) {
+          if (candidate.id !== rule.ruleId || (rule.rulesetId !== undefined && candidate.rulesetId !== rule.rulesetId)) continue;
+          if (candidate.test(prepared) && this.#permits(state, candidate, prepared) === undefined) return true;
+        }
+      }
+    }
+    return false;
   }
 
   // ── the extension's API (chrome.declarativeNetRequest) ────────────────────

@@ -294,12 +294,15 @@ export class RequestFlight {
     // declarativeNetRequest decides first; onBeforeRequest still fires (Chromium 156 shows it for a
     // request its rules block or redirect), but nobody waits for a listener's answer then.
     const dnr = this.lifecycle.dnr?.active ? this.lifecycle.dnr.beforeRequest(this.#dnrInfo()) : undefined;
-    if (dnr && dnr.kind !== 'none') {
+    if (dnr && dnr.action.kind !== 'none') {
       this.lifecycle.notify('onBeforeRequest', details, this.#filterable);
-      if (dnr.kind === 'block') return this.#cancel();
-      return this.#internalRedirect(dnr.url, 307, 'Internal Redirect', false);
+      this.lifecycle.dnr!.journal(dnr.entry!);
+      if (dnr.action.kind === 'block') return this.#cancel();
+      return this.#internalRedirect(dnr.action.url, 307, 'Internal Redirect', false);
     }
     const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable);
+    // The rules' entry follows the event's: the journal's first entry for a request is its onBeforeRequest.
+    if (dnr?.entry) this.lifecycle.dnr!.journal(dnr.entry);
     if (verdict.cancelledBy !== undefined) return this.#cancel();
     if (verdict.redirectUrl !== undefined) return this.#internalRedirect(verdict.redirectUrl, 307, 'Internal Redirect', false);
     if (verdict.upgradeToSecure) {

@@ -4,6 +4,7 @@ import { Box } from 'ink';
 import { renderLine } from '../ansi.js';
 import { DETAIL_TAB_TITLES, DETAIL_TABS, detailLines, type DetailTab } from '../detail/detail-tabs.js';
 import { wrapLines, type Segment, type StyledLine } from '../detail/styled-line.js';
+import type { ExplainDnr } from '../detail/rules-lines.js';
 import type { RequestRecord } from '../store/request-record.js';
 import { LinesView } from './LinesView.js';
 import { FixedLine } from './FixedLine.js';
@@ -22,9 +23,9 @@ export interface DetailPaneProps {
 }
 
 /** The tab's lines as drawn (wrapped); the view uses the count to bound scrolling. */
-export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTab, width: number, unfold = false): StyledLine[] {
+export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTab, width: number, unfold = false, explainDnr?: ExplainDnr): StyledLine[] {
   if (!record) return [];
-  return wrapLines(detailLines(tab, record, width, unfold), width);
+  return wrapLines(detailLines(tab, record, width, unfold, explainDnr), width);
 }
 
 export function DetailPane({ record, lines, tab, top, height, width, focused, search }: DetailPaneProps) {

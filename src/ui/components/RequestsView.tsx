@@ -13,7 +13,7 @@ import { resendCommand } from '../export/resend-command.js';
 import { breakpointCommand } from '../commands/breakpoint-commands.js';
 import { quickRuleFrom } from '../quick-rules/quick-rule.js';
 import { recordsAsHar } from '../export/session-export.js';
-import { compileFilter } from '../filter/compile-filter.js';
+import { compileFilter, type FilterOptions } from '../filter/compile-filter.js';
 import { useViewCommands } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
 import { requestsLayout } from '../list/requests-layout.js';
@@ -21,6 +21,7 @@ import type { RequestsState } from '../list/requests-state.js';
 import type { TrafficStore } from '../store/traffic-store.js';
 import { useUiActions } from '../ui-actions.js';
 import { DetailPane, detailPaneLines } from './DetailPane.js';
+import { dnrRequestOf } from '../detail/rules-lines.js';
 import { bodySearch, searchLines } from '../detail/search-lines.js';
 import { blank, heading, wrapLines } from '../detail/styled-line.js';
 import { headerValue, type RequestRecord } from '../store/request-record.js';
@@ -45,6 +46,7 @@ export interface RequestsViewProps {
 const FILTER_DEBOUNCE_MS = 150;
 
 export function RequestsView({ store, backend, state, setState, width, height, now, active }: RequestsViewProps) {
+  const filterOptions = useMemo(() => filterOptionsFor(backend), [backend]);
   const actions = useUiActions();
   const visible = store.visible();
   // A sorted copy only when sorting: arrival order is the store's own list, kept incrementally.
@@ -63,7 +65,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
   const detailBodyHeight = Math.max(0, layout.detailHeight - 1);
   const inBody = useMemo(() => searchedBody(current, state.tab, state.detailSearch), [current, state.tab, state.detailSearch]);
   const search = useMemo(
-    () => searchLines(state.detailOpen ? [...detailPaneLines(current, state.tab, layout.detailWidth - 1, state.unfold), ...wholeBodyLines(inBody, layout.detailWidth - 1)] : [], state.detailSearch),
+    () => searchLines(state.detailOpen ? [...detailPaneLines(current, state.tab, layout.detailWidth - 1, state.unfold, backend.explainDnr), ...wholeBodyLines(inBody, layout.detailWidth - 1)] : [], state.detailSearch),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch, inBody, state.unfold],
   );
@@ -72,7 +74,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
 
   // The store keeps the filtered list incrementally; tell it when the filter changes.
   useEffect(() => {
-    const compiled = state.filterOn && state.filterText ? compileFilter(state.filterText) : undefined;
+    const compiled = state.filterOn && state.filterText ? compileFilter(state.filterText, filterOptions) : undefined;
     store.setFilter(compiled?.ok ? compiled.predicate : undefined);
   }, [store, state.filterText, state.filterOn]);
 
@@ -122,7 +124,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
           initial: state.detailSearch,
           onSubmit: (text) =>
             setState((s) => {
-              const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1, s.unfold), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
+              const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1, s.unfold, backend.explainDnr), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
               const found = searchLines(all, text).matches;
               const lastTop = Math.max(0, all.length - detailBodyHeight);
               return { ...s, detailSearch: text, detailTop: found.length > 0 ? Math.min(Math.max(0, found[0]! - 2), lastTop) : s.detailTop };
@@ -157,20 +159,20 @@ export function RequestsView({ store, backend, state, setState, width, height, n
         const preview = (text: string) => {
           clearTimeout(pending);
           pending = setTimeout(() => {
-            const compiled = compileFilter(text);
+            const compiled = compileFilter(text, filterOptions);
             if (compiled.ok) store.setFilter(compiled.predicate);
           }, FILTER_DEBOUNCE_MS);
         };
         const restore = () => {
           clearTimeout(pending);
-          const compiled = state.filterOn && state.filterText ? compileFilter(state.filterText) : undefined;
+          const compiled = state.filterOn && state.filterText ? compileFilter(state.filterText, filterOptions) : undefined;
           store.setFilter(compiled?.ok ? compiled.predicate : undefined);
         };
         return actions.prompt({
           label: '/',
           initial: state.filterText,
           validate: (text) => {
-            const compiled = compileFilter(text);
+            const compiled = compileFilter(text, filterOptions);
             return compiled.ok ? undefined : compiled.error;
           },
           onChange: preview,
@@ -325,4 +327,10 @@ function wholeBodyLines(found: ReturnType<typeof bodySearch>, width: number): St
   const lines: StyledLine[] = [blank, heading(`In the whole body: ${found.count} match${found.count === 1 ? '' : 'es'}${found.count > found.excerpts.length ? ` (the first ${found.excerpts.length})` : ''}`)];
   for (const excerpt of found.excerpts) lines.push(line({ text: `line ${excerpt.line}: `, dim: true }, excerpt.text));
   return wrapLines(lines, width);
+}
+
+/** dnr:RULESET#ID asks the engine whether the rule matches each request now. */
+function filterOptionsFor(backend: TuiBackend): FilterOptions {
+  const matches = backend.dnrRuleMatches;
+  return matches ? { dnrRuleMatches: (rule, request) => matches(rule, dnrRequestOf(request as RequestRecord)) } : {};
 }

@@ -3,7 +3,7 @@ import type { RequestRecord } from '../store/request-record.js';
 import { cookiesLines } from './cookies-lines.js';
 import { requestLines } from './request-lines.js';
 import { responseLines } from './response-lines.js';
-import { rulesLines } from './rules-lines.js';
+import { rulesLines, type ExplainDnr } from './rules-lines.js';
 import { heading, line, type StyledLine } from './styled-line.js';
 import { timelineLines } from './timeline-lines.js';
 
@@ -20,7 +20,7 @@ export const DETAIL_TAB_TITLES: Readonly<Record<DetailTab, string>> = {
 };
 
 /** The tab's lines, unwrapped; `width` sizes what is drawn to the pane's width (the waterfall). */
-export function detailLines(tab: DetailTab, record: RequestRecord, width: number, unfold = false): StyledLine[] {
+export function detailLines(tab: DetailTab, record: RequestRecord, width: number, unfold = false, explainDnr?: ExplainDnr): StyledLine[] {
   switch (tab) {
     case 'timeline':
       return timelineLines(record, width);
@@ -29,7 +29,7 @@ export function detailLines(tab: DetailTab, record: RequestRecord, width: number
     case 'response':
       return responseLines(record, unfold);
     case 'rules':
-      return rulesLines(record);
+      return rulesLines(record, explainDnr);
     case 'cookies':
       return cookiesLines(record);
     case 'diff':

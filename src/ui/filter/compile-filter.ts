@@ -14,6 +14,10 @@
 //   header:NAME         a request (as sent) or response header by that name; header:NAME=TEXT
 //                       one whose value contains TEXT (case-insensitive)
 //   body:TEXT           the request's or the response's body contains TEXT (decoded, case-insensitive)
+//   dnr:block           a declarativeNetRequest rule blocked it (also redirect, upgradeScheme, allow,
+//                       modifyHeaders, any); dnr:main#3 or dnr:3: that rule acted on it or, with the
+//                       engine at hand, would match it now (whatever its precedence)
+import type { DnrEntry } from '../../engine/journal.js';
 import { RESOURCE_TYPES, type ResourceType } from '../../engine/types.js';
 import { splitUrl } from '../store/split-url.js';
 import { allHeaders, bodyTexts, type RequestContent } from './request-content.js';
@@ -55,6 +59,19 @@ export interface FilterableRequest extends RequestContent {
   rules: ReadonlySet<string>;
   /** In a replay: whether the request behaved as recorded (is:changed, is:identical). */
   replayDiff?: { identical: boolean } | undefined;
+  /** What declarativeNetRequest rules did to it. */
+  dnr?: readonly DnrEntry[];
+}
+
+/** A rule named in a filter: `main#3` or `3` (any ruleset). */
+export interface DnrRuleRef {
+  rulesetId?: string;
+  ruleId: number;
+}
+
+export interface FilterOptions {
+  /** Whether the rule matches the request now (the DNR engine's answer); without it, `dnr:ID` looks at what rules did only. */
+  dnrRuleMatches?: (rule: DnrRuleRef, request: FilterableRequest) => boolean;
 }
 
 export type RequestPredicate = (request: FilterableRequest) => boolean;
@@ -81,12 +98,12 @@ export const TYPE_ALIASES: Readonly<Record<string, ResourceType>> = {
 export const IS_VALUES = ['cancelled', 'redirected', 'dry-run', 'failed', 'modified', 'headers', 'auth', 'ignored', 'error', 'pending', 'done', 'changed', 'identical'] as const;
 
 /** Parses and compiles; `predicate` is undefined for an empty expression (everything passes). */
-export function compileFilter(source: string): CompiledFilter {
+export function compileFilter(source: string, options: FilterOptions = {}): CompiledFilter {
   const parsed = parseFilter(source);
   if (!parsed.ok) return { ok: false, error: parsed.error, source };
   if (!parsed.node) return { ok: true, predicate: undefined, source };
   try {
-    return { ok: true, predicate: compileNode(parsed.node), source };
+    return { ok: true, predicate: compileNode(parsed.node, options), source };
   } catch (error) {
     if (error instanceof FilterValueError) return { ok: false, error: error.error, source };
     throw error;
@@ -99,20 +116,20 @@ class FilterValueError extends Error {
   }
 }
 
-function compileNode(node: FilterNode): RequestPredicate {
+function compileNode(node: FilterNode, options: FilterOptions): RequestPredicate {
   switch (node.kind) {
     case 'and': {
-      const left = compileNode(node.left);
-      const right = compileNode(node.right);
+      const left = compileNode(node.left, options);
+      const right = compileNode(node.right, options);
       return (request) => left(request) && right(request);
     }
     case 'or': {
-      const left = compileNode(node.left);
-      const right = compileNode(node.right);
+      const left = compileNode(node.left, options);
+      const right = compileNode(node.right, options);
       return (request) => left(request) || right(request);
     }
     case 'not': {
-      const operand = compileNode(node.operand);
+      const operand = compileNode(node.operand, options);
       return (request) => !operand(request);
     }
     case 'text': {
@@ -120,13 +137,13 @@ function compileNode(node: FilterNode): RequestPredicate {
       return anyHop((url) => url.toLowerCase().includes(needle));
     }
     case 'field':
-      return compileField(node);
+      return compileField(node, options);
   }
 }
 
 type FieldNode = Extract<FilterNode, { kind: 'field' }>;
 
-function compileField(node: FieldNode): RequestPredicate {
+function compileField(node: FieldNode, options: FilterOptions): RequestPredicate {
   const fail = (message: string): never => {
     throw new FilterValueError({ message, position: node.valuePosition, length: Math.max(1, node.value.length) });
   };
@@ -175,6 +192,8 @@ function compileField(node: FieldNode): RequestPredicate {
       if (text === '') fail('body: needs text to look for, e.g. body:token');
       return (request) => bodyTexts(request).some((body) => body.includes(text));
     }
+    case 'dnr':
+      return dnrTest(node.value, options, fail);
     default:
       throw new FilterValueError({
         message: `unknown field "${node.field}" (fields: ${FILTER_FIELDS.join(', ')}; quote it to search the URL)`,
@@ -259,6 +278,21 @@ function typeOf(part: string, fail: (message: string) => never): ResourceType {
   const alias = TYPE_ALIASES[text];
   if (alias) return alias;
   return fail(`unknown type "${part}"; one of ${RESOURCE_TYPES.join(', ')} (or xhr, js, css, img, doc, frame, ws)`);
+}
+
+const DNR_EFFECTS = ['block', 'redirect', 'upgradeScheme', 'allow', 'modifyHeaders'] as const;
+
+function dnrTest(value: string, options: FilterOptions, fail: (message: string) => never): RequestPredicate {
+  const text = value.trim();
+  if (text.toLowerCase() === 'any') return (request) => (request.dnr?.length ?? 0) > 0;
+  const effect = DNR_EFFECTS.find((name) => name.toLowerCase() === text.toLowerCase() || (name === 'modifyHeaders' && text.toLowerCase() === 'headers'));
+  if (effect) return (request) => request.dnr?.some((entry) => entry.effect === effect) ?? false;
+  const match = /^(?:([^#\s]+)#)?(\d+)$/.exec(text);
+  if (!match) return fail(`dnr:${value} is unknown; dnr:any, dnr:${DNR_EFFECTS.join(', dnr:')}, or a rule: dnr:RULESET#ID or dnr:ID`);
+  const rule: DnrRuleRef = { ruleId: Number(match[2]), ...(match[1] !== undefined && { rulesetId: match[1] }) };
+  const acted = (request: FilterableRequest) => request.dnr?.some((entry) => entry.matches.some((m) => m.ruleId === rule.ruleId && (rule.rulesetId === undefined || m.rulesetId === rule.rulesetId))) ?? false;
+  const wouldMatch = options.dnrRuleMatches;
+  return wouldMatch ? (request) => acted(request) || wouldMatch(rule, request) : acted;
 }
 
 function verdictTest(part: string, fail: (message: string) => never): RequestPredicate {

@@ -138,6 +138,20 @@ export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string |
       ),
     );
   }
+  const dnr = rule.declarativeNetRequest;
+  if (dnr) {
+    const enabled = dnr.rulesets.filter((ruleset) => ruleset.enabled).reduce((sum, ruleset) => sum + ruleset.rules, 0);
+    lines.push(blank);
+    lines.push(heading(`declarativeNetRequest (${enabled + dnr.dynamicRules + dnr.sessionRules} rules in effect)`));
+    const count = (n: number) => `${String(n).padStart(6)} rule${n === 1 ? ' ' : 's'}`;
+    for (const ruleset of dnr.rulesets) {
+      lines.push(line('  ', { text: ruleset.id.padEnd(12), bold: true }, ruleset.enabled ? { text: 'on  ', color: 'green' } : { text: 'off ', dim: true }, count(ruleset.rules), { text: `  ${ruleset.path}`, dim: true }, ruleset.skipped.length > 0 && { text: `  ${ruleset.skipped.length} skipped (invalid)`, color: 'yellow' }));
+      for (const skipped of ruleset.skipped.slice(0, 5)) lines.push(line({ text: `      ${skipped}`, color: 'yellow' }));
+    }
+    lines.push(line('  ', { text: '_dynamic'.padEnd(12), bold: true }, '    ', count(dnr.dynamicRules), { text: '  updateDynamicRules, kept across restarts', dim: true }));
+    lines.push(line('  ', { text: '_session'.padEnd(12), bold: true }, '    ', count(dnr.sessionRules), { text: '  updateSessionRules, until wrtui stops', dim: true }));
+    lines.push(line({ text: '  A request\'s Rules tab says which rules acted on it and why the others did not; filter with dnr: (dnr:block, dnr:main#3).', dim: true }));
+  }
   if (rule.typeErrors.length > 0) {
     lines.push(blank);
     lines.push(heading(`Type errors (${rule.typeErrors.length}; the rule still runs)`));

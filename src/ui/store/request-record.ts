@@ -2,7 +2,7 @@
 // record (every hop of a redirect chain keeps the requestId, so one record per chain), plus the
 // bodies and cookie changes that belong to it. Folding is O(1) per entry: it runs for every
 // journal entry, thousands a second.
-import type { BodyEntry, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../../engine/journal.js';
+import type { BodyEntry, DnrEntry, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../../engine/journal.js';
 import type {
   BlockingResponse,
   CookieChangeInfo,
@@ -99,6 +99,8 @@ export interface RequestRecord extends FilterableRequest {
   rules: Set<string>;
   /** What dry-run rules would have done ("block-trackers: would cancel"). */
   dryRunNotes: string[];
+  /** What declarativeNetRequest rules did to it, point by point. */
+  dnr: DnrEntry[];
   cookieChanges: AttributedCookieChange[];
   /** Cookie names of this hop's Set-Cookie headers not yet seen as cookieChanged entries. */
   awaitingCookies: Set<string> | undefined;
@@ -141,6 +143,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     verdicts: new Set(),
     rules: new Set(),
     dryRunNotes: [],
+    dnr: [],
     cookieChanges: [],
     awaitingCookies: undefined,
   };
@@ -235,6 +238,21 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
       return;
     }
   }
+}
+
+/** Folds a declarativeNetRequest entry: its effect counts as a verdict, each extension as a rule that acted. */
+export function applyDnrEntry(record: RequestRecord, entry: DnrEntry): void {
+  record.revision++;
+  if (record.dnr.length < MAX_EVENTS_PER_REQUEST) record.dnr.push(entry);
+  for (const match of entry.matches) if (match.status !== 'outranked') record.rules.add(match.extension);
+  if (entry.dryRun) {
+    record.verdicts.add('dry-run');
+    if (record.dryRunNotes.length < MAX_DRY_RUN_NOTES) record.dryRunNotes.push(`${entry.matches[0]?.extension ?? 'DNR'}: rule ${entry.matches[0]?.ruleId ?? '?'} would ${entry.effect}`);
+    return;
+  }
+  if (entry.effect === 'redirect' || entry.effect === 'upgradeScheme') record.verdicts.add('redirected');
+  else if (entry.effect === 'modifyHeaders') record.verdicts.add(entry.stage === 'onBeforeSendHeaders' ? 'request-headers' : 'response-headers');
+  // A block shows as `cancelled` once its onErrorOccurred arrives (net::ERR_BLOCKED_BY_CLIENT).
 }
 
 /** Folds a body entry into its record; returns the body now held (for the store's budget). */

@@ -21,7 +21,7 @@ import { RingBuffer } from './ring-buffer.js';
 import { changeLines } from '../../engine/session/replay-report.js';
 import type { RequestDiff } from '../../engine/session/request-diff.js';
 import {
-  applyBodyEntry,
+  applyBodyEntry, applyDnrEntry,
   applyWebRequestEntry,
   claimCookieChange,
   createRecord,
@@ -196,6 +196,13 @@ export class TrafficStore {
         applyWebRequestEntry(record, entry);
         if (record.awaitingCookies) this.#awaitingCookies.add(record);
         else this.#awaitingCookies.delete(record);
+        this.#dirty.add(record);
+        break;
+      }
+      case 'dnr': {
+        const record = this.#byId.get(entry.requestId);
+        if (!record) return;
+        applyDnrEntry(record, entry);
         this.#dirty.add(record);
         break;
       }
