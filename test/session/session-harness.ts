@@ -3,7 +3,7 @@
 // routes the tests need. Everything lives in one temporary folder, removed by cleanup().
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { JournalEntry } from '../../src/engine/journal.js';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
@@ -143,7 +143,10 @@ export async function recordSession(options: RecordOptions): Promise<Recording> 
 
 async function writeRules(dir: string, files: Record<string, string>): Promise<void> {
   await mkdir(dir, { recursive: true });
-  for (const [name, source] of Object.entries(files)) await writeFile(join(dir, name), source);
+  for (const [name, source] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, name)), { recursive: true }); // an extension's files sit in its sub-folder
+    await writeFile(join(dir, name), source);
+  }
 }
 
 /** Waits until every request the harness saw has ended (onCompleted or onErrorOccurred). */

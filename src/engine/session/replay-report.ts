@@ -70,6 +70,10 @@ export function changeLines(diff: RequestDiff): string[] {
       case 'outcomes':
         for (const line of outcomeChanges(diff.outcomes!.removed, diff.outcomes!.added)) add(line);
         break;
+      case 'dnr-rules':
+        for (const fact of diff.dnr!.added) add(`declarativeNetRequest now: ${fact}`);
+        for (const fact of diff.dnr!.removed) add(`declarativeNetRequest no longer: ${fact}`);
+        break;
       case 'events':
         add(`events: ${diff.events!.recorded.join(' ')}`);
         add(`   now: ${diff.events!.replayed.join(' ')}`);

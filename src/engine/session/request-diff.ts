@@ -29,11 +29,12 @@ export type DiffKind =
   | 'status'
   | 'cookies'
   | 'outcomes'
+  | 'dnr-rules'
   | 'events';
 
 export const DIFF_KINDS: readonly DiffKind[] = [
   'newly-blocked', 'no-longer-blocked', 'blocked-differently', 'redirect', 'request-headers',
-  'response-headers', 'status', 'cookies', 'outcomes', 'events',
+  'response-headers', 'status', 'cookies', 'outcomes', 'dnr-rules', 'events',
 ];
 
 /** Who cancelled a request, and at which event. */
@@ -80,6 +81,8 @@ export interface RequestDiff {
   responseHeaders?: HeaderDiff;
   cookies?: { added: CookieFact[]; removed: CookieFact[] };
   outcomes?: { added: OutcomeFact[]; removed: OutcomeFact[] };
+  /** declarativeNetRequest rules that acted, as "stage effect extension ruleset#id status". */
+  dnr?: { added: string[]; removed: string[] };
   events?: { recorded: string[]; replayed: string[] };
 }
 
@@ -93,6 +96,7 @@ interface RequestFacts {
   responseHeaders: HttpHeaders | undefined;
   cookies: CookieFact[];
   outcomes: OutcomeFact[];
+  dnr: string[];
 }
 
 export interface RequestIdentity {
@@ -108,7 +112,7 @@ export function diffRequest(identity: RequestIdentity, recorded: RequestTrace | 
   const after = factsOf(replayed);
   const diff: RequestDiff = { ...identity, replayedRequestId: replayed?.requestId, identical: false, changes: [] };
   const cookiesEqual = sameMultiset(before.cookies.map(canonical), after.cookies.map(canonical));
-  if (sameList(before.signatures, after.signatures) && cookiesEqual) {
+  if (sameList(before.signatures, after.signatures) && cookiesEqual && sameList(before.dnr, after.dnr)) {
     diff.identical = true;
     return diff;
   }
@@ -150,6 +154,11 @@ export function diffRequest(identity: RequestIdentity, recorded: RequestTrace | 
     diff.changes.push('outcomes');
     diff.outcomes = outcomes;
   }
+  const dnr = multisetDiffBy(before.dnr, after.dnr, (fact) => fact);
+  if (dnr.added.length + dnr.removed.length > 0) {
+    diff.changes.push('dnr-rules');
+    diff.dnr = dnr;
+  }
   if (diff.changes.length === 0) {
     // Only something the categories do not name differs (a type, a requestBody, an extra event).
     diff.changes.push('events');
@@ -174,9 +183,15 @@ function factsOf(trace: RequestTrace | undefined): RequestFacts {
     responseHeaders: undefined,
     cookies: trace ? trace.cookieChanges.flatMap(cookieFact) : [],
     outcomes: [],
+    dnr: [],
   };
   if (!trace) return facts;
   let cancel: BlockFact | null = null;
+  for (const entry of trace.dnr) {
+    for (const match of entry.matches) facts.dnr.push(`${entry.stage} ${entry.effect} ${match.extension} ${match.rulesetId}#${match.ruleId} ${match.status}`);
+    const acted = entry.matches.find((match) => match.status === 'applied');
+    if (entry.effect === 'block' && !entry.dryRun && acted) cancel ??= { owner: `${acted.extension} (declarativeNetRequest ${acted.rulesetId}#${acted.ruleId})`, event: entry.stage };
+  }
   let hopSent: { url: string; headers: HttpHeaders } | undefined;
   const endHop = () => {
     if (hopSent) facts.sentHeaders.push(hopSent);

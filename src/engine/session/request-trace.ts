@@ -8,12 +8,14 @@
 // have a Set-Cookie of that name; the oldest such request when several do. An eviction follows the
 // change that caused it. Anything else (a rule's cookies.set, an expiry) belongs to no request.
 import { getHeaderValues } from '../headers.js';
-import type { JournalEntry, WebRequestEntry } from '../journal.js';
+import type { DnrEntry, JournalEntry, WebRequestEntry } from '../journal.js';
 import type { CookieChangeInfo, HttpHeaders, OnHeadersReceivedDetails } from '../types.js';
 
 export interface RequestTrace {
   requestId: string;
   entries: WebRequestEntry[];
+  /** What declarativeNetRequest rules did to it. */
+  dnr: DnrEntry[];
   cookieChanges: CookieChangeInfo[];
   /** "1" when a cookie change it caused was in the incognito store, else undefined. */
   storeId: string | undefined;
@@ -41,13 +43,18 @@ export function traceJournal(entries: readonly JournalEntry[]): JournalTrace {
       previousCookieOwner = undefined;
       const { requestId } = entry.details;
       let trace = requests.get(requestId);
-      if (!trace) requests.set(requestId, (trace = { requestId, entries: [], cookieChanges: [], storeId: undefined }));
+      if (!trace) requests.set(requestId, (trace = { requestId, entries: [], dnr: [], cookieChanges: [], storeId: undefined }));
       trace.entries.push(entry);
       open.delete(requestId);
       if (entry.event === 'onHeadersReceived') {
         const names = setCookieNames(finalResponseHeaders(entry));
         if (names.size > 0) open.set(requestId, { names });
       }
+      continue;
+    }
+    if (entry.kind === 'dnr') {
+      // Between a response's headers and its cookie changes: it leaves the response open.
+      requests.get(entry.requestId)?.dnr.push(entry);
       continue;
     }
     if (entry.kind !== 'cookieChanged') {
