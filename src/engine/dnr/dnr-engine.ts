@@ -98,7 +98,17 @@ export interface RuleExplanation {
   failed: string | undefined;
 }
 
+/** getMatchedRules reports the last five minutes' matches (as Chrome), at most this many. */
 const MATCHED_RULES_KEPT_MS = 5 * 60_000;
+const MATCHED_RULES_KEPT = 10_000;
+/** Requests whose matches are kept for their later stages (a request's stages follow each other closely). */
+const MATCH_CACHE_SIZE = 1024;
+
+interface MatchSet {
+  state: ExtensionState;
+  matched: CompiledRule[];
+  awaitingHeaders: CompiledRule[];
+}
 const SOURCE_RANK: Record<string, number> = { [SESSION_RULESET_ID]: 0, [DYNAMIC_RULESET_ID]: 1 };
 
 export class DnrEngine {
@@ -109,6 +119,8 @@ export class DnrEngine {
   /** Whether an extension's actions are only journaled (its dry-run, or the engine's). */
   isDryRun: (extensionId: string) => boolean = () => false;
   #installs = 0;
+  #orderedCache: ExtensionState[] | undefined;
+  readonly #matchCache = new Map<string, MatchSet[]>();
 
   constructor(options: { journal?: Journal; stateDir?: string; now?: () => number } = {}) {
     this.#journal = options.journal;
@@ -163,11 +175,13 @@ export class DnrEngine {
       matchedRulesCalls: previous?.matchedRulesCalls ?? [],
       file,
     });
+    this.#rulesChanged();
     return { warnings };
   }
 
   removeExtension(extensionId: string): void {
     this.#extensions.delete(extensionId);
+    this.#rulesChanged();
   }
 
   /** The rules view: each ruleset with its rule count and state. */
@@ -189,11 +203,11 @@ export class DnrEngine {
    */
   beforeRequest(request: DnrRequestInfo): { action: BeforeRequestAction; entry?: DnrEntry } {
     if (this.#extensions.size === 0) return { action: { kind: 'none' } };
-    const prepared = prepareRequest(request);
-    const winners = this.#ordered().flatMap((state) => {
-      const winner = this.#winner(state, prepared, (rule) => rule.action !== 'modifyHeaders');
-      return winner ? [{ state, winner }] : [];
-    });
+    const winners: { state: ExtensionState; winner: CompiledRule }[] = [];
+    for (const { state, matched } of this.#matchesFor(request)) {
+      const winner = best(matched, (rule) => rule.action !== 'modifyHeaders');
+      if (winner) winners.push({ state, winner });
+    }
     if (winners.length === 0) return { action: { kind: 'none' } };
     // Any block wins; otherwise the most recent extension's redirect or upgrade.
     const live = winners.filter(({ state }) => !this.isDryRun(state.options.extensionId));
@@ -204,28 +218,17 @@ export class DnrEngine {
     const wouldChoose = pick(winners);
     const matches: DnrMatch[] = winners.map(({ state, winner }) => {
       const dryRun = this.isDryRun(state.options.extensionId);
-      const isAllow = winner.action === 'allow' || winner.action === 'allowAllRequests';
-      const taken = isAllow || winner === chosen?.winner || (dryRun && winner === wouldChoose?.winner);
+      const taken = isAllow(winner) || winner === chosen?.winner || (dryRun && winner === wouldChoose?.winner);
       return this.#match(state, winner, dryRun ? 'dry-run' : taken ? 'applied' : 'outranked');
     });
     for (const { state, winner } of winners) {
-      const isAllow = winner.action === 'allow' || winner.action === 'allowAllRequests';
-      if (isAllow || winner === chosen?.winner) this.#recordMatch(state, winner, request);
+      if ((isAllow(winner) && !this.isDryRun(state.options.extensionId)) || winner === chosen?.winner) this.#recordMatch(state, winner, request);
     }
     let action: BeforeRequestAction = { kind: 'none' };
-    let effect: DnrEntry['effect'] = 'allow';
-    if (chosen) {
-      const { winner } = chosen;
-      if (winner.action === 'block') {
-        action = { kind: 'block' };
-        effect = 'block';
-      } else {
-        const url = winner.action === 'redirect' ? redirectTarget(winner, request.url, this.#baseUrl(winner))! : upgradedUrl(request.url)!;
-        action = { kind: 'redirect', url };
-        effect = winner.action === 'redirect' ? 'redirect' : 'upgradeScheme';
-      }
-    } else if (wouldChoose) effect = wouldChoose.winner.action === 'block' ? 'block' : wouldChoose.winner.action === 'redirect' ? 'redirect' : 'upgradeScheme';
-    const redirectUrl = action.kind === 'redirect' ? action.url : wouldChoose && !chosen && wouldChoose.winner.action !== 'block' ? (wouldChoose.winner.action === 'redirect' ? redirectTarget(wouldChoose.winner, request.url, this.#baseUrl(wouldChoose.winner)) : upgradedUrl(request.url)) : undefined;
+    const acting = chosen ?? wouldChoose;
+    const effect: DnrEntry['effect'] = acting ? (acting.winner.action as 'block' | 'redirect' | 'upgradeScheme') : 'allow';
+    const redirectUrl = acting && acting.winner.action !== 'block' ? (acting.winner.action === 'redirect' ? redirectTarget(acting.winner, request.url, this.#baseUrl(acting.winner)) : upgradedUrl(request.url)) : undefined;
+    if (chosen) action = chosen.winner.action === 'block' ? { kind: 'block' } : { kind: 'redirect', url: redirectUrl! };
     const entry: DnrEntry = {
       kind: 'dnr',
       requestId: request.requestId,
@@ -246,42 +249,42 @@ export class DnrEngine {
 
   /** Request headers after the onBeforeSendHeaders listeners. */
   requestHeaders(request: DnrRequestInfo, headers: HttpHeaders): HttpHeaders {
-    return this.#modify(request, headers, 'requestHeaders', 'onBeforeSendHeaders');
+    if (this.#extensions.size === 0) return headers;
+    return this.#modify(request, headers, 'requestHeaders', 'onBeforeSendHeaders', this.#matchesFor(request));
   }
 
   /**
    * Response headers after the onHeadersReceived listeners. Rules with responseHeaders conditions
-   * are decided here too: a block among them ends the request (returned as `blocked`).
+   * are decided here: a block among them ends the request (returned as `blocked`).
    */
   responseHeaders(request: DnrRequestInfo, headers: HttpHeaders): { headers: HttpHeaders; blocked: boolean } {
     if (this.#extensions.size === 0) return { headers, blocked: false };
-    const prepared = prepareRequest({ ...request, responseHeaders: headers });
-    for (const state of this.#ordered()) {
-      const winner = this.#winner(state, prepared, (rule) => rule.needsResponseHeaders && rule.action === 'block');
-      if (!winner) continue;
+    const withHeaders = prepareRequest({ ...request, responseHeaders: headers });
+    const sets = this.#matchesFor(request).map((set) => ({
+      ...set,
+      matched: [...set.matched, ...set.awaitingHeaders.filter((rule) => rule.test(withHeaders) && this.#permits(set.state, rule, withHeaders) === undefined)],
+    }));
+    for (const { state, matched } of sets) {
+      const winner = best(matched, (rule) => rule.needsResponseHeaders && rule.action !== 'modifyHeaders');
+      if (!winner || winner.action !== 'block') continue;
       const dryRun = this.isDryRun(state.options.extensionId);
       if (!dryRun) this.#recordMatch(state, winner, request);
       this.#journal?.append({ kind: 'dnr', requestId: request.requestId, url: request.url, stage: 'onHeadersReceived', effect: 'block', matches: [this.#match(state, winner, dryRun ? 'dry-run' : 'applied')], ...(dryRun && { dryRun: true as const }) });
       if (!dryRun) return { headers, blocked: true };
     }
-    return { headers: this.#modify({ ...request, responseHeaders: headers }, headers, 'responseHeaders', 'onHeadersReceived'), blocked: false };
+    return { headers: this.#modify(request, headers, 'responseHeaders', 'onHeadersReceived', sets), blocked: false };
   }
 
-  #modify(request: DnrRequestInfo, headers: HttpHeaders, which: 'requestHeaders' | 'responseHeaders', stage: DnrEntry['stage']): HttpHeaders {
-    if (this.#extensions.size === 0) return headers;
-    const prepared = prepareRequest(request);
+  #modify(request: DnrRequestInfo, headers: HttpHeaders, which: 'requestHeaders' | 'responseHeaders', stage: DnrEntry['stage'], sets: readonly MatchSet[]): HttpHeaders {
     let out = headers;
     const matches: DnrMatch[] = [];
     const changes: AppliedHeaderOp[] = [];
     let anyDryRun = false;
     const settled = new Map<string, HeaderOperation>();
-    for (const state of this.#ordered()) {
+    for (const { state, matched } of sets) {
       // Only modifyHeaders rules that outrank the extension's winning allow (if any) apply.
-      const allow = this.#winner(state, prepared, (rule) => rule.action === 'allow' || rule.action === 'allowAllRequests');
-      const rules: CompiledRule[] = [];
-      this.#eachMatching(state, prepared, (rule) => {
-        if (rule.action === 'modifyHeaders' && rule.rule.action[which]?.length && (!allow || rule.priority > allow.priority) && this.#permits(state, rule, prepared) === undefined) rules.push(rule);
-      });
+      const allow = best(matched, isAllow);
+      const rules = matched.filter((rule) => rule.action === 'modifyHeaders' && rule.rule.action[which]?.length && (!allow || rule.priority > allow.priority));
       if (rules.length === 0) continue;
       rules.sort(compareRules);
       const dryRun = this.isDryRun(state.options.extensionId);
@@ -298,6 +301,32 @@ export class DnrEngine {
       this.#journal?.append({ kind: 'dnr', requestId: request.requestId, url: request.url, stage, effect: 'modifyHeaders', matches, headerChanges: changes.map(({ header, operation, value, ruleId, extensionId }) => ({ header, operation, ...(value !== undefined && { value }), ruleId, extension: this.#extensions.get(extensionId)?.options.name ?? extensionId })), ...(anyDryRun && { dryRun: true as const }) });
     }
     return out;
+  }
+
+  /**
+   * Every extension's rules that match the request (one walk of the index per request and URL,
+   * kept for its later stages), and those that wait for its response headers to decide.
+   */
+  #matchesFor(request: DnrRequestInfo, only?: readonly ExtensionState[]): MatchSet[] {
+    const key = `${request.requestId}\n${request.method}\n${request.url}`;
+    const cached = only ? undefined : this.#matchCache.get(key);
+    if (cached) return cached;
+    const prepared = prepareRequest(request);
+    const sets = (only ?? this.#ordered()).map((state) => {
+      const set: MatchSet = { state, matched: [], awaitingHeaders: [] };
+      for (const index of this.#indexes(state)) {
+        index.candidates(prepared, (rule) => {
+          if (rule.needsResponseHeaders) {
+            if (rule.awaitsResponseHeaders(prepared)) set.awaitingHeaders.push(rule);
+          } else if (rule.test(prepared) && this.#permits(state, rule, prepared) === undefined) set.matched.push(rule);
+        });
+      }
+      return set;
+    });
+    if (only) return sets;
+    this.#matchCache.set(key, sets);
+    if (this.#matchCache.size > MATCH_CACHE_SIZE) this.#matchCache.delete(this.#matchCache.keys().next().value!);
+    return sets;
   }
 
   /** Every rule of every extension (or one), with whether it matches the request and, if not, why. */
@@ -355,6 +384,7 @@ export class DnrEngine {
         for (const id of enable) next.add(id);
         if (next.size > DNR_LIMITS.MAX_NUMBER_OF_ENABLED_STATIC_RULESETS) throw new Error(`The number of enabled static rulesets exceeds the limit of ${DNR_LIMITS.MAX_NUMBER_OF_ENABLED_STATIC_RULESETS}.`);
         state.enabled = next;
+        this.#rulesChanged();
         await this.#persist(state);
         return undefined;
       }
@@ -383,18 +413,16 @@ export class DnrEngine {
       }
       case 'testMatchOutcome': {
         const request = options as unknown as { url: string; type: string; method?: string; tabId?: number; initiator?: string };
-        const prepared = prepareRequest({ url: request.url, type: request.type as DnrRequest['type'], method: request.method ?? 'get', tabId: request.tabId ?? -1, ...(request.initiator !== undefined && { initiator: request.initiator }) });
-        const matched: { ruleId: number; rulesetId: string }[] = [];
-        const winner = this.#winner(state, prepared, (rule) => rule.action !== 'modifyHeaders');
-        if (winner) matched.push({ ruleId: winner.id, rulesetId: winner.rulesetId });
-        if (!winner || winner.action === 'allow' || winner.action === 'allowAllRequests') {
-          const headerRules: CompiledRule[] = [];
-          this.#eachMatching(state, prepared, (rule) => {
-            if (rule.action === 'modifyHeaders' && (!winner || rule.priority > winner.priority)) headerRules.push(rule);
-          });
-          for (const rule of headerRules.sort(compareRules)) matched.push({ ruleId: rule.id, rulesetId: rule.rulesetId });
+        const [set] = this.#matchesFor({ requestId: 'testMatchOutcome', url: request.url, type: request.type as DnrRequest['type'], method: request.method ?? 'get', tabId: request.tabId ?? -1, ...(request.initiator !== undefined && { initiator: request.initiator }) }, [state]);
+        const matched = set!.matched;
+        const outcome: { ruleId: number; rulesetId: string }[] = [];
+        const winner = best(matched, (rule) => rule.action !== 'modifyHeaders');
+        if (winner) outcome.push({ ruleId: winner.id, rulesetId: winner.rulesetId });
+        if (!winner || isAllow(winner)) {
+          const headerRules = matched.filter((rule) => rule.action === 'modifyHeaders' && (!winner || rule.priority > winner.priority));
+          for (const rule of headerRules.sort(compareRules)) outcome.push({ ruleId: rule.id, rulesetId: rule.rulesetId });
         }
-        return { matchedRules: matched };
+        return { matchedRules: outcome };
       }
       case 'setExtensionActionOptions':
         return undefined;
@@ -426,6 +454,7 @@ export class DnrEngine {
     const limit = which === 'dynamic' ? DNR_LIMITS.MAX_NUMBER_OF_DYNAMIC_RULES : DNR_LIMITS.MAX_NUMBER_OF_SESSION_RULES;
     if (next.length > limit) throw new Error(`The number of ${which} rules exceeds the limit of ${limit}.`);
     if (next.filter((rule) => rule.isRegex).length > DNR_LIMITS.MAX_NUMBER_OF_REGEX_RULES) throw new Error(`The number of regex rules exceeds the limit of ${DNR_LIMITS.MAX_NUMBER_OF_REGEX_RULES}.`);
+    this.#rulesChanged();
     if (which === 'dynamic') {
       state.dynamic = new RuleIndex(next);
       await this.#persist(state);
@@ -438,41 +467,31 @@ export class DnrEngine {
 
   // ── internals ──────────────────────────────────────────────────────────────
 
-  /** Most recently installed first. */
-  #ordered(): ExtensionState[] {
-    return [...this.#extensions.values()].sort((a, b) => b.installOrder - a.installOrder);
+  #rulesChanged(): void {
+    this.#orderedCache = undefined;
+    this.#matchCache.clear();
   }
 
+  /** Most recently installed first (kept sorted: asked for on every request). */
+  #ordered(): ExtensionState[] {
+    this.#orderedCache ??= [...this.#extensions.values()].sort((a, b) => b.installOrder - a.installOrder);
+    return this.#orderedCache;
+  }
+
+  /** The extension's rules in effect, empty ones left out (each costs a walk over the URL). */
   #indexes(state: ExtensionState): RuleIndex[] {
-    const indexes = [state.session, state.dynamic];
+    const indexes: RuleIndex[] = [];
+    if (state.session.size > 0) indexes.push(state.session);
+    if (state.dynamic.size > 0) indexes.push(state.dynamic);
     for (const id of state.enabled) {
       const ruleset = state.rulesets.get(id);
-      if (ruleset) indexes.push(ruleset.index);
+      if (ruleset && ruleset.index.size > 0) indexes.push(ruleset.index);
     }
     return indexes;
   }
 
   #ruleCount(state: ExtensionState): number {
     return this.#indexes(state).reduce((sum, index) => sum + index.size, 0);
-  }
-
-  #eachMatching(state: ExtensionState, request: PreparedRequest, visit: (rule: CompiledRule) => void): void {
-    for (const index of this.#indexes(state)) {
-      index.candidates(request, (rule) => {
-        if (rule.test(request)) visit(rule);
-      });
-    }
-  }
-
-  #winner(state: ExtensionState, request: PreparedRequest, eligible: (rule: CompiledRule) => boolean): CompiledRule | undefined {
-    let best: CompiledRule | undefined;
-    for (const index of this.#indexes(state)) {
-      index.candidates(request, (rule) => {
-        if (!eligible(rule) || (best && compareRules(rule, best) >= 0)) return;
-        if (rule.test(request) && this.#permits(state, rule, request) === undefined) best = rule;
-      });
-    }
-    return best;
   }
 
   /** Why the extension's host permissions keep a matching rule from acting, if they do. */
@@ -495,8 +514,11 @@ export class DnrEngine {
   #recordMatch(state: ExtensionState, rule: CompiledRule, request: DnrRequestInfo): void {
     const record = { rule: { ruleId: rule.id, rulesetId: rule.rulesetId }, tabId: request.tabId, timeStamp: this.#now() };
     state.matched.push(record);
-    if (state.matched.length > 10_000) this.#dropOldMatches(state);
-    if (state.matched.length > 10_000) state.matched.splice(0, state.matched.length - 10_000);
+    // Trimmed in batches: a splice per request over thousands of records would cost more than the matching.
+    if (state.matched.length > MATCHED_RULES_KEPT) {
+      this.#dropOldMatches(state);
+      if (state.matched.length > MATCHED_RULES_KEPT) state.matched.splice(0, state.matched.length - MATCHED_RULES_KEPT * 0.9);
+    }
     state.options.onRuleMatched?.({
       request: { requestId: request.requestId, url: request.url, method: request.method, type: request.type, tabId: request.tabId, frameId: request.frameId ?? -1, ...(request.initiator !== undefined && { initiator: request.initiator }) },
       rule: record.rule,
@@ -513,6 +535,17 @@ export class DnrEngine {
 /** `<stateDir>/dnr/<extension id>.json`: an extension's dynamic rules (mode 0600). */
 export function dnrRulesFile(stateDir: string, extensionId: string): string {
   return join(stateDir, 'dnr', `${extensionId}.json`);
+}
+
+/** The rule of highest precedence among those `eligible`. */
+function best(rules: readonly CompiledRule[], eligible: (rule: CompiledRule) => boolean): CompiledRule | undefined {
+  let winner: CompiledRule | undefined;
+  for (const rule of rules) if (eligible(rule) && (!winner || compareRules(rule, winner) < 0)) winner = rule;
+  return winner;
+}
+
+function isAllow(rule: CompiledRule): boolean {
+  return rule.action === 'allow' || rule.action === 'allowAllRequests';
 }
 
 /** Negative when `a` takes precedence over `b`. */
