@@ -28,6 +28,8 @@ export interface DnrRequest {
   initiator?: string;
   /** Known once the response's headers arrived (responseHeaders conditions). */
   responseHeaders?: readonly { name: string; value?: string }[];
+  /** The URLs of the frame the request belongs to and of its ancestors (allowAllRequests). */
+  frameUrls?: readonly string[];
 }
 
 /** A request prepared once for all rules: lowercased URL, hosts. */
@@ -332,8 +334,13 @@ function hostOf(url: string): string | undefined {
   }
 }
 
+/** The registrable domain; special-use names (.test, .example, localhost) count as ordinary ones. */
 function siteOf(host: string): string {
-  return getPublicSuffix(host.replace(/^\[|\]$/g, '')) ?? host;
+  try {
+    return getPublicSuffix(host.replace(/^\[|\]$/g, ''), { allowSpecialUseDomain: true }) ?? host;
+  } catch {
+    return host;
+  }
 }
 
 /** The types a rule matches; rules share one Set per combination (30,000 rules hold a handful). */

@@ -101,6 +101,8 @@ export interface RuleExplanation {
 /** getMatchedRules reports the last five minutes' matches (as Chrome), at most this many. */
 const MATCHED_RULES_KEPT_MS = 5 * 60_000;
 const MATCHED_RULES_KEPT = 10_000;
+/** Documents an allowAllRequests rule allowed, remembered (the newest). */
+const ALLOWED_FRAMES_KEPT = 1_000;
 /** Requests whose matches are kept for their later stages (a request's stages follow each other closely). */
 const MATCH_CACHE_SIZE = 1024;
 
@@ -121,6 +123,8 @@ export class DnrEngine {
   #installs = 0;
   #orderedCache: ExtensionState[] | undefined;
   readonly #matchCache = new Map<string, MatchSet[]>();
+  /** Frames (by document URL) an allowAllRequests rule allowed, per extension: their requests are allowed too. */
+  readonly #allowedFrames = new Map<string, Map<ExtensionState, CompiledRule>>();
 
   constructor(options: { journal?: Journal; stateDir?: string; now?: () => number } = {}) {
     this.#journal = options.journal;
@@ -223,6 +227,7 @@ export class DnrEngine {
     });
     for (const { state, winner } of winners) {
       if ((isAllow(winner) && !this.isDryRun(state.options.extensionId)) || winner === chosen?.winner) this.#recordMatch(state, winner, request);
+      if (winner.action === 'allowAllRequests' && (request.type === 'main_frame' || request.type === 'sub_frame') && !this.isDryRun(state.options.extensionId)) this.#allowFrame(request.url, state, winner);
     }
     let action: BeforeRequestAction = { kind: 'none' };
     const acting = chosen ?? wouldChoose;
@@ -320,6 +325,12 @@ export class DnrEngine {
             if (rule.awaitsResponseHeaders(prepared)) set.awaitingHeaders.push(rule);
           } else if (rule.test(prepared) && this.#permits(state, rule, prepared) === undefined) set.matched.push(rule);
         });
+      }
+      // "allowAllRequests: allow all requests within a frame hierarchy": an allowed frame's rule
+      // counts as matching every request of that frame and of the frames inside it.
+      for (const url of request.frameUrls ?? []) {
+        const rule = this.#allowedFrames.get(url)?.get(state);
+        if (rule && !set.matched.includes(rule)) set.matched.push(rule);
       }
       return set;
     });
@@ -470,6 +481,15 @@ export class DnrEngine {
   #rulesChanged(): void {
     this.#orderedCache = undefined;
     this.#matchCache.clear();
+  }
+
+  #allowFrame(url: string, state: ExtensionState, rule: CompiledRule): void {
+    let byExtension = this.#allowedFrames.get(url);
+    if (!byExtension) {
+      this.#allowedFrames.set(url, (byExtension = new Map()));
+      if (this.#allowedFrames.size > ALLOWED_FRAMES_KEPT) this.#allowedFrames.delete(this.#allowedFrames.keys().next().value!);
+    }
+    byExtension.set(state, rule);
   }
 
   /** Most recently installed first (kept sorted: asked for on every request). */

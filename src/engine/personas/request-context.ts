@@ -189,7 +189,8 @@ export function originOf(url: string): string {
 function siteOf(urlOrOrigin: string): string {
   try {
     const host = new URL(urlOrOrigin).hostname;
-    return getPublicSuffix(host) ?? host;
+    // Special-use names (.test, .example, localhost) are sites like any other, not errors.
+    return getPublicSuffix(host, { allowSpecialUseDomain: true }) ?? host;
   } catch {
     return urlOrOrigin;
   }

@@ -512,8 +512,9 @@ export class RequestFlight {
 
   /** The request as declarativeNetRequest sees it. */
   #dnrInfo(): DnrRequestInfo {
-    const initiator = this.context.initiator;
-    return { requestId: this.requestId, url: this.url, method: this.method, type: dnrResourceType(this.type), tabId: this.tabId, frameId: this.frameId, ...(initiator !== undefined && { initiator }) };
+    const { initiator, documentUrl, frameAncestors } = this.context;
+    const frameUrls = [...(documentUrl !== undefined ? [documentUrl] : []), ...(frameAncestors ?? []).map((ancestor) => ancestor.url)];
+    return { requestId: this.requestId, url: this.url, method: this.method, type: dnrResourceType(this.type), tabId: this.tabId, frameId: this.frameId, ...(initiator !== undefined && { initiator }), ...(frameUrls.length > 0 && { frameUrls }) };
   }
 
   #cancel(): { action: 'cancel'; error: NetError } {
