@@ -50,30 +50,6 @@ export class RuleError extends Error {
   }
 }
 
-export interface CompiledRule {
-  readonly rule: DnrRule;
-  readonly id: number;
-  readonly rulesetId: RulesetId;
-  readonly extensionId: string;
-  readonly priority: number;
-  readonly action: DnrActionType;
-  /** Lower wins among rules of equal priority (Chrome's action order). */
-  readonly actionRank: number;
-  /** Literal pieces of its URL condition (lowercased), for the index; empty when it has none. */
-  readonly literals: readonly string[];
-  /** Without URL literals: pieces of which a matching URL contains at least one (its requestDomains). */
-  readonly anyOfLiterals: readonly string[];
-  readonly regex: RegExp | undefined;
-  readonly isRegex: boolean;
-  /** Only decidable once response headers are known. */
-  readonly needsResponseHeaders: boolean;
-  test(request: PreparedRequest): boolean;
-  /** A rule with responseHeaders conditions whose other conditions the request (without its response yet) meets. */
-  awaitsResponseHeaders(request: PreparedRequest): boolean;
-  /** The first condition the request fails, or undefined when the rule matches. */
-  mismatch(request: PreparedRequest): string | undefined;
-}
-
 /** Request headers Chrome lets a rule append to (developer.chrome.com, ModifyHeaderInfo). */
 const APPENDABLE_REQUEST_HEADERS = new Set([
   'accept', 'accept-encoding', 'accept-language', 'access-control-request-headers', 'cache-control', 'connection', 'content-language', 'cookie',
@@ -173,7 +149,7 @@ export function compileRule(input: unknown, where: { rulesetId: RulesetId; exten
     checkHeaderOps(response, 'action.responseHeaders', false, fail);
   }
 
-  return new Rule(rule, where, {
+  return new CompiledRule(rule, where, {
     priority,
     actionRank,
     literals,
@@ -216,17 +192,21 @@ interface RuleConditions {
  * A compiled rule: plain fields and methods on the prototype (30,000 of them are held at once; a
  * closure per check made each 2.4 KB).
  */
-class Rule implements CompiledRule {
+export class CompiledRule {
   readonly id: number;
   readonly rulesetId: RulesetId;
   readonly extensionId: string;
   readonly priority: number;
   readonly action: DnrActionType;
+  /** Lower wins among rules of equal priority (Chrome's action order). */
   readonly actionRank: number;
+  /** Literal pieces of its URL condition (lowercased), for the index; empty when it has none. */
   readonly literals: readonly string[];
+  /** Without URL literals: pieces of which a matching URL contains at least one (its requestDomains). */
   readonly anyOfLiterals: readonly string[];
   readonly regex: RegExp | undefined;
   readonly isRegex: boolean;
+  /** Only decidable once response headers are known. */
   readonly needsResponseHeaders: boolean;
   readonly #c: RuleConditions;
 
@@ -253,10 +233,12 @@ class Rule implements CompiledRule {
     return this.#failing(request, false) === undefined;
   }
 
+  /** A rule with responseHeaders conditions whose other conditions the request (without its response yet) meets. */
   awaitsResponseHeaders(request: PreparedRequest): boolean {
     return this.#failing(request, false) === HEADERS_PENDING;
   }
 
+  /** The first condition the request fails, or undefined when the rule matches. */
   mismatch(request: PreparedRequest): string | undefined {
     return this.#failing(request, true);
   }
