@@ -45,6 +45,12 @@ export function createRequestLog(write: (line: string) => void): RequestLog {
       case 'handlerBehaviorChanged':
         if (!entry.accepted) write(`handlerBehaviorChanged refused for ${entry.owner}, caches not flushed: ${describeQuota({ ...entry, refused: entry.refused ?? 0 }, entry.time)}`);
         return;
+      case 'dnr': {
+        // declarativeNetRequest rules that acted: named like a rule's verdict, with their ruleset and id.
+        const request = pending.get(entry.requestId);
+        for (const match of entry.matches) if (request && match.status !== 'outranked') request.marks.add(`${match.extension} ${match.status === 'dry-run' ? 'dry-run: would' : 'applied'} ${match.action} (DNR ${match.rulesetId}#${match.ruleId})`);
+        return;
+      }
       case 'webRequest': {
         const { requestId } = entry.details;
         let request = pending.get(requestId);
