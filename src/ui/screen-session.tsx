@@ -49,12 +49,9 @@ export function startScreenSession(options: {
     // The editor gets the terminal as a shell would give it: cooked, the main screen, every key.
     // Not spawnSync: the proxy and the rules go on serving while the user edits. The UI does not
     // draw (the store is held) and does not read the keys (Ink's reader is detached, stdin paused).
-    const inkReaders = stdin.listeners('readable') as ((...args: unknown[]) => void)[];
     store.hold(true);
     screen.restore();
-    for (const reader of inkReaders) stdin.off('readable', reader);
-    stdin.pause();
-    if (stdin.isTTY) stdin.setRawMode(false);
+    const input = lendTerminalInput(stdin);
     try {
       const code = await new Promise<number | null>((resolveExit, rejectExit) => {
         const child = spawn(editor, [file], { stdio: 'inherit', shell: true });
@@ -64,9 +61,7 @@ export function startScreenSession(options: {
       if (code !== 0) throw new Error(`${editor} exited with status ${code}`);
       return await readFile(file, 'utf8');
     } finally {
-      if (stdin.isTTY) stdin.setRawMode(true);
-      for (const reader of inkReaders) stdin.on('readable', reader);
-      stdin.resume();
+      input.takeBack();
       screen = enterFullScreen(stdout);
       store.hold(false); // redraw everything on the screen we are back on
       store.touch();
@@ -126,4 +121,58 @@ export function startScreenSession(options: {
     },
   };
   return { session, backend };
+}
+
+type Reader = (...args: unknown[]) => void;
+
+/**
+ * Lends the terminal's input to a child (the editor): cooked mode, and nothing of ours reading. Ink may
+ * ask for raw mode or attach its reader again meanwhile (a component that re-renders, a notice
+ * that expires: seen once in CI, the editor's Enter went unread); such requests are noted and
+ * applied only when the input is taken back.
+ */
+function lendTerminalInput(stdin: NodeJS.ReadStream): { takeBack(): void } {
+  const readers = new Set(stdin.listeners('readable') as Reader[]);
+  for (const reader of readers) stdin.off('readable', reader);
+  stdin.pause();
+  // pause() does not stop a TTY stream's handle from reading: it would go on draining the terminal
+  // and take the keys (the editor's Enter) the child is waiting for. Stop it as net.Socket's own
+  // pause() does for its onread mode, and start it again when the input comes back (the stream's
+  // own bookkeeping still counts a read in flight and would not).
+  const handle = (stdin as unknown as { _handle?: { reading?: boolean; readStop?: () => number; readStart?: () => number } })._handle;
+  const stopped = handle?.reading === true && typeof handle.readStop === 'function' && typeof handle.readStart === 'function';
+  if (stopped) {
+    handle.reading = false;
+    handle.readStop!();
+  }
+  const setRawMode = stdin.setRawMode;
+  const on = stdin.on;
+  const addListener = stdin.addListener;
+  if (stdin.isTTY) setRawMode.call(stdin, false);
+  let raw = true;
+  stdin.setRawMode = (mode: boolean) => ((raw = mode), stdin);
+  const noteListener = (original: typeof stdin.on) =>
+    function (this: NodeJS.ReadStream, event: string | symbol, listener: Reader) {
+      if (event === 'readable') {
+        readers.add(listener);
+        return stdin;
+      }
+      return (original as (event: string | symbol, listener: Reader) => NodeJS.ReadStream).call(this, event, listener);
+    } as typeof stdin.on;
+  stdin.on = noteListener(on);
+  stdin.addListener = noteListener(addListener);
+  return {
+    takeBack() {
+      stdin.setRawMode = setRawMode;
+      stdin.on = on;
+      stdin.addListener = addListener;
+      if (stdin.isTTY) setRawMode.call(stdin, raw);
+      if (stopped && !handle.reading) {
+        handle.reading = true;
+        handle.readStart!();
+      }
+      for (const reader of readers) if (!stdin.listeners('readable').includes(reader)) stdin.on('readable', reader);
+      stdin.resume();
+    },
+  };
 }
