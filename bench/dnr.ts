@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const heapAfter = heapMiB();
   if (warnings.length > 0) throw new Error(`rules refused: ${warnings.slice(0, 3).join('; ')}`);
 
-  const all = engine.explain(requests[0]!).length;
+  const all = engine.describe('a'.repeat(32))!.rulesets.reduce((sum, ruleset) => sum + ruleset.rules, 0);
   // The same rules compiled once more, for the comparison that tests every rule.
   const compiledRules = rules.map((rule) => compileRule(rule, { rulesetId: 'main', extensionId: 'scan' }));
 

@@ -68,7 +68,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     ca: options.ca,
     stateDir,
     journal: engine.journal,
-    explainDnr: (request) => (engine.dnr.active ? engine.dnr.explain(request) : []),
+    explainDnr: (request) => (engine.dnr.active ? engine.dnr.nearMisses(request) : { rules: [], urlMisses: 0 }),
     dnrRuleMatches: (rule, request) => engine.dnr.active && engine.dnr.ruleMatches(rule, request),
     getDryRun: () => engine.dryRun,
     setDryRun: (on) => {

@@ -233,6 +233,11 @@ export class CompiledRule {
     return this.#failing(request, false) === undefined;
   }
 
+  /** Whether its URL condition (urlFilter or regexFilter; none matches every URL) holds. */
+  urlMatches(request: PreparedRequest): boolean {
+    return !this.regex || this.regex.test(request.url);
+  }
+
   /** A rule with responseHeaders conditions whose other conditions the request (without its response yet) meets. */
   awaitsResponseHeaders(request: PreparedRequest): boolean {
     return this.#failing(request, false) === HEADERS_PENDING;

@@ -356,6 +356,29 @@ export class DnrEngine {
     return out;
   }
 
+  /**
+   * What the TUI shows for a request: the rules whose URL condition matches it (those that match
+   * outright, and near misses with the first other condition that fails), and how many rules'
+   * URL condition does not. Only the index's candidates are tested (a rule it does not offer
+   * cannot match the URL), so this stays cheap with 30,000 rules; explain() tests every rule.
+   */
+  nearMisses(request: DnrRequest): { rules: RuleExplanation[]; urlMisses: number } {
+    const prepared = prepareRequest(request);
+    const rules: RuleExplanation[] = [];
+    let total = 0;
+    for (const state of this.#ordered()) {
+      for (const index of this.#indexes(state)) {
+        total += index.size;
+        index.candidates(prepared, (rule) => {
+          if (!rule.urlMatches(prepared)) return;
+          const failed = rule.mismatch(prepared) ?? this.#permits(state, rule, prepared);
+          rules.push({ extensionId: state.options.extensionId, extension: state.options.name, rulesetId: rule.rulesetId, ruleId: rule.id, priority: rule.priority, action: rule.action, failed });
+        });
+      }
+    }
+    return { rules, urlMisses: total - rules.length };
+  }
+
   /** Whether a rule (by ruleset and id, in any extension) matches the request now, whatever its precedence. */
   ruleMatches(rule: { rulesetId?: string; ruleId: number }, request: DnrRequest): boolean {
     const prepared = prepareRequest(request);

@@ -8,8 +8,8 @@ import type { RequestRecord } from '../store/request-record.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
 import { describeOutcome, STATUS_COLORS } from './verdict-text.js';
 
-/** Asks the DNR engine about every rule of every extension for one request (the backend's explainDnr). */
-export type ExplainDnr = (request: DnrRequest) => RuleExplanation[];
+/** Asks the DNR engine which rules' URL condition matches a request and why those did not act (the backend's explainDnr). */
+export type ExplainDnr = (request: DnrRequest) => { rules: RuleExplanation[]; urlMisses: number };
 
 /** Near misses listed at most: rules whose URL condition matched but another did not. */
 const MAX_NEAR_MISSES = 30;
@@ -51,8 +51,8 @@ export function rulesLines(record: RequestRecord, explainDnr?: ExplainDnr): Styl
  * near misses (the URL condition matched, another condition did not: the first one is named).
  */
 function dnrLines(record: RequestRecord, explainDnr: ExplainDnr | undefined): StyledLine[] {
-  const explained = explainDnr?.(dnrRequestOf(record)) ?? [];
-  if (record.dnr.length === 0 && explained.length === 0) return [];
+  const { rules: explained, urlMisses } = explainDnr?.(dnrRequestOf(record)) ?? { rules: [], urlMisses: 0 };
+  if (record.dnr.length === 0 && explained.length === 0 && urlMisses === 0) return [];
   const lines: StyledLine[] = [heading('declarativeNetRequest')];
   if (record.dnr.length === 0) lines.push(line({ text: '  no rule acted on this request', dim: true }));
   const acted = new Set<string>();
@@ -77,8 +77,7 @@ function dnrLines(record: RequestRecord, explainDnr: ExplainDnr | undefined): St
     }
   }
   const outranked = explained.filter((rule) => rule.failed === undefined && !acted.has(`${rule.extensionId}/${rule.rulesetId}/${rule.ruleId}`));
-  const nearMisses = explained.filter((rule) => rule.failed !== undefined && !/^(urlFilter|regexFilter)\b/.test(rule.failed));
-  const urlMisses = explained.length - outranked.length - nearMisses.length - acted.size;
+  const nearMisses = explained.filter((rule) => rule.failed !== undefined);
   if (outranked.length + nearMisses.length > 0) lines.push(blank, heading('Why the other rules did not act'));
   for (const rule of outranked.slice(0, MAX_NEAR_MISSES)) {
     lines.push(line('  ', { text: rule.extension, bold: true }, `  ${rule.rulesetId}#${rule.ruleId} ${rule.action}`, { text: `  priority ${rule.priority}`, dim: true }, { text: '  matched, but a rule of higher precedence acted (or a header was already set)', dim: true }));
