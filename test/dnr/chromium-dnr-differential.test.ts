@@ -4,8 +4,10 @@
 // same Chromium, without the extension, browsing the same page through wrtui's proxy). The page
 // fetches one path per rule; what the page sees (failed or not, final URL, response headers),
 // what the origin receives (which requests, with which headers) and which rules
-// onRuleMatchedDebug reports must be the same in both. The extension's blocking listener answers
-// against the rules on two paths (Chromium lets the rules decide: checked here too).
+// onRuleMatchedDebug reports must be the same in both. The extension's blocking listener redirects
+// a request a rule blocks (Chromium lets the rule decide: checked here too). A listener's cancel of
+// a request a rule redirects is not part of it: in Chromium 156 the redirect won, or under CPU load
+// (2 runs in 9) the cancel did.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -99,7 +101,7 @@ describe.skipIf(SKIP)('declarativeNetRequest in wrtui does what Chromium 156 doe
     }
     // The oracle itself shows the rules at work: a block, a redirect, a header set at the origin.
     expect(oracle.page).toContain('GET /dnr/blocked -> failed'); // the listener's redirect lost to the rule's block
-    expect(oracle.page).toContain('GET /dnr/moved -> 200 /dnr/target x-dnr-resp=null x-origin=yes'); // its cancel lost to the rule's redirect
+    expect(oracle.page).toContain('GET /dnr/moved -> 200 /dnr/target x-dnr-resp=null x-origin=yes');
     expect(oracle.origin).toContain('GET /dnr/headers x-dnr=set-by-dnr accept-language=absent');
   });
 
