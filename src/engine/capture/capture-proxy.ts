@@ -756,7 +756,6 @@ function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::';
 }
 
-/** The first bytes of a response body, up to a cap, for the recorder and the cache. */
 /** A response body as it streams by: all of it up to `max` bytes, else its first `max` bytes and the total. */
 class KeptBody {
   readonly #max: number;

@@ -55,10 +55,6 @@ export function writeResponseHead(request: ClientRequestLike, response: ClientRe
 }
 
 /**
- * The client sees a network failure: its TCP connection reset (the TLS layers of an intercepted
- * connection unwrapped first), or for HTTP/2 just this stream closed with INTERNAL_ERROR.
- */
-/**
  * What a cancelled HTTP/1 request gets: a response head with two different Content-Lengths,
  * which clients must reject (RFC 9112 §6.3; Chromium: ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH,
  * curl: an error), so a browser reports a failed request and, unlike after a reset, does not send
@@ -74,6 +70,10 @@ export function refuseClient(request: ClientRequestLike): void {
   socket.end(REFUSAL, () => socket.destroy());
 }
 
+/**
+ * The client sees a network failure: its TCP connection reset (the TLS layers of an intercepted
+ * connection unwrapped first), or for HTTP/2 just this stream closed with INTERNAL_ERROR.
+ */
 export function resetClient(request: ClientRequestLike): void {
   if (isHttp2(request) && request.stream) {
     if (!request.stream.destroyed) request.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);

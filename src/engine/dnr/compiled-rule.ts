@@ -4,7 +4,7 @@
 // answers the question authors ask most: which condition kept this rule from matching.
 import { getPublicSuffix } from 'tough-cookie';
 import { compileUrlFilter, UrlFilterError } from './url-filter.js';
-import { re2ToJs, regexSupport } from './regex-support.js';
+import { regexSupport } from './regex-support.js';
 import {
   ACTION_ORDER,
   REQUEST_METHODS,
@@ -30,14 +30,6 @@ export interface DnrRequest {
   responseHeaders?: readonly { name: string; value?: string }[];
   /** The URLs of the frame the request belongs to and of its ancestors (allowAllRequests). */
   frameUrls?: readonly string[];
-}
-
-/** A request prepared once for all rules: lowercased URL, hosts. */
-export interface PreparedRequest extends DnrRequest {
-  lowerUrl: string;
-  host: string;
-  initiatorHost: string | undefined;
-  thirdParty: boolean;
 }
 
 export class RuleError extends Error {
@@ -97,10 +89,9 @@ export function compileRule(input: unknown, where: { rulesetId: RulesetId; exten
   } else if (condition.regexFilter !== undefined) {
     if (typeof condition.regexFilter !== 'string' || condition.regexFilter === '') fail('condition.regexFilter', 'must be a non-empty string');
     const support = regexSupport(condition.regexFilter, { isCaseSensitive: caseSensitive });
-    if (!support.isSupported) fail('condition.regexFilter', `${support.reason}: ${support.detail}`);
-    const { source, flags } = re2ToJs(condition.regexFilter, caseSensitive);
-    regex = new RegExp(source, flags);
-    literals = regexLiterals(source);
+    if (!support.isSupported) return fail('condition.regexFilter', `${support.reason}: ${support.detail}`);
+    regex = support.regex;
+    literals = regexLiterals(regex.source);
   }
 
   // Lists: never empty when given; values from the schema's enums; domains lowercase ASCII.
@@ -279,11 +270,14 @@ export class CompiledRule {
 }
 
 export function prepareRequest(request: DnrRequest): PreparedRequest {
-  return new Prepared(request);
+  return new PreparedRequest(request);
 }
 
-/** A class, not an object literal: V8 keeps its shape fast (a literal with a getter and a spread was 10× dearer). */
-class Prepared implements PreparedRequest {
+/**
+ * A request prepared once for all rules: lowercased URL, hosts. A class, not an object literal:
+ * V8 keeps its shape fast (a literal with a getter and a spread was 10× dearer).
+ */
+export class PreparedRequest implements DnrRequest {
   readonly url: string;
   readonly method: string;
   readonly type: DnrRequest['type'];

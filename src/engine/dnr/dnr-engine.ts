@@ -20,6 +20,7 @@ import type { HttpHeaders } from '../types.js';
 import { compileRule, prepareRequest, RuleError, type CompiledRule, type DnrRequest, type PreparedRequest } from './compiled-rule.js';
 import { modifyHeaders, redirectTarget, upgradedUrl, type AppliedHeaderOp } from './dnr-actions.js';
 import { DNR_LIMITS, DYNAMIC_RULESET_ID, SESSION_RULESET_ID, type DnrRule, type HeaderOperation } from './dnr-types.js';
+import { regexSupport } from './regex-support.js';
 import { RuleIndex } from './rule-index.js';
 import { join } from 'node:path';
 
@@ -122,6 +123,7 @@ export class DnrEngine {
   isDryRun: (extensionId: string) => boolean = () => false;
   #installs = 0;
   #orderedCache: ExtensionState[] | undefined;
+  #active = false;
   readonly #matchCache = new Map<string, MatchSet[]>();
   /** Frames (by document URL) an allowAllRequests rule allowed, per extension: their requests are allowed too. */
   readonly #allowedFrames = new Map<string, Map<ExtensionState, CompiledRule>>();
@@ -132,10 +134,9 @@ export class DnrEngine {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Whether any extension has rules: when none, requests skip DNR entirely. */
+  /** Whether any extension has rules in effect: when none, requests skip DNR entirely (asked at every stage of every request). */
   get active(): boolean {
-    for (const state of this.#extensions.values()) if (this.#ruleCount(state) > 0) return true;
-    return false;
+    return this.#active;
   }
 
   /**
@@ -384,10 +385,9 @@ export class DnrEngine {
     const prepared = prepareRequest(request);
     for (const state of this.#extensions.values()) {
       for (const index of this.#indexes(state)) {
-        for (const candidate of index.rules) {
-          if (candidate.id !== rule.ruleId || (rule.rulesetId !== undefined && candidate.rulesetId !== rule.rulesetId)) continue;
-          if (candidate.test(prepared) && this.#permits(state, candidate, prepared) === undefined) return true;
-        }
+        const candidate = index.rule(rule.ruleId);
+        if (!candidate || (rule.rulesetId !== undefined && candidate.rulesetId !== rule.rulesetId)) continue;
+        if (candidate.test(prepared) && this.#permits(state, candidate, prepared) === undefined) return true;
       }
     }
     return false;
@@ -441,7 +441,6 @@ export class DnrEngine {
         return { rulesMatchedInfo: state.matched.filter((record) => (tabId === undefined || record.tabId === tabId) && record.timeStamp >= since) };
       }
       case 'isRegexSupported': {
-        const { regexSupport } = await import('./regex-support.js');
         const support = regexSupport(String(options.regex ?? ''), { isCaseSensitive: options.isCaseSensitive as boolean | undefined });
         return support.isSupported ? { isSupported: true } : { isSupported: false, reason: support.reason };
       }
@@ -488,11 +487,10 @@ export class DnrEngine {
     const limit = which === 'dynamic' ? DNR_LIMITS.MAX_NUMBER_OF_DYNAMIC_RULES : DNR_LIMITS.MAX_NUMBER_OF_SESSION_RULES;
     if (next.length > limit) throw new Error(`The number of ${which} rules exceeds the limit of ${limit}.`);
     if (next.filter((rule) => rule.isRegex).length > DNR_LIMITS.MAX_NUMBER_OF_REGEX_RULES) throw new Error(`The number of regex rules exceeds the limit of ${DNR_LIMITS.MAX_NUMBER_OF_REGEX_RULES}.`);
+    if (which === 'dynamic') state.dynamic = new RuleIndex(next);
+    else state.session = new RuleIndex(next);
     this.#rulesChanged();
-    if (which === 'dynamic') {
-      state.dynamic = new RuleIndex(next);
-      await this.#persist(state);
-    } else state.session = new RuleIndex(next);
+    if (which === 'dynamic') await this.#persist(state);
   }
 
   async #persist(state: ExtensionState): Promise<void> {
@@ -501,9 +499,11 @@ export class DnrEngine {
 
   // ── internals ──────────────────────────────────────────────────────────────
 
+  /** After any change to what rules are in effect: the caches start over. */
   #rulesChanged(): void {
     this.#orderedCache = undefined;
     this.#matchCache.clear();
+    this.#active = [...this.#extensions.values()].some((state) => this.#indexes(state).length > 0);
   }
 
   #allowFrame(url: string, state: ExtensionState, rule: CompiledRule): void {
@@ -531,10 +531,6 @@ export class DnrEngine {
       if (ruleset && ruleset.index.size > 0) indexes.push(ruleset.index);
     }
     return indexes;
-  }
-
-  #ruleCount(state: ExtensionState): number {
-    return this.#indexes(state).reduce((sum, index) => sum + index.size, 0);
   }
 
   /** Why the extension's host permissions keep a matching rule from acting, if they do. */

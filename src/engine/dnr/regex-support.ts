@@ -5,7 +5,8 @@
 // `(?=a)b`, `a(b)\1` and `[a-z]{1000}{1000}` are syntax errors there). The memory limit is
 // estimated from the program's size, calibrated against Chromium's answers (programUnits).
 
-export type RegexSupport = { isSupported: true } | { isSupported: false; reason: 'syntaxError' | 'memoryLimitExceeded'; detail: string };
+/** When supported, the regex as JavaScript runs it. */
+export type RegexSupport = { isSupported: true; regex: RegExp } | { isSupported: false; reason: 'syntaxError' | 'memoryLimitExceeded'; detail: string };
 
 /** RE2's program in Chrome (2 KB of memory) holds this many instructions (measured: see programUnits). */
 const MAX_PROGRAM_UNITS = 112;
@@ -50,13 +51,14 @@ export function regexSupport(regex: string, options: { isCaseSensitive?: boolean
     if (Number(match[1]) > 1000 || (match[2] !== undefined && match[2] !== '' && Number(match[2]) > 1000)) return { isSupported: false, reason: 'syntaxError', detail: 'RE2 allows at most 1000 repetitions' };
   }
   const { source, flags } = re2ToJs(regex, options.isCaseSensitive ?? false);
+  let compiled: RegExp;
   try {
-    new RegExp(source, flags);
+    compiled = new RegExp(source, flags);
   } catch (error) {
     return { isSupported: false, reason: 'syntaxError', detail: (error as Error).message };
   }
   if (programUnits(regex) > MAX_PROGRAM_UNITS) return { isSupported: false, reason: 'memoryLimitExceeded', detail: 'the compiled regex would exceed RE2\'s 2 KB limit in Chrome' };
-  return { isSupported: true };
+  return { isSupported: true, regex: compiled };
 }
 
 /** The regex with character classes and escaped characters blanked, so `[(?=]` or `\(?=` are not taken for syntax. */

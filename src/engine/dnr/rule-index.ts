@@ -20,6 +20,7 @@ function gramKey(text: string, at: number): number {
 
 export class RuleIndex {
   readonly rules: readonly CompiledRule[];
+  readonly #byId = new Map<number, CompiledRule>();
   readonly #byGram = new Map<number, number[]>();
   readonly #unindexed: number[] = [];
   /** The query each rule was last looked at in: tests each rule once per request. */
@@ -29,6 +30,7 @@ export class RuleIndex {
   constructor(rules: readonly CompiledRule[]) {
     this.rules = rules;
     this.#seenIn = new Uint32Array(rules.length);
+    for (const rule of rules) this.#byId.set(rule.id, rule);
     const frequency = new Map<number, number>();
     const gramsOf = (literals: readonly string[]) => {
       const grams: number[] = [];
@@ -55,6 +57,11 @@ export class RuleIndex {
 
   get size(): number {
     return this.rules.length;
+  }
+
+  /** The rule with this id (ids are unique in a ruleset). */
+  rule(id: number): CompiledRule | undefined {
+    return this.#byId.get(id);
   }
 
   /** Calls `visit` once for each rule that could match the request (the caller tests it). */

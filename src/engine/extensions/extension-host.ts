@@ -206,7 +206,11 @@ export class ExtensionHost {
   async #start(): Promise<void> {
     await this.#loadDryRunToggles();
     // An extension's rules follow its dry-run switch, as its listeners do.
-    this.engine.dnr.isDryRun = (extensionId) => this.engine.dryRun || [...this.#records.values()].some((record) => record.extensionId === extensionId && record.current?.owner.dryRun === true);
+    this.engine.dnr.isDryRun = (extensionId) => {
+      if (this.engine.dryRun) return true;
+      for (const record of this.#records.values()) if (record.extensionId === extensionId && record.current?.owner.dryRun === true) return true;
+      return false;
+    };
     const watch = this.#options.watch !== false;
     if (this.dir !== undefined) {
       const dir = this.dir;
