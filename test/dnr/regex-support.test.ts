@@ -66,3 +66,26 @@ describe("RE2's syntax run by JavaScript", () => {
     expect(new RegExp(source, flags).test(url)).toBe(matches);
   });
 });
+
+describe('an extension\'s regexFilter cannot stall the proxy', () => {
+  it('a catastrophically backtracking regex (RE2 runs it in linear time) is decided at once on a long URL', async () => {
+    const { DnrEngine } = await import('../../src/engine/dnr/dnr-engine.js');
+    const dnr = new DnrEngine();
+    await dnr.addExtension({ extensionId: 'a'.repeat(32), name: 'ext', baseUrl: 'chrome-extension://x/', rulesets: [{ id: 'main', path: 'r.json', enabled: true, rules: [
+      { id: 1, action: { type: 'block' }, condition: { regexFilter: '^https://x\\.test/(a+)+$' } },
+      { id: 2, action: { type: 'block' }, condition: { regexFilter: 'ADS[0-9]+' } },
+      { id: 3, action: { type: 'block' }, condition: { regexFilter: '\\btrack\\b' } },
+    ] }] });
+    const decide = (url: string) => dnr.beforeRequest({ requestId: url, url, method: 'GET', type: 'script', tabId: -1 }).action.kind;
+    const started = performance.now();
+    // With backtracking, 29 a's already took 20 s; 60 would take longer than the universe.
+    expect(decide(`https://x.test/${'a'.repeat(60)}b`)).toBe('none');
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(decide(`https://x.test/${'a'.repeat(60)}`)).toBe('block');
+    // Case-insensitive (Chrome's default) in the linear engine: the URL and the pattern lowercased.
+    expect(decide('https://x.test/Ads12')).toBe('block');
+    // What the linear engine cannot run (\b) runs as before.
+    expect(decide('https://x.test/a/track/b')).toBe('block');
+    expect(decide('https://x.test/a/tracker')).toBe('none');
+  });
+});

@@ -4,7 +4,7 @@
 // answers the question authors ask most: which condition kept this rule from matching.
 import { getPublicSuffix } from 'tough-cookie';
 import { compileUrlFilter, UrlFilterError } from './url-filter.js';
-import { regexSupport } from './regex-support.js';
+import { linearRegex, regexSupport } from './regex-support.js';
 import {
   ACTION_ORDER,
   REQUEST_METHODS,
@@ -145,6 +145,8 @@ export function compileRule(input: unknown, where: { rulesetId: RulesetId; exten
     actionRank,
     literals,
     regex,
+    // An extension's own regex runs in linear time where V8 can (see linearRegex); ours (urlFilter) are simple.
+    linear: condition.regexFilter !== undefined && regex ? linearRegex(regex) : undefined,
     initiatorSet: initiatorDomains && new Set(initiatorDomains),
     excludedInitiatorSet: excludedInitiatorDomains && new Set(excludedInitiatorDomains),
     requestSet: requestDomains && new Set(requestDomains),
@@ -165,6 +167,8 @@ interface RuleConditions {
   actionRank: number;
   literals: readonly string[];
   regex: RegExp | undefined;
+  /** The regex for matching, in linear time; `lower`: against the lowercased URL. */
+  linear: { regex: RegExp; lower: boolean } | undefined;
   initiatorSet: ReadonlySet<string> | undefined;
   excludedInitiatorSet: ReadonlySet<string> | undefined;
   requestSet: ReadonlySet<string> | undefined;
@@ -226,6 +230,8 @@ export class CompiledRule {
 
   /** Whether its URL condition (urlFilter or regexFilter; none matches every URL) holds. */
   urlMatches(request: PreparedRequest): boolean {
+    const linear = this.#c.linear;
+    if (linear) return linear.regex.test(linear.lower ? request.lowerUrl : request.url);
     return !this.regex || this.regex.test(request.url);
   }
 
@@ -244,7 +250,7 @@ export class CompiledRule {
   #failing(request: PreparedRequest, explain: boolean): string | undefined {
     const c = this.#c;
     const condition = this.rule.condition;
-    if (c.regex && !c.regex.test(request.url)) return explain ? (condition.urlFilter !== undefined ? `urlFilter ${JSON.stringify(condition.urlFilter)} does not match the URL` : `regexFilter ${JSON.stringify(condition.regexFilter)} does not match the URL`) : FAILED;
+    if (!this.urlMatches(request)) return explain ? (condition.urlFilter !== undefined ? `urlFilter ${JSON.stringify(condition.urlFilter)} does not match the URL` : `regexFilter ${JSON.stringify(condition.regexFilter)} does not match the URL`) : FAILED;
     if (c.requestSet && !underAny(request.host, c.requestSet)) return explain ? `requestDomains: ${request.host} is not one of them or under one` : FAILED;
     if (c.excludedRequestSet && underAny(request.host, c.excludedRequestSet)) return explain ? `excludedRequestDomains: ${request.host} is excluded` : FAILED;
     if (c.initiatorSet && (request.initiatorHost === undefined || !underAny(request.initiatorHost, c.initiatorSet))) return explain ? (request.initiatorHost === undefined ? 'initiatorDomains: the request has no initiator' : `initiatorDomains: ${request.initiatorHost} is not one of them or under one`) : FAILED;
