@@ -43,8 +43,10 @@
 //    for it, never the body, so that streams too.
 // 5. The peer users compare wrtui with: Debian's mitmdump (-q, no addons) beside wrtui running the
 //    example rules (examples/rules, each in its worker, dry-run off), 1 KiB GETs, same origin and
-//    clients as 1, interleaved rounds.
-// BENCH_SECTIONS=1,5 runs only some sections (default: all).
+//    clients as 1, interleaved rounds; and the node:http floor (a plain node:http forward proxy,
+//    runner.ts): the CPU goal is twice that floor measured in the same run.
+// BENCH_SECTIONS=1,5 runs only some sections (default: all); BENCH_ROUNDS=n (default 8);
+// BENCH_CPU_PROF=<dir> writes each proxy's CPU profile there.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -55,7 +57,7 @@ import { WORKER_SCRIPT_FILE, buildWorkerSource } from '../src/engine/extensions/
 import type { FirstByteResult, FromLoad, FromRunner, ListenerSet, ProxyKind, RunResult, ToLoad, ToRunner, Via } from './proxy/protocol.js';
 import { ask } from './proxy/protocol.js';
 
-const ROUNDS = 8;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const WARMUP_MS = 400;
 const RUN_MS = 1_500;
 const CONCURRENCY = 32;
@@ -121,7 +123,9 @@ interface Runner {
 
 async function startRunner(kind: ProxyKind, set: ListenerSet = 'none'): Promise<Runner> {
   // mockttp writes to the console by itself: the runner's stdout is dropped, its stderr counted.
-  const proc = spawn(RUNNER, [kind, set], ['--expose-gc'], 'pipe');
+  // BENCH_CPU_PROF=<dir>: each proxy writes a V8 CPU profile of its main thread there when it stops.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${kind}-${set}.cpuprofile`] : [];
+  const proc = spawn(RUNNER, [kind, set], ['--expose-gc', ...profile], 'pipe');
   const runner: Runner = { proc, port: 0, pid: 0, stderrLines: 0, stderrFirst: [] };
   let partial = '';
   proc.stderr!.setEncoding('utf8').on('data', (text: string) => {
@@ -489,14 +493,15 @@ console.log(`  drains); wrtui gives each response Node's own write methods back 
 // ── 5: against mitmdump ─────────────────────────────────────────────────────
 const peers: Variant[] = [];
 if (SECTIONS.has('5')) {
-  console.log(`\n[5] 1 KiB GETs, c=${CONCURRENCY}: direct, Debian's mitmdump -q, wrtui with the example rules (each in its worker); ${ROUNDS} rounds (${elapsed()})`);
-  const [mitm, examples] = await Promise.all([startRunner('mitmdump'), startRunner('wrtui', 'examples')]);
+  console.log(`\n[5] 1 KiB GETs, c=${CONCURRENCY}: direct, Debian's mitmdump -q, wrtui with the example rules (each in its worker), the node:http floor; ${ROUNDS} rounds (${elapsed()})`);
+  const [mitm, examples, floor] = await Promise.all([startRunner('mitmdump'), startRunner('wrtui', 'examples'), startRunner('node-http')]);
   peers.push(
     makeVariant('a1k', 'direct, 1 KiB', undefined, 0, '/kib'),
     makeVariant('m', "(m) mitmdump -q", mitm, 0, '/kib'),
     makeVariant('e', '(e) wrtui + example rules (workers)', examples, 0, '/kib'),
+    makeVariant('n', '(n) node:http forward proxy (floor)', floor, 0, '/kib'),
   );
-  for (const via of [null, mitm.port, examples.port]) {
+  for (const via of [null, mitm.port, examples.port, floor.port]) {
     await toLoad({ type: 'run', via, warmupMs: 0, ms: 800, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION, path: '/kib' }, 'ran');
   }
   for (let round = 0; round < ROUNDS; round++) {
@@ -517,7 +522,7 @@ if (SECTIONS.has('5')) {
     ),
   );
   console.log(`  mitmdump's CPU is its own process's (Python, one thread does the proxying); wrtui's "proxy µs/req" includes its rule workers.`);
-  await Promise.all([mitm, examples].map(stopRunner));
+  await Promise.all([mitm, examples, floor].map(stopRunner));
 await Promise.all([wrtuiChrome, wrtuiFirefox].map(stopRunner));
 }
 
@@ -575,9 +580,16 @@ if (SECTIONS.has('4')) {
   console.log(`  1 GiB through wrtui, RSS flat (peak − baseline < 64 MiB): ${wrtuiDownloads.map((d) => `${mib(d.peak! - d.baseline!)} MiB`).join(', ')}  ${verdict(flat)}`);
 }
 if (SECTIONS.has('5')) {
-  const [m0, e0] = [peers[1]!, peers[2]!];
+  const [m0, e0, n0] = [peers[1]!, peers[2]!, peers[3]!];
   console.log(`  (e) ≥ 4× mitmdump's req/s: paired ${fixed(pairedRatio(e0, m0), 2)}× (totals ${fixed(rate(e0) / rate(m0), 2)}×)  ${verdict(pairedRatio(e0, m0) >= 4)}`);
-  console.log(`  (e) proxy CPU ≤ 160 µs/req: ${fixed(cpuPerRequest(e0))} µs (thread ${fixed(threadCpuPerRequest(e0))} µs) vs mitmdump ${fixed(cpuPerRequest(m0))} µs  ${verdict(cpuPerRequest(e0) <= 160)}`);
+  // The issue's "≤ 160 µs (twice the node:http floor)" was 2 × 80 µs on the machine of the day, when
+  // mitmdump took 610 µs; absolute µs are not comparable across runs here, so the floor is measured
+  // in this run and the goal is twice it. The absolute figure is shown beside it.
+  const floorCpu = cpuPerRequest(n0);
+  console.log(
+    `  (e) proxy CPU ≤ 2 × the node:http floor: ${fixed(cpuPerRequest(e0))} µs (thread ${fixed(threadCpuPerRequest(e0))} µs) vs floor ${fixed(floorCpu)} µs = ` +
+      `${fixed(cpuPerRequest(e0) / floorCpu, 2)}× (mitmdump ${fixed(cpuPerRequest(m0))} µs = ${fixed(cpuPerRequest(m0) / floorCpu, 2)}×; ≤ 160 µs absolute: ${verdict(cpuPerRequest(e0) <= 160)})  ${verdict(cpuPerRequest(e0) <= 2 * floorCpu)}`,
+  );
 }
 
 clearTimeout(watchdog);

@@ -1,6 +1,7 @@
 // One proxy, alone in its process, for bench/proxy.ts: its CPU and RSS are then the proxy's own.
 // Run (by the bench, over IPC, bundled first: see bench/proxy.ts): node --expose-gc runner.js <kind> [listeners]
 //   kind       mockttp | wrtui | mitmdump (Debian's mitmdump -q, started and measured by this runner)
+//              | node-http (the floor: a plain node:http forward proxy, keep-alive upstream, bodies piped)
 //   listeners  (wrtui only) none | mixed | mixed-streaming | completed | blocking-headers
 //              mixed-workers: the "mixed" ten as two rule files, each in its own worker (as users run them)
 //              mixed-workers-chrome / -firefox: the same under the chrome or firefox persona (--persona)
@@ -182,6 +183,30 @@ if (kind === 'mitmdump') {
   port = mitmPort;
   stop = async () => {
     mitm.kill('SIGTERM');
+  };
+} else if (kind === 'node-http') {
+  // The node:http floor: what forwarding an absolute-form request costs Node with nothing else,
+  // no parsing beyond node:http's, no events, no checks (the "twice the node:http floor").
+  const http = await import('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const server = http.createServer((req, res) => {
+    const target = new URL(req.url!);
+    const upstream = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.rawHeaders);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => {
+      res.statusCode = 502;
+      res.end();
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as { port: number }).port;
+  stop = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    agent.destroy();
   };
 } else if (kind === 'mockttp') {
   // Bare mockttp, as the brief says: no wrtui, no loop guard, one passthrough rule.
