@@ -87,7 +87,9 @@ export interface ExtensionWorkerOptions {
 
 interface PendingCall {
   resolve: (results: RemoteResult[] | { failed: string }) => void;
-  timer: NodeJS.Timeout;
+  /** performance.now() after which the call has timed out. */
+  deadline: number;
+  timeoutMs: number;
   event: WebRequestEventName;
   url: string;
   since: number;
@@ -124,7 +126,11 @@ export class ExtensionWorker implements RemoteEndpoint {
   /** A flush is due within OBSERVING_BATCH_MS (only observing events are queued). */
   #flushLater: NodeJS.Timeout | undefined;
   #nextCall = 1;
+  /** Calls awaiting the worker's answer, oldest first. */
   readonly #pending = new Map<number, PendingCall>();
+  /** One timer for all pending calls, due at the earliest deadline (a timer per call cost the proxy thread more than the call). */
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #deadlineAt = Infinity;
 
   #stuck = false;
   #pingN = 0;
@@ -239,8 +245,8 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#unregisterAll();
     this.#cookieUnsubscribe?.();
     this.#cookieUnsubscribe = undefined;
+    clearTimeout(this.#deadlineTimer);
     for (const call of this.#pending.values()) {
-      clearTimeout(call.timer);
       call.resolve({ failed: 'its worker was stopped (reloaded, unloaded or restarted); the request went on without it' });
     }
     this.#pending.clear();
@@ -260,15 +266,40 @@ export class ExtensionWorker implements RemoteEndpoint {
     const call = this.#nextCall++;
     this.#enqueue(['event', call, event, lids, details]);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(call);
-        this.#lastUnanswered = { event, url, since: performance.now() - timeoutMs };
-        resolve({ failed: `listener did not answer within ${timeoutMs} ms; the request went on without it` });
-        // Busy, stuck, or a listener whose Promise never settles? A ping tells them apart.
-        this.#ping();
-      }, timeoutMs);
-      this.#pending.set(call, { resolve, timer, event, url, since: performance.now() });
+      const since = performance.now();
+      const deadline = since + timeoutMs;
+      this.#pending.set(call, { resolve, deadline, timeoutMs, event, url, since });
+      if (deadline < this.#deadlineAt) this.#armDeadline(deadline);
     });
+  }
+
+  #armDeadline(at: number): void {
+    clearTimeout(this.#deadlineTimer);
+    this.#deadlineAt = at;
+    this.#deadlineTimer = setTimeout(() => this.#expire(), Math.max(0, at - performance.now()));
+    this.#deadlineTimer.unref();
+  }
+
+  /** Fails the calls past their deadline, then waits for the next deadline. */
+  #expire(): void {
+    this.#deadlineTimer = undefined;
+    this.#deadlineAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    let expired = false;
+    for (const [call, pending] of this.#pending) {
+      if (pending.deadline > now) {
+        next = Math.min(next, pending.deadline);
+        continue;
+      }
+      this.#pending.delete(call);
+      this.#lastUnanswered = { event: pending.event, url: pending.url, since: pending.since };
+      pending.resolve({ failed: `listener did not answer within ${pending.timeoutMs} ms; the request went on without it` });
+      expired = true;
+    }
+    if (next !== Infinity) this.#armDeadline(next);
+    // Busy, stuck, or a listener whose Promise never settles? A ping tells them apart.
+    if (expired) this.#ping();
   }
 
   // ── messages ──────────────────────────────────────────────────────────────
@@ -364,7 +395,6 @@ export class ExtensionWorker implements RemoteEndpoint {
     const pending = this.#pending.get(call);
     if (!pending) return; // timed out already
     this.#pending.delete(call);
-    clearTimeout(pending.timer);
     pending.resolve(results);
   }
 

@@ -13,13 +13,16 @@ export type CheckedBlockingResponse =
   | { kind: 'valid'; response: BlockingResponse; unusedKeys: string[] }
   | { kind: 'invalid'; reason: string };
 
+/** A listener that returned nothing: the common case, one shared (frozen) result. */
+const NO_ANSWER: CheckedBlockingResponse = Object.freeze({ kind: 'empty', unusedKeys: Object.freeze([]) as unknown as string[] });
+
 /**
  * Validates a listener's answer for `event`. Keys the event does not use (a redirectUrl returned
  * from onBeforeSendHeaders, say) are dropped and named, as Chrome drops them; a value of the wrong
  * shape makes the whole answer invalid, so that half a verdict is never applied.
  */
 export function checkBlockingResponse(event: WebRequestEventName, value: unknown, persona: Persona = specPersona): CheckedBlockingResponse {
-  if (value === undefined || value === null) return { kind: 'empty', unusedKeys: [] };
+  if (value === undefined || value === null) return NO_ANSWER;
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { kind: 'invalid', reason: `a BlockingResponse must be an object, got ${describe(value)}` };
   }

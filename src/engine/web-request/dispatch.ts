@@ -32,6 +32,31 @@ export interface DispatchOptions {
   request?: FilterableRequest;
 }
 
+const byRegistration = (a: ListenerAnswer, b: ListenerAnswer) => a.listener.id - b.listener.id;
+
+/**
+ * Sorts a handful of items in place (stable). Array.prototype.sort allocates its work state on
+ * every call, which showed as a few KB per request on the proxy thread; a request's answers are
+ * rarely more than a few.
+ */
+export function sortSmall<T>(items: T[], compare: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < items.length; i++) {
+    const item = items[i]!;
+    let j = i - 1;
+    while (j >= 0 && compare(items[j]!, item) > 0) {
+      items[j + 1] = items[j]!;
+      j--;
+    }
+    items[j + 1] = item;
+  }
+  return items;
+}
+
+interface RemoteGroup {
+  endpoint: RemoteEndpoint;
+  listeners: RegisteredListener[];
+}
+
 /** The details without the optional fields, copied once per event and shallow-copied per listener. */
 function baseDetails(full: WebRequestDetails): Record<string, unknown> {
   const base: Record<string, unknown> = {};
@@ -49,7 +74,8 @@ function baseDetails(full: WebRequestDetails): Record<string, unknown> {
 class PersonaBases {
   readonly #base: Record<string, unknown>;
   readonly #request: FilterableRequest | undefined;
-  readonly #bases = new Map<Persona, Record<string, unknown>>();
+  /** Made on first use: most events reach listeners of one persona, often the spec's, which needs none. */
+  #bases: Map<Persona, Record<string, unknown>> | undefined;
 
   constructor(base: Record<string, unknown>, request: FilterableRequest | undefined) {
     this.#base = base;
@@ -59,6 +85,7 @@ class PersonaBases {
   for(persona: Persona): Record<string, unknown> {
     const request = this.#request;
     if (persona === specPersona || !request) return this.#base;
+    this.#bases ??= new Map();
     let base = this.#bases.get(persona);
     if (!base) {
       const fields = request.fieldsFor ? request.fieldsFor(persona) : request.context && persona.contextFields(request.context, request.storeId ?? '0');
@@ -124,13 +151,15 @@ export function dispatch(
   const pending: Promise<void>[] = [];
 
   const bases = new PersonaBases(baseDetails(full), options.request);
-  let remote: Map<RemoteEndpoint, RegisteredListener[]> | undefined;
+  // One group per worker, in the order their first listener comes (an array: a handful at most).
+  let remote: RemoteGroup[] | undefined;
   for (const listener of listeners) {
     if (listener.remote) {
-      remote ??= new Map();
-      const group = remote.get(listener.remote.endpoint);
-      if (group) group.push(listener);
-      else remote.set(listener.remote.endpoint, [listener]);
+      remote ??= [];
+      const endpoint = listener.remote.endpoint;
+      const group = remote.find((candidate) => candidate.endpoint === endpoint);
+      if (group) group.listeners.push(listener);
+      else remote.push({ endpoint, listeners: [listener] });
       continue;
     }
     const started = performance.now();
@@ -181,16 +210,18 @@ export function dispatch(
   }
   if (remote) {
     const json = new DetailsJson(full, bases);
-    for (const [endpoint, group] of remote) {
+    for (const { endpoint, listeners: group } of remote) {
       const waiting = sendToWorker(endpoint, group, event, json, options, answers, failures);
       if (waiting) pending.push(waiting);
     }
   }
   const finish = (): DispatchResult => {
     // Keep answers in registration order whatever order the Promises settled in.
-    answers.sort((a, b) => a.listener.id - b.listener.id);
+    if (answers.length > 1) sortSmall(answers, byRegistration);
+    let invalid = false;
     for (const answer of answers) {
       if (answer.checked.kind === 'invalid') {
+        invalid = true;
         failures.push({
           owner: answer.listener.owner.id,
           event,
@@ -200,7 +231,7 @@ export function dispatch(
         });
       }
     }
-    return { answers: answers.filter((answer) => answer.checked.kind !== 'invalid'), failures };
+    return { answers: invalid ? answers.filter((answer) => answer.checked.kind !== 'invalid') : answers, failures };
   };
   return pending.length > 0 ? Promise.all(pending).then(finish) : finish();
 }
@@ -220,22 +251,25 @@ function sendToWorker(
   failures: ListenerOutcome[],
 ): Promise<void> | undefined {
   const started = performance.now();
-  const blocking = group.filter((listener) => listener.blocking);
+  let anyBlocking = false;
+  const lids: number[] = [];
+  for (const listener of group) {
+    lids.push(listener.remote!.lid);
+    if (listener.blocking) anyBlocking = true;
+  }
   if (!endpoint.responsive) {
-    for (const listener of blocking) failures.push(failure(listener, event, started, endpoint.unresponsiveReason));
+    for (const listener of group) if (listener.blocking) failures.push(failure(listener, event, started, endpoint.unresponsiveReason));
     return undefined;
   }
-  const lids = group.map((listener) => listener.remote!.lid);
-  const sent = endpoint.send(event, lids, json.for(group), json.url, blocking.length > 0 ? options.timeoutMs : 0);
+  const sent = endpoint.send(event, lids, json.for(group), json.url, anyBlocking ? options.timeoutMs : 0);
   if (!sent) return undefined;
   return sent.then((results) => {
     if (!Array.isArray(results)) {
-      for (const listener of blocking) failures.push(failure(listener, event, started, results.failed));
+      for (const listener of group) if (listener.blocking) failures.push(failure(listener, event, started, results.failed));
       return;
     }
-    const byLid = new Map(blocking.map((listener) => [listener.remote!.lid, listener]));
     for (const result of results) {
-      const listener = byLid.get(result[0]);
+      const listener = group.find((candidate) => candidate.blocking && candidate.remote!.lid === result[0]);
       if (!listener) continue;
       const durationMs = performance.now() - started;
       if (result[1] === 'value') {
@@ -259,7 +293,10 @@ class DetailsJson {
   readonly url: string;
   readonly full: WebRequestDetails;
   readonly #bases: PersonaBases;
-  readonly #baseJson = new Map<Persona, string>();
+  /** The base's JSON for the first persona asked (usually the only one), then for others. */
+  #firstPersona: Persona | undefined;
+  #firstJson = '';
+  #otherJson: Map<Persona, string> | undefined;
   readonly #fieldJson: (string | undefined)[] = [];
 
   constructor(full: WebRequestDetails, bases: PersonaBases) {
@@ -271,22 +308,28 @@ class DetailsJson {
   /** One worker's listeners (one owner, so one persona); the worker applies the persona's header visibility itself. */
   for(group: readonly RegisteredListener[]): string {
     const persona = group[0]!.owner.persona;
-    let base = this.#baseJson.get(persona);
-    if (base === undefined) {
-      base = JSON.stringify(this.#bases.for(persona));
-      this.#baseJson.set(persona, base);
+    let json: string;
+    if (this.#firstPersona === undefined) {
+      this.#firstPersona = persona;
+      json = this.#firstJson = JSON.stringify(this.#bases.for(persona));
+    } else if (this.#firstPersona === persona) {
+      json = this.#firstJson;
+    } else {
+      this.#otherJson ??= new Map();
+      json = this.#otherJson.get(persona) ?? JSON.stringify(this.#bases.for(persona));
+      this.#otherJson.set(persona, json);
     }
-    let json = base;
     let wanted = 0;
     for (const listener of group) wanted |= listener.optionalFields;
     if (wanted === 0) return json;
-    OPTIONAL_FIELDS.forEach((field, bit) => {
-      if (!(wanted & (1 << bit))) return;
+    for (let bit = 0; bit < OPTIONAL_FIELDS.length; bit++) {
+      if (!(wanted & (1 << bit))) continue;
+      const field = OPTIONAL_FIELDS[bit]!;
       const value = (this.full as unknown as Record<string, unknown>)[field];
-      if (value === undefined) return;
+      if (value === undefined) continue;
       const text = (this.#fieldJson[bit] ??= field === 'requestBody' && (value as WebRequestBody).raw ? JSON.stringify(value, bytesAsBase64) : JSON.stringify(value));
       json = `${json.slice(0, -1)},"${field}":${text}}`;
-    });
+    }
     return json;
   }
 }

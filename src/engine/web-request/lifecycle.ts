@@ -144,6 +144,8 @@ export class RequestLifecycle {
   /** The documents navigations loaded: where subresources' documentId and frames come from. */
   readonly documents = new DocumentTracker();
   #nextRequestId = 1;
+  /** One per event, made once: dispatch's onLateFailure. */
+  readonly #lateFailureReporters = new Map<WebRequestEventName, (outcome: ListenerOutcome) => void>();
 
   constructor(options: RequestLifecycleOptions) {
     this.registry = options.registry;
@@ -182,7 +184,7 @@ export class RequestLifecycle {
     }
     const { answers, failures } = await dispatch(event, listeners, details, this.#dispatchOptions(event, request));
     const merged = mergeVerdicts(answers, { event, dryRun: this.dryRun, ...merge });
-    const outcomes: ListenerOutcome[] = [...merged.outcomes, ...failures];
+    const outcomes: ListenerOutcome[] = failures.length === 0 ? merged.outcomes : [...merged.outcomes, ...failures];
     this.journal.append({ kind: 'webRequest', event, details, outcomes, ...(only && { firedFor: only.names }), ...note });
     for (const { owner, action } of merged.ignoredActions) owner.actionIgnored?.(details.requestId, action);
     return merged;
@@ -207,12 +209,12 @@ export class RequestLifecycle {
   }
 
   #dispatchOptions(event: WebRequestEventName, request: FilterableRequest) {
-    return {
-      timeoutMs: this.listenerTimeoutMs,
-      onLateFailure: (outcome: ListenerOutcome) =>
-        this.journal.append({ kind: 'log', level: 'warn', source: outcome.owner, message: `${event}: ${outcome.reason}` }),
-      request,
-    };
+    let onLateFailure = this.#lateFailureReporters.get(event);
+    if (!onLateFailure) {
+      onLateFailure = (outcome: ListenerOutcome) => this.journal.append({ kind: 'log', level: 'warn', source: outcome.owner, message: `${event}: ${outcome.reason}` });
+      this.#lateFailureReporters.set(event, onLateFailure);
+    }
+    return { timeoutMs: this.listenerTimeoutMs, onLateFailure, request };
   }
 }
 

@@ -14,7 +14,7 @@ import type { ListenerOutcome } from '../journal.js';
 import { describeHeaderDelta, headerDelta, type HeaderDelta } from './header-delta.js';
 import type { IgnoredAction, Owner } from '../owner.js';
 import type { AuthCredentials, BlockingResponse, HttpHeaders, WebRequestEventName } from '../types.js';
-import type { ListenerAnswer } from './dispatch.js';
+import { sortSmall, type ListenerAnswer } from './dispatch.js';
 
 export interface MergedVerdict {
   cancelledBy?: string;
@@ -50,14 +50,14 @@ export interface MergeResult {
 }
 
 export function mergeVerdicts(answers: readonly ListenerAnswer[], context: MergeContext): MergeResult {
+  // Most answers change nothing (a listener that only looks): nothing to order, merge or journal.
+  if (changesNothing(answers)) return { verdict: {}, outcomes: [], ignoredActions: [] };
   const outcomes: ListenerOutcome[] = [];
   const live: { owner: string; ownerRef: Owner; response: BlockingResponse; durationMs: number; outcome: ListenerOutcome }[] = [];
   const ignoredActions: MergeResult['ignoredActions'] = [];
 
   // Highest precedence first; one owner's listeners in registration order.
-  const ordered = [...answers].sort(
-    (a, b) => b.listener.owner.precedence - a.listener.owner.precedence || a.listener.id - b.listener.id,
-  );
+  const ordered = answers.length < 2 ? answers : sortSmall([...answers], byPrecedence);
   for (const { listener, checked, durationMs } of ordered) {
     if (checked.kind === 'invalid') continue; // reported by dispatch
     const unused = checked.unusedKeys.length > 0 ? `${checked.unusedKeys.join(', ')} not used in ${context.event}` : undefined;
@@ -156,6 +156,15 @@ export function mergeVerdicts(answers: readonly ListenerAnswer[], context: Merge
   }
 
   return { verdict, outcomes, ignoredActions, ...(responseHeadersOwner !== undefined && { responseHeadersOwner }) };
+}
+
+const byPrecedence = (a: ListenerAnswer, b: ListenerAnswer) => b.listener.owner.precedence - a.listener.owner.precedence || a.listener.id - b.listener.id;
+
+function changesNothing(answers: readonly ListenerAnswer[]): boolean {
+  for (const { checked } of answers) {
+    if (checked.kind === 'valid' || (checked.kind === 'empty' && checked.unusedKeys.length > 0)) return false;
+  }
+  return true;
 }
 
 /** The header two deltas disagree on, if any. */
