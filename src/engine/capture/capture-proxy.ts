@@ -21,7 +21,7 @@ import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead } from './client-response.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { handleConnect, handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { handleConnect, handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { issueCertificate } from './ip-certificate.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
 import { netErrorOf } from './net-error.js';
@@ -156,6 +156,7 @@ export class CaptureProxy {
     const host = this.#options.host ?? 'localhost';
     listenOn(this.#server, host === 'localhost' ? '127.0.0.1' : host);
     await this.#server.start(this.#options.port ?? 8080);
+    rememberListeningAddress(this.#server);
     this.#addresses = [host === 'localhost' ? '127.0.0.1' : host];
     if (host === 'localhost') await this.#alsoListenOn('::1');
     handleConnect(this.#server, (request, socket, proceed) => void this.#handleConnect(request, socket, proceed));

@@ -119,6 +119,32 @@ export function listenOn(server: mockttp.Mockttp, host: string): void {
   };
 }
 
+/**
+ * mockttp reads its own port for every request (preprocessRequest → `port` → `address` →
+ * server.address(), a getsockname system call): about 6 µs of a small request's proxy-thread CPU
+ * here (bench/proxy.ts, profiled). The address of a listening socket does not change, so once
+ * started the instance answers from a copy, until its server goes away.
+ */
+export function rememberListeningAddress(server: mockttp.Mockttp): void {
+  const own = server as unknown as { server?: Server };
+  const listening = own.server;
+  if (!listening || typeof (Object.getOwnPropertyDescriptor(Object.getPrototypeOf(server), 'address') ?? {}).get !== 'function') {
+    throw new Error("mockttp's address getter is not where wrtui expects it (Mockttp.address); see mockttp-hooks.ts");
+  }
+  const address = listening.address();
+  Object.defineProperty(server, 'address', {
+    configurable: true,
+    get() {
+      // Stopped (or restarted on another server): mockttp's own getter, which throws or reads anew.
+      if (own.server !== listening) {
+        delete (server as { address?: unknown }).address;
+        return (server as unknown as { address: unknown }).address;
+      }
+      return address;
+    },
+  });
+}
+
 /** mockttp's listening server (its combo server), once started. */
 export function listeningServer(server: mockttp.Mockttp): Server {
   const combo = (server as unknown as { server?: Server }).server;
