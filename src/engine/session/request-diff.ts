@@ -16,7 +16,7 @@ import {
   type OnSendHeadersDetails,
   type WebRequestEventName,
 } from '../types.js';
-import { canonical, eventSignature, normalizeHeaders, outcomeFact, type OutcomeFact } from './event-signature.js';
+import { canonical, normalizeHeaders, outcomeFact, sameEvent, type OutcomeFact } from './event-signature.js';
 import type { RequestTrace } from './request-trace.js';
 
 export type DiffKind =
@@ -87,7 +87,8 @@ export interface RequestDiff {
 }
 
 interface RequestFacts {
-  signatures: string[];
+  /** The request's events, compared one by one (sameEvent). */
+  entries: readonly WebRequestEntry[];
   eventNames: string[];
   blockedBy: BlockFact | null;
   status: number | string | null;
@@ -112,7 +113,7 @@ export function diffRequest(identity: RequestIdentity, recorded: RequestTrace | 
   const after = factsOf(replayed);
   const diff: RequestDiff = { ...identity, replayedRequestId: replayed?.requestId, identical: false, changes: [] };
   const cookiesEqual = sameMultiset(before.cookies.map(canonical), after.cookies.map(canonical));
-  if (sameList(before.signatures, after.signatures) && cookiesEqual && sameList(before.dnr, after.dnr)) {
+  if (sameEvents(before.entries, after.entries) && cookiesEqual && sameList(before.dnr, after.dnr)) {
     diff.identical = true;
     return diff;
   }
@@ -174,7 +175,7 @@ export function diffCookieChanges(recorded: readonly CookieChangeInfo[], replaye
 
 function factsOf(trace: RequestTrace | undefined): RequestFacts {
   const facts: RequestFacts = {
-    signatures: [],
+    entries: trace?.entries ?? [],
     eventNames: [],
     blockedBy: null,
     status: null,
@@ -198,7 +199,6 @@ function factsOf(trace: RequestTrace | undefined): RequestFacts {
     hopSent = undefined;
   };
   for (const entry of trace.entries) {
-    facts.signatures.push(eventSignature(entry));
     facts.eventNames.push(entry.event);
     for (const outcome of entry.outcomes) {
       facts.outcomes.push(outcomeFact(outcome));
@@ -233,6 +233,12 @@ function factsOf(trace: RequestTrace | undefined): RequestFacts {
   }
   endHop();
   return facts;
+}
+
+function sameEvents(a: readonly WebRequestEntry[], b: readonly WebRequestEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameEvent(a[i]!, b[i]!)) return false;
+  return true;
 }
 
 function lastBlockingEvent(entries: readonly WebRequestEntry[]): WebRequestEventName {
