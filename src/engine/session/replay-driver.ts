@@ -11,21 +11,28 @@ import type { RequestFlight, RequestLifecycle } from '../web-request/lifecycle.j
 import { TransportError } from '../web-request/transport.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest } from './recorded-session.js';
 import type { RecordedTransport } from './recorded-transport.js';
-import type { ReplayScheduler } from './replay-scheduler.js';
+import type { StepGate } from './replay-scheduler.js';
 
 export interface ReplayDriverContext {
   lifecycle: RequestLifecycle;
   journal: Journal;
   transport: RecordedTransport;
-  scheduler: ReplayScheduler;
 }
 
 /** Replays `recorded`; resolves with the requestId it got in the replay. */
-export async function replayRequest(recorded: RecordedRequest, context: ReplayDriverContext): Promise<string> {
-  const { scheduler, transport } = context;
+export async function replayRequest(recorded: RecordedRequest, context: ReplayDriverContext, gate: StepGate): Promise<string> {
+  const { transport, lifecycle } = context;
+  const at = gate.at;
+  /** A lifecycle step; if it started waiting for listeners, the scheduler may start the next step meanwhile. */
+  const step = <T>(run: () => Promise<T>): Promise<T> => {
+    const waits = lifecycle.listenerWaits;
+    const result = run();
+    if (lifecycle.listenerWaits !== waits) gate.waiting();
+    return result;
+  };
   let hopIndex = 0;
   let hop: RecordedHop | undefined = recorded.hops[0]!;
-  await scheduler.at(hop.at.beforeRequest);
+  await at(hop.at.beforeRequest);
   const flight = context.lifecycle.start({
     url: hop.url,
     method: hop.method,
@@ -43,7 +50,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
   const followRedirect = async (): Promise<'next-hop' | 'ended'> => {
     const redirectedAsRecorded = hop !== undefined && hop.redirectUrl === flight.url;
     if (redirectedAsRecorded && recorded.redirectNotFollowed && hopIndex === recorded.hops.length - 1) {
-      await scheduler.at(hop!.at.end);
+      await at(hop!.at.end);
       context.journal.append({ kind: 'log', level: 'info', source: 'replay', message: `request ${flight.requestId}: the client did not follow the redirect to ${flight.url}` });
       flight.redirectNotFollowed();
       return 'ended';
@@ -56,13 +63,13 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
       if (hop.clientHeaders) flight.requestHeaders = hop.clientHeaders;
       if (hop.body) flight.body = hop.body;
       flight.requestBody = hop.requestBody;
-      await scheduler.at(hop.at.beforeRequest);
+      await at(hop.at.beforeRequest);
     }
     return 'next-hop';
   };
 
   for (;;) {
-    const before = await flight.beforeRequest();
+    const before = await step(() => flight.beforeRequest());
     if (before.action === 'cancel') return flight.requestId;
     if (before.action === 'redirect') {
       if (flight.finished || (await followRedirect()) === 'ended') return flight.requestId;
@@ -71,11 +78,11 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     // One hop; a credentials retry sends again.
     for (let attempt = 0; ; attempt++) {
       const expected: RecordedExchange | undefined = hop?.exchanges[attempt];
-      await scheduler.at(expected?.at.beforeSendHeaders);
+      await at(expected?.at.beforeSendHeaders, { readsCookies: true });
       const sentAsRecorded = expected?.sentHeaders;
-      const send = await flight.prepareToSend(sentAsRecorded && attempt === 0 ? { frame: (headers) => withRecordedFraming(headers, sentAsRecorded) } : {});
+      const send = await step(() => flight.prepareToSend(sentAsRecorded && attempt === 0 ? { frame: (headers) => withRecordedFraming(headers, sentAsRecorded) } : {}));
       if (send.action === 'cancel') return flight.requestId;
-      await scheduler.at(expected?.at.response);
+      await at(expected?.at.response, { writesCookies: true });
       let answer;
       try {
         answer = transport.answer(
@@ -88,16 +95,16 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
         flight.fail(error instanceof TransportError ? error.netError : 'net::ERR_FAILED');
         return flight.requestId;
       }
-      const decision = await flight.headersReceived(answer);
+      const decision = await step(() => flight.headersReceived(answer));
       if (decision.action === 'cancel') return flight.requestId;
       if (decision.action === 'retry-auth') continue;
       if (decision.action === 'redirect') {
         if (flight.finished || (await followRedirect()) === 'ended') return flight.requestId;
         break;
       }
-      await scheduler.at(hop?.at.responseStarted);
+      await at(hop?.at.responseStarted);
       flight.responseStarted();
-      await scheduler.at(hop?.at.end);
+      await at(hop?.at.end);
       finish(flight, answer.bodyError);
       return flight.requestId;
     }

@@ -1,77 +1,186 @@
-// Replays requests interleaved as they were recorded, one step at a time. Each recorded request is
-// a task that, before each lifecycle step (onBeforeRequest, the send, the response, …), waits
-// until the recorded timeline reaches that step's position; the scheduler wakes the waiting task
-// with the lowest position and waits until it waits again or ends. So a response's Set-Cookie
-// lands in the store before exactly those later requests that saw it live, and never before one
-// that did not, whatever the rules' listeners take. Steps with no recorded counterpart (a rule now
-// redirects elsewhere) run at once.
+// Replays requests interleaved as they were recorded. Each recorded request is a task that, before
+// each lifecycle step (onBeforeRequest, the send, the response, …), waits until the recorded
+// timeline reaches that step's position; the scheduler wakes the waiting task with the lowest
+// position and waits until it waits again or ends. So a response's Set-Cookie lands in the store
+// before exactly those later requests that saw it live, and never before one that did not,
+// whatever the rules' listeners take. Steps with no recorded counterpart (a rule now redirects
+// elsewhere) run at once.
 //
-// Only one task runs at a time, so replay is deterministic. The scheduler is also the replay's
-// clock: the engine reads `now()` for timeStamps and cookie expiry, and it follows the recording.
+// With `overlap`, a step that waits for listeners' answers (its task says so, `waiting()`; or it
+// is still busy once the event loop has turned: nothing else in replay waits past a turn) is set
+// aside, and later steps may start meanwhile, up to the set-aside task's next recorded step
+// (`stepsAt`): requests overlap as much as they overlapped live and no more, every step still
+// starts in recorded order (so every worker receives its events in that order), and the events of
+// many steps travel to a worker in one message. A step that reads the
+// cookie store (`readsCookies`) never starts while a task set aside at an earlier position may
+// still write it before that step (in the step it is in, `writesCookies`, or in one of its later
+// steps, `writesAt`), so cookies still land as they did live. Without it only one
+// step runs at a time.
+//
+// The scheduler is also the replay's clock: the engine reads `now()` for timeStamps and cookie
+// expiry, and it follows the recording.
 
-interface Waiting {
-  position: number;
-  resume: () => void;
+export interface StepOptions {
+  /** The step reads the cookie store (the request's Cookie header). */
+  readsCookies?: boolean;
+  /** The step may write the cookie store (a response's Set-Cookie). */
+  writesCookies?: boolean;
+}
+
+/** A task's side of the scheduler. */
+export interface StepGate {
+  /** Resolves when the timeline reaches `position` (at once when undefined). */
+  at(position: number | undefined, options?: StepOptions): Promise<void>;
+  /** The running step now waits for listeners' answers: with overlap, the next step may start. */
+  waiting(): void;
 }
 
 export interface ReplayTask {
   /** Timeline position of its first step. */
   position: number;
-  run: () => Promise<void>;
+  /** Positions of all its recorded steps, ascending (for overlap: see above). */
+  stepsAt?: readonly number[];
+  /** Positions of its steps that may write the cookie store, ascending (for overlap: see above). */
+  writesAt?: readonly number[];
+  run: (at: StepGate) => Promise<void>;
+}
+
+export interface ReplaySchedulerOptions {
+  /** Let steps waiting on workers overlap (see above); at most this many set aside at once. 0: one step at a time. */
+  overlap?: number;
+}
+
+interface TaskState {
+  /** Called when the task waits for its next step or ends. */
+  onYield: (() => void) | undefined;
+  /** Sets the running step aside (while it is the one running). */
+  setAside: (() => void) | undefined;
+  /** The position of the step it is running, and whether that step may write cookies. */
+  position: number;
+  writes: boolean;
+  stepsAt: readonly number[];
+  writesAt: readonly number[];
+  /** Set aside: the position of its next recorded step (Infinity when none). */
+  next: number;
+}
+
+interface Waiting {
+  position: number;
+  task: TaskState;
+  readsCookies: boolean;
+  writesCookies: boolean;
+  resume: () => void;
 }
 
 export class ReplayScheduler {
   readonly #times: readonly number[];
   readonly #heap: Waiting[] = [];
+  readonly #overlap: number;
+  /** Tasks whose step is set aside (waiting on a worker). */
+  readonly #aside = new Set<TaskState>();
   #now: number;
-  #yielded: (() => void) | undefined;
+  #changed: (() => void) | undefined;
 
-  constructor(times: readonly number[], startedAt: number) {
+  constructor(times: readonly number[], startedAt: number, options: ReplaySchedulerOptions = {}) {
     this.#times = times;
     this.#now = startedAt;
+    this.#overlap = options.overlap ?? 0;
   }
 
-  /** The replay clock: the recorded time of the step being replayed (epoch ms, never going back). */
+  /** The replay clock: the recorded time of the latest step started (epoch ms, never going back). */
   now(): number {
     return this.#now;
   }
 
-  /** For the running task: resolves when the timeline reaches `position` (at once when undefined). */
-  at(position: number | undefined): Promise<void> {
-    if (position === undefined) return Promise.resolve();
-    return new Promise((resume) => {
-      push(this.#heap, { position, resume });
-      this.#yield();
-    });
-  }
-
   /** Runs every task to its end; `onSettled` after each task ends (a thrown error is passed along). */
   async run(tasks: readonly ReplayTask[], onSettled: (error: unknown) => void): Promise<void> {
+    let settled = 0;
     for (const task of tasks) {
-      push(this.#heap, {
-        position: task.position,
-        resume: () => {
-          task.run().then(
-            () => (onSettled(undefined), this.#yield()),
-            (error: unknown) => (onSettled(error), this.#yield()),
-          );
+      const state: TaskState = { onYield: undefined, setAside: undefined, position: task.position, writes: false, stepsAt: task.stepsAt ?? [], writesAt: task.writesAt ?? [], next: Infinity };
+      const gate: StepGate = {
+        at: (position, options = {}) => {
+          if (position === undefined) return Promise.resolve();
+          return new Promise((resume) => {
+            push(this.#heap, { position, task: state, readsCookies: options.readsCookies ?? false, writesCookies: options.writesCookies ?? false, resume });
+            this.#yieldOf(state);
+          });
         },
-      });
+        waiting: () => state.setAside?.(),
+      };
+      const end = (error: unknown) => {
+        settled++;
+        onSettled(error);
+        this.#yieldOf(state);
+      };
+      push(this.#heap, { position: task.position, task: state, readsCookies: false, writesCookies: false, resume: () => void task.run(gate).then(() => end(undefined), end) });
     }
-    while (this.#heap.length > 0) {
-      const next = pop(this.#heap)!;
+    while (settled < tasks.length) {
+      const next = this.#heap[0];
+      if (!next || (this.#overlap > 0 && this.#aside.size >= this.#overlap) || this.#asideStepBefore(next.position) || (next.readsCookies && this.#writerAsideBefore(next.position))) {
+        // Nothing may start now: wait for a step set aside to come back (or a task to end).
+        await new Promise<void>((resolve) => (this.#changed = resolve));
+        continue;
+      }
+      pop(this.#heap);
       this.#now = Math.max(this.#now, this.#times[next.position] ?? this.#now);
+      const task = next.task;
+      task.position = next.position;
+      task.writes = next.writesCookies;
       await new Promise<void>((resolve) => {
-        this.#yielded = resolve;
+        let decided = false;
+        task.onYield = () => {
+          decided = true;
+          task.setAside = undefined;
+          resolve();
+        };
+        if (this.#overlap > 0) {
+          // Waiting on listeners (said, or still busy after a turn): set aside; it rejoins when it yields.
+          task.setAside = () => {
+            if (decided) return;
+            decided = true;
+            task.setAside = undefined;
+            task.next = task.stepsAt.find((at) => at > task.position) ?? Infinity;
+            this.#aside.add(task);
+            task.onYield = () => {
+              this.#aside.delete(task);
+              this.#wake();
+            };
+            resolve();
+          };
+          setImmediate(() => task.setAside?.());
+        }
         next.resume();
       });
     }
   }
 
-  #yield(): void {
-    const yielded = this.#yielded;
-    this.#yielded = undefined;
-    yielded?.();
+  #yieldOf(task: TaskState): void {
+    const onYield = task.onYield;
+    task.onYield = undefined;
+    onYield?.();
+    this.#wake();
+  }
+
+  #wake(): void {
+    const changed = this.#changed;
+    this.#changed = undefined;
+    changed?.();
+  }
+
+  /** A task set aside has a recorded step before `position`: that one goes first, as it did live. */
+  #asideStepBefore(position: number): boolean {
+    for (const task of this.#aside) if (task.next < position) return true;
+    return false;
+  }
+
+  /** A task set aside may write cookies before `position`: in the step it is in, or in a later one of its own. */
+  #writerAsideBefore(position: number): boolean {
+    for (const task of this.#aside) {
+      if (task.position >= position) continue;
+      if (task.writes) return true;
+      for (const at of task.writesAt) if (at > task.position && at < position) return true;
+    }
+    return false;
   }
 }
 

@@ -23,6 +23,9 @@ import { ReplayScheduler } from './replay-scheduler.js';
 import { DIFF_KINDS, diffCookieChanges, diffRequest, type RequestDiff } from './request-diff.js';
 import { traceJournal, type JournalTrace } from './request-trace.js';
 
+/** How many steps waiting on workers may overlap (replay-scheduler.ts). */
+const REPLAY_OVERLAP = 64;
+
 export interface ReplayOptions {
   /** The rules folder; undefined replays with no rules. */
   rulesDir?: string;
@@ -102,7 +105,7 @@ export async function replaySession(session: RecordedSession, options: ReplayOpt
 }
 
 async function runReplay(session: RecordedSession, requests: RecordedRequest[], options: ReplayOptions, phase: string): Promise<ReplayRun> {
-  const scheduler = new ReplayScheduler(session.times, session.startedAt);
+  const scheduler = new ReplayScheduler(session.times, session.startedAt, { overlap: REPLAY_OVERLAP });
   const listenerTimeoutMs = options.listenerTimeoutMs ?? session.listenerTimeoutMs;
   const engine = await Engine.open({ now: () => scheduler.now(), dryRun: options.dryRun ?? false, ...(listenerTimeoutMs !== undefined && { listenerTimeoutMs }) });
   const journal: JournalEntry[] = [];
@@ -129,15 +132,17 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
     if (entry.kind === 'log' && (entry.level === 'warn' || entry.level === 'error') && (entry.source === 'rules' || entry.source === 'extensions')) failures.push(entry.message);
     if (entry.kind === 'rule' && entry.action === 'failed') failures.push(`${entry.rule} failed to load: ${entry.message ?? ''}${entry.location ? ` (${entry.location})` : ''}`);
   }
-  const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport, scheduler };
+  const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport };
   let done = 0;
   const report = () => options.onProgress?.({ phase, done, total: requests.length, unit: 'requests' });
   report();
   await scheduler.run(
     requests.map((request) => ({
       position: firstPositionOf(request),
-      run: async () => {
-        replayedIds.set(request, await replayRequest(request, context));
+      stepsAt: stepPositionsOf(request),
+      writesAt: cookieWritesOf(request, engine),
+      run: async (at) => {
+        replayedIds.set(request, await replayRequest(request, context, at));
       },
     })),
     (error) => {
@@ -166,6 +171,47 @@ function seedCookies(engine: Engine, session: RecordedSession): void {
     const cookies = serialized.map((json) => ToughCookie.fromJSON(json)).filter((cookie): cookie is ToughCookie => cookie !== null);
     engine.cookies.store(storeId).restore(cookies);
   }
+}
+
+/** Every recorded step of a request, in order. */
+function stepPositionsOf(request: RecordedRequest): number[] {
+  const positions: (number | undefined)[] = [];
+  for (const hop of request.hops) {
+    positions.push(hop.at.beforeRequest, hop.at.responseStarted, hop.at.end);
+    for (const exchange of hop.exchanges) positions.push(exchange.at.beforeSendHeaders, exchange.at.response);
+  }
+  return positions.filter((at): at is number => at !== undefined).sort((a, b) => a - b);
+}
+
+/**
+ * The steps of a request that may store cookies, for the scheduler's overlap: a response whose
+ * recorded headers have Set-Cookie, or one a listener (blocking, given responseHeaders) or a
+ * declarativeNetRequest rule could give a Set-Cookie.
+ */
+function cookieWritesOf(request: RecordedRequest, engine: Engine): number[] {
+  const positions: number[] = [];
+  const rulesMayAdd = engine.lifecycle.dnr?.active === true;
+  for (const hop of request.hops) {
+    let listenersMayAdd: boolean | undefined;
+    for (const exchange of hop.exchanges) {
+      if (exchange.at.response === undefined) continue;
+      const recorded = exchange.response?.headers.some((header) => header.name.toLowerCase() === 'set-cookie') ?? false;
+      listenersMayAdd ??= listenersMayChangeResponseHeaders(engine, request, hop.url);
+      if (recorded || rulesMayAdd || listenersMayAdd) positions.push(exchange.at.response);
+    }
+  }
+  return positions.sort((a, b) => a - b);
+}
+
+function listenersMayChangeResponseHeaders(engine: Engine, request: RecordedRequest, url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return true;
+  }
+  const listeners = engine.lifecycle.registry.listenersFor('onHeadersReceived', { url: parsed, type: request.type, tabId: request.tabId, windowId: -1, storeId: request.storeId });
+  return listeners.some((listener) => listener.blocking && listener.extraInfoSpec.has('responseHeaders'));
 }
 
 function firstPositionOf(request: RecordedRequest): number {

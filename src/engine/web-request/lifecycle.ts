@@ -143,6 +143,11 @@ export class RequestLifecycle {
   dryRun: boolean;
   /** The documents navigations loaded: where subresources' documentId and frames come from. */
   readonly documents = new DocumentTracker();
+  /**
+   * How many times a request has started waiting for listeners' answers (counted synchronously, as
+   * the wait begins): replay's scheduler lets other requests' steps run during those waits.
+   */
+  listenerWaits = 0;
   #nextRequestId = 1;
   /** One per event, made once: dispatch's onLateFailure. */
   readonly #lateFailureReporters = new Map<WebRequestEventName, (outcome: ListenerOutcome) => void>();
@@ -182,7 +187,9 @@ export class RequestLifecycle {
       else if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
       return { verdict: {} };
     }
-    const { answers, failures } = await dispatch(event, listeners, details, this.#dispatchOptions(event, request));
+    const dispatched = dispatch(event, listeners, details, this.#dispatchOptions(event, request));
+    if (dispatched instanceof Promise) this.listenerWaits++;
+    const { answers, failures } = await dispatched;
     const merged = mergeVerdicts(answers, { event, dryRun: this.dryRun, ...merge });
     const outcomes: ListenerOutcome[] = failures.length === 0 ? merged.outcomes : [...merged.outcomes, ...failures];
     this.journal.append({ kind: 'webRequest', event, details, outcomes, ...(only && { firedFor: only.names }), ...note });
