@@ -123,6 +123,32 @@ describe('record → replay with the same rules', () => {
   });
 });
 
+describe('record → replay: when the cookie store was read', () => {
+  it('a request whose onBeforeSendHeaders listener is still answering when another response sets a cookie is replayed without that cookie, as it was sent', async () => {
+    // Live, the store is read before the listeners run; the request's onBeforeSendHeaders entry is
+    // journaled after they answered, by when /page's cookie had landed.
+    const slowListener = rule('slow-listener', `  chrome.webRequest.onBeforeSendHeaders.addListener(async (d: any) => { if (d.url.includes('slow-listener')) await new Promise((r) => setTimeout(r, 400)); return {}; }, { urls: ['<all_urls>'] }, ['blocking', 'requestHeaders']);`);
+    const raced = await recordSession({
+      rules: { 'slow-listener.ts': slowListener },
+      async traffic(harness, origin) {
+        const waiting = harness.curl([`${origin.url}/api?slow-listener`]);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        expect((await harness.curl([`${origin.url}/page`])).code).toBe(0); // sets session=abc123
+        expect((await waiting).code).toBe(0);
+      },
+    });
+    try {
+      const api = raced.origin.received.find((request) => request.url.includes('slow-listener'))!;
+      expect(api.headers.cookie).toBeUndefined();
+      const { summary, diffs } = await replaySession(await openRecording(raced.file), { rulesDir: raced.rulesDir });
+      expect(diffs.filter((diff) => !diff.identical)).toEqual([]);
+      expect(summary.identical).toBe(2);
+    } finally {
+      await raced.cleanup();
+    }
+  }, 60_000);
+});
+
 describe('record → replay under edited rules', () => {
   it('a rule that newly cancels images: exactly the image requests are reported, as newly blocked', async () => {
     const rulesDir = await recording.editedRules({ 'no-images.ts': NO_IMAGES_RULE });

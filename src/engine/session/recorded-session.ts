@@ -28,8 +28,13 @@ export interface RecordedExchange {
   response?: RecordedResponse;
   /** The network failed before any response. */
   error?: NetError;
-  /** Timeline positions of onBeforeSendHeaders and of the response (or the network error). */
-  at: { beforeSendHeaders?: number; response?: number };
+  /**
+   * Timeline positions of onBeforeSendHeaders and of the response (or the network error); and where
+   * the cookie store was read for this send: live, that happens right after the request's previous
+   * event, before the onBeforeSendHeaders listeners run (their entry is journaled once they
+   * answered), so it sits half-way after that event's position.
+   */
+  at: { beforeSendHeaders?: number; cookiesRead?: number; response?: number };
 }
 
 /** One URL of a request: the original one, then each redirect target. */

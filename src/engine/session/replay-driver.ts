@@ -78,7 +78,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     // One hop; a credentials retry sends again.
     for (let attempt = 0; ; attempt++) {
       const expected: RecordedExchange | undefined = hop?.exchanges[attempt];
-      await at(expected?.at.beforeSendHeaders, { readsCookies: true });
+      await at(expected?.at.cookiesRead ?? expected?.at.beforeSendHeaders, { readsCookies: true });
       const sentAsRecorded = expected?.sentHeaders;
       const send = await step(() => flight.prepareToSend(sentAsRecorded && attempt === 0 ? { frame: (headers) => withRecordedFraming(headers, sentAsRecorded) } : {}));
       if (send.action === 'cancel') return flight.requestId;

@@ -31,6 +31,8 @@ interface Recorded {
 interface RequestInProgress {
   request: RecordedRequest;
   lastEvent: WebRequestEventName | undefined;
+  /** Timeline position of its latest event. */
+  lastPosition: number | undefined;
   /** The body of the hop about to start. */
   requestBody?: Recorded | undefined;
   responseBodies: Recorded[];
@@ -52,7 +54,7 @@ export function sessionFromJournal(file: string, contents: SessionFileContents):
         const requestId = entry.details.requestId;
         let state = building.get(requestId);
         if (!state) {
-          state = { request: newRequest(entry, building.size, storeIds.get(requestId) ?? '0'), lastEvent: undefined, responseBodies: [] };
+          state = { request: newRequest(entry, building.size, storeIds.get(requestId) ?? '0'), lastEvent: undefined, lastPosition: undefined, responseBodies: [] };
           building.set(requestId, state);
         }
         // Firefox's re-fired onBeforeRequest on an auth retry is no new hop.
@@ -63,6 +65,7 @@ export function sessionFromJournal(file: string, contents: SessionFileContents):
         }
         follow(state, entry, position, timeline);
         state.lastEvent = entry.event;
+        state.lastPosition = position;
         return;
       }
       case 'body': {
@@ -149,6 +152,7 @@ function follow(state: RequestInProgress, entry: WebRequestEntry & JournalEntry,
     case 'onBeforeSendHeaders': {
       exchange = newExchange();
       exchange.at.beforeSendHeaders = position;
+      if (state.lastPosition !== undefined) exchange.at.cookiesRead = state.lastPosition + 0.5;
       if (hop.exchanges.length === 1) {
         hop.clientHeaders = timeline.clientHeaders((details as OnSendHeadersDetails).requestHeaders ?? [], details.url, request.storeId, entry.time);
       }

@@ -178,7 +178,7 @@ function stepPositionsOf(request: RecordedRequest): number[] {
   const positions: (number | undefined)[] = [];
   for (const hop of request.hops) {
     positions.push(hop.at.beforeRequest, hop.at.responseStarted, hop.at.end);
-    for (const exchange of hop.exchanges) positions.push(exchange.at.beforeSendHeaders, exchange.at.response);
+    for (const exchange of hop.exchanges) positions.push(exchange.at.cookiesRead ?? exchange.at.beforeSendHeaders, exchange.at.response);
   }
   return positions.filter((at): at is number => at !== undefined).sort((a, b) => a - b);
 }
