@@ -2,11 +2,13 @@
 //
 // 1. Replay throughput: a 10,000-request session is generated (an Engine with 10 rules, requests
 //    driven in-process through the lifecycle 8 at a time, recorded by SessionRecorder with bodies),
-//    then read back and replayed offline through the same 10 rules, 3 times. Every replayed request
+//    once as text and once compressed (*.gz), then each read back and replayed offline through the
+//    same 10 rules, 3 times. Every replayed request
 //    must come out identical to its recording. Requests/s counts replayed requests over the whole
 //    replay (engine, rule loading, the comparison included; reading the file is shown apart).
-// 2. Recording's cost on live throughput: two proxies (CaptureProxy, no rules), one recording with
-//    --record's settings (journalBodies, SessionRecorder), one not, each alone in its own process;
+// 2. Recording's cost on live throughput: three proxies (CaptureProxy, no rules), one recording with
+//    --record's settings (journalBodies, SessionRecorder) as text, one compressed, one not recording,
+//    each alone in its own process;
 //    an origin and keep-alive clients (node:http, absolute-form requests, concurrency 16) in another;
 //    all on 127.0.0.1. Interleaved rounds, the order alternating, so machine noise hits both alike;
 //    beside req/s, each proxy's own CPU time per request (process.cpuUsage over the window), which is
@@ -138,29 +140,35 @@ async function replayThroughput(): Promise<string> {
     const rulesDir = join(dir, 'rules');
     await mkdir(rulesDir);
     for (const [name, source] of Object.entries(RULES)) await writeFile(join(rulesDir, name), source);
-    const file = join(dir, 'session.ndjson');
+    // The same generated traffic recorded twice: as text, and compressed (a name ending in .gz).
+    const files = { text: join(dir, 'session.ndjson'), gzip: join(dir, 'session.ndjson.gz') };
     const generated = performance.now();
-    await generateSession(file, rulesDir);
+    await generateSession(files.text, rulesDir);
     const generationMs = performance.now() - generated;
-    const bytes = (await stat(file)).size;
+    await generateSession(files.gzip, rulesDir);
+    const bytes = { text: (await stat(files.text)).size, gzip: (await stat(files.gzip)).size };
     const rows: string[][] = [];
+    const rates: number[] = [];
     for (let i = 1; i <= REPLAYS; i++) {
-      const read = performance.now();
-      const session = await openRecording(file);
-      const readMs = performance.now() - read;
-      const replayed = performance.now();
-      const result = await replaySession(session, { rulesDir });
-      const replayMs = performance.now() - replayed;
-      const events = result.journal.filter((entry) => entry.kind === 'webRequest').length;
-      if (result.summary.identical !== SESSION_REQUESTS) throw new Error(`replay ${i}: ${result.summary.differing} requests differ from the recording`);
-      rows.push([`replay ${i}`, fmt(session.requests.length), fmt(events), fmt(readMs), fmt(replayMs), fmt((session.requests.length / replayMs) * 1000), `${result.summary.identical}/${result.summary.requests}`]);
+      for (const kind of ['text', 'gzip'] as const) {
+        const read = performance.now();
+        const session = await openRecording(files[kind]);
+        const readMs = performance.now() - read;
+        const replayed = performance.now();
+        const result = await replaySession(session, { rulesDir });
+        const replayMs = performance.now() - replayed;
+        const events = result.journal.filter((entry) => entry.kind === 'webRequest').length;
+        if (result.summary.identical !== SESSION_REQUESTS) throw new Error(`replay ${i} (${kind}): ${result.summary.differing} requests differ from the recording`);
+        if (kind === 'text') rates.push((session.requests.length / replayMs) * 1000);
+        rows.push([`replay ${i}, ${kind}`, fmt(session.requests.length), fmt(events), fmt(readMs), fmt(replayMs), fmt((session.requests.length / replayMs) * 1000), `${result.summary.identical}/${result.summary.requests}`]);
+      }
     }
-    const rates = rows.map((row) => Number(row[5]!.replace(/,/g, '')));
     return [
       `1. Replay throughput: ${fmt(SESSION_REQUESTS)} requests through ${Object.keys(RULES).length} rules, offline`,
-      `   session file ${(bytes / 1024 / 1024).toFixed(1)} MB (${fmt(bytes / SESSION_REQUESTS)} bytes/request), generated in ${fmt(generationMs)} ms`,
+      `   session file ${(bytes.text / 1024 / 1024).toFixed(1)} MB (${fmt(bytes.text / SESSION_REQUESTS)} bytes/request); compressed (.gz) ${(bytes.gzip / 1024 / 1024).toFixed(1)} MB ` +
+        `(${fmt(bytes.gzip / SESSION_REQUESTS)} bytes/request, ${(bytes.text / bytes.gzip).toFixed(1)}× smaller); generated in ${fmt(generationMs)} ms`,
       table(['run', 'requests', 'events', 'read ms', 'replay ms', 'requests/s', 'identical'], rows),
-      `   median: ${fmt(median(rates))} requests/s`,
+      `   median (text): ${fmt(median(rates))} requests/s; "replay ms" is also what a save costs in the TUI's replay (the whole session re-runs)`,
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -169,11 +177,11 @@ async function replayThroughput(): Promise<string> {
 
 // ── 2. recording's cost on live throughput ──────────────────────────────────
 
-async function proxyChild(record: boolean, dir: string): Promise<void> {
+async function proxyChild(record: boolean, dir: string, gzip = false): Promise<void> {
   const send = (message: FromProxy) => process.send!(message);
   const engine = await Engine.open({});
   const ca = await loadOrCreateCertificateAuthority(dir);
-  const file = join(dir, `live-${process.pid}.ndjson`);
+  const file = join(dir, `live-${process.pid}.ndjson${gzip ? '.gz' : ''}`);
   const recorder = record ? await SessionRecorder.start(engine, { file, redact: false, maxBodySize: 1024 * 1024 }) : undefined;
   let entries = 0;
   engine.journal.subscribe(() => void entries++);
@@ -273,7 +281,7 @@ async function recordingCost(): Promise<string> {
   try {
     const load = child(['load']);
     await next<FromLoad & { type: 'origin' }>(load, 'origin');
-    const variants = (['plain', 'record'] as const).map((kind) => ({ kind, proc: child(['proxy', kind, dir]), port: 0, rates: [] as number[], cpu: [] as number[], errors: 0 }));
+    const variants = (['plain', 'record', 'record-gz'] as const).map((kind) => ({ kind, proc: child(['proxy', kind, dir]), port: 0, rates: [] as number[], cpu: [] as number[], errors: 0 }));
     for (const variant of variants) variant.port = (await next<FromProxy & { type: 'ready' }>(variant.proc, 'ready')).port;
     const usage = async (proc: ChildProcess) => {
       const answer = next<FromProxy & { type: 'usage' }>(proc, 'usage');
@@ -302,21 +310,24 @@ async function recordingCost(): Promise<string> {
       stopped[variant.kind] = await answer;
     }
     load.send({ type: 'stop' } satisfies ToLoad);
-    const [plain, record] = variants;
+    const [plain, record, recordGz] = variants;
     const rows = variants.map((variant) => [
-      variant.kind === 'plain' ? 'proxy' : 'proxy --record',
+      variant.kind === 'plain' ? 'proxy' : variant.kind === 'record' ? 'proxy --record x.ndjson' : 'proxy --record x.ndjson.gz',
       fmt(median(variant.rates)),
       variant.rates.map((rate) => fmt(rate)).join(' '),
       fmt(median(variant.cpu)),
       String(variant.errors),
     ]);
     const recorded = stopped.record!;
+    const recordedGz = stopped['record-gz']!;
     return [
       `2. Recording's cost on live throughput: small GETs (512-byte body, a Set-Cookie), keep-alive, concurrency ${LOAD_CONCURRENCY}, 127.0.0.1,`,
       `   ${ROUNDS} interleaved rounds of ${WINDOW_MS / 1000} s per variant (after ${WARMUP_MS} ms warm-up)`,
       table(['variant', 'req/s (median)', 'req/s per round', 'proxy CPU µs/req', 'errors'], rows),
       `   with --record: ${fmt((median(record!.rates) / median(plain!.rates)) * 100)} % of the throughput, ${fmt(median(record!.cpu) - median(plain!.cpu))} µs more CPU per request;`,
-      `   session file ${(recorded.fileBytes / 1024 / 1024).toFixed(1)} MB for ${fmt(recorded.entries)} journal entries (${fmt(recorded.fileBytes / Math.max(1, recorded.entries))} bytes/entry)`,
+      `   with --record *.gz: ${fmt((median(recordGz!.rates) / median(plain!.rates)) * 100)} % of the throughput, ${fmt(median(recordGz!.cpu) - median(plain!.cpu))} µs more CPU per request (compression runs on libuv's pool, counted here);`,
+      `   session file ${(recorded.fileBytes / 1024 / 1024).toFixed(1)} MB for ${fmt(recorded.entries)} journal entries (${fmt(recorded.fileBytes / Math.max(1, recorded.entries))} bytes/entry); ` +
+        `compressed ${(recordedGz.fileBytes / 1024 / 1024).toFixed(1)} MB for ${fmt(recordedGz.entries)} (${fmt(recordedGz.fileBytes / Math.max(1, recordedGz.entries))} bytes/entry)`,
     ].join('\n');
   } finally {
     for (const proc of children) proc.kill('SIGKILL');
@@ -364,6 +375,6 @@ function sleep(ms: number): Promise<void> {
 // ── entry: the conductor, or one of its children ────────────────────────────
 
 const role = process.argv[2];
-if (role === 'proxy') await proxyChild(process.argv[3] === 'record', process.argv[4]!);
+if (role === 'proxy') await proxyChild(process.argv[3] !== 'plain', process.argv[4]!, process.argv[3] === 'record-gz');
 else if (role === 'load') await loadChild();
 else await conduct();

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJsonLine } from '../../src/app/json-line.js';
@@ -144,7 +145,74 @@ describe('the state dir', () => {
   });
 });
 
+describe('a compressed recording (a file named *.gz)', () => {
+  it('is gzip, 0600, a fraction of the plain file for the same traffic, and replays identically', async () => {
+    const compressed = await recordSession({
+      fileName: 'session.ndjson.gz',
+      async traffic(harness, origin) {
+        await harness.curl([`${origin.url}/page`]);
+        await harness.curl(['-H', 'Sec-Fetch-Dest: image', `${origin.url}/img/x.png`]);
+      },
+    });
+    try {
+      const bytes = await readFile(compressed.file);
+      expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+      expect((await stat(compressed.file)).mode & 0o777).toBe(0o600);
+      expect(bytes.length).toBeLessThan((await stat(recording.file)).size / 3);
+      const { header, entries } = await readSessionFile(compressed.file);
+      expect(header?.format).toBe('wrtui-session');
+      expect(entries.some((entry) => entry.kind === 'body')).toBe(true);
+      const { summary } = await replaySession(await openRecording(compressed.file), { rulesDir: compressed.rulesDir });
+      expect(summary.requests).toBeGreaterThan(0);
+      expect(summary.identical).toBe(summary.requests);
+    } finally {
+      await compressed.cleanup();
+    }
+  }, 60_000);
+
+  it('a HAR compressed with gzip opens as a HAR', async () => {
+    const har = join(import.meta.dirname, '../../fixtures/har/chromium.har');
+    const gz = join(scratch, 'chromium.har.gz');
+    await writeFile(gz, gzipSync(await readFile(har)));
+    const [plain, compressed] = await Promise.all([openRecording(har), openRecording(gz)]);
+    expect(compressed.source).toBe('har');
+    expect(compressed.requests.map((request) => request.hops[0]!.url)).toEqual(plain.requests.map((request) => request.hops[0]!.url));
+  });
+});
+
 describe('crash safety', () => {
+  it('a compressed recorder killed mid-write leaves a file readable up to where it stops', async () => {
+    const file = join(scratch, 'killed.ndjson.gz');
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'record-until-killed.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`the recorder exited with ${code} before recording`)));
+    });
+    for (let i = 0; i < 200 && (await stat(file)).size < 64 * 1024; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    child.kill('SIGKILL');
+    await exited;
+
+    const { header, entries } = await readSessionFile(file);
+    expect(header?.format).toBe('wrtui-session');
+    expect(entries.length).toBeGreaterThan(100);
+    expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, i) => i + 1));
+  }, 30_000);
+
+  it('a compressed recording cut off inside its last block reads up to there, with a warning', async () => {
+    const whole = join(scratch, 'whole.ndjson.gz');
+    await writeFile(whole, gzipSync(await readFile(recording.file)));
+    const cut = join(scratch, 'cut.ndjson.gz');
+    await copyFile(whole, cut);
+    await truncate(cut, (await stat(cut)).size - 40);
+    const full = await readSessionFile(whole);
+    const read = await readSessionFile(cut);
+    expect(full.entries).toHaveLength((await readSessionFile(recording.file)).entries.length);
+    expect(read.entries.length).toBeGreaterThan(0);
+    expect(read.entries.length).toBeLessThan(full.entries.length);
+    expect(read.warnings).toContainEqual(expect.stringMatching(/stops inside its last block/));
+  });
+
   it('a recorder killed mid-write leaves a file valid up to its last complete line', async () => {
     const file = join(scratch, 'killed.ndjson');
     const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'record-until-killed.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });

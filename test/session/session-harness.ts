@@ -98,17 +98,19 @@ export interface RecordOptions {
   rules?: Record<string, string>;
   redact?: boolean;
   stateDir?: string;
+  /** The file's name in its folder (default session.ndjson; *.gz records compressed). */
+  fileName?: string;
   traffic: (harness: ProxyHarness, origin: Origin) => Promise<void>;
 }
 
-/** Records `traffic` through a real proxy into `<dir>/session.ndjson`. */
+/** Records `traffic` through a real proxy into `<dir>/session.ndjson` (or `fileName`). */
 export async function recordSession(options: RecordOptions): Promise<Recording> {
   const dir = await mkdtemp(join(tmpdir(), 'wrtui-session-test-'));
   const rulesDir = join(dir, 'rules');
   await writeRules(rulesDir, options.rules ?? BASE_RULES);
   const origin = await startTestOrigin();
   const harness = await startProxyHarness({ proxy: { journalBodies: true, followUpTimeoutMs: 300 } });
-  const file = join(dir, 'session.ndjson');
+  const file = join(dir, options.fileName ?? 'session.ndjson');
   let host: ExtensionHost | undefined;
   try {
     host = await ExtensionHost.start(harness.engine, { rulesDir, watch: false, typeCheck: false });

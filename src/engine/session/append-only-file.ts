@@ -6,7 +6,9 @@
 //
 // The file is created, never reused ('ax': an existing file is an error, so a recording cannot
 // clobber an older one), with mode 0600 from the start: sessions hold cookies and headers.
+// With `gzip`, each append is one gzip member of whole lines (gzip-file.ts).
 import { chmod, open, type FileHandle } from 'node:fs/promises';
+import { gzipMember } from './gzip-file.js';
 
 export const SESSION_FILE_MODE = 0o600;
 const FLUSH_THRESHOLD_BYTES = 64 * 1024;
@@ -16,12 +18,15 @@ export interface AppendOnlyFileOptions {
   syncIntervalMs?: number;
   /** A write failed (disk full, file system gone): the file stops growing, the session goes on. */
   onError?: (error: Error) => void;
+  /** Write gzip members instead of text. */
+  gzip?: boolean;
 }
 
 export class AppendOnlyFile {
   readonly path: string;
   readonly #handle: FileHandle;
   readonly #onError: (error: Error) => void;
+  readonly #gzip: boolean;
   readonly #flushTimer: NodeJS.Timeout;
   readonly #syncTimer: NodeJS.Timeout;
   #pending: string[] = [];
@@ -30,13 +35,14 @@ export class AppendOnlyFile {
   #unsynced = false;
   #failed: Error | undefined;
   #closed = false;
-  /** Bytes handed to the file system so far. */
+  /** Bytes handed to the file system so far (compressed, with gzip). */
   bytesWritten = 0;
 
   private constructor(path: string, handle: FileHandle, options: AppendOnlyFileOptions) {
     this.path = path;
     this.#handle = handle;
     this.#onError = options.onError ?? ((error) => process.emitWarning(error.message));
+    this.#gzip = options.gzip ?? false;
     this.#flushTimer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 100).unref();
     this.#syncTimer = setInterval(() => this.#sync(), options.syncIntervalMs ?? 1000).unref();
   }
@@ -66,8 +72,9 @@ export class AppendOnlyFile {
     this.#chain = this.#chain.then(async () => {
       if (this.#failed) return;
       try {
-        await this.#handle.appendFile(chunk, 'utf8');
-        this.bytesWritten += Buffer.byteLength(chunk);
+        const bytes = this.#gzip ? await gzipMember(chunk) : Buffer.from(chunk, 'utf8');
+        await this.#handle.appendFile(bytes);
+        this.bytesWritten += bytes.length;
         this.#unsynced = true;
       } catch (error) {
         this.#fail(error);

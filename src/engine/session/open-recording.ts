@@ -1,7 +1,11 @@
 // Opens whatever `wrtui replay <file>` is given: a wrtui session file, a `wrtui headless --json`
 // capture (NDJSON journal without a header) or a HAR 1.2 file. The first line tells: NDJSON lines
 // are whole JSON objects with `format` or `kind`; anything else is read as one JSON document, HAR.
+// Any of them may be gzip-compressed (gzip-file.ts): the first decompressed bytes tell.
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { isGzipFile, isTruncatedGzip } from './gzip-file.js';
 import { readHarFile } from './har/har-import.js';
 import type { ProgressListener } from './progress.js';
 import type { RecordedSession } from './recorded-session.js';
@@ -20,15 +24,7 @@ export async function openRecording(file: string, options: { onProgress?: Progre
 
 /** NDJSON when the first line is a JSON object with `format` (a session header) or `kind` (a journal entry). */
 export async function sniff(file: string): Promise<RecordingKind> {
-  const handle = await open(file, 'r');
-  let head: string;
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    head = buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
+  const head = (await isGzipFile(file)) ? await gunzippedHead(file) : await plainHead(file);
   const firstLine = head.trimStart().split('\n', 1)[0] ?? '';
   // wrtui writes `format` (the header) or `kind` (an entry) first; a header with many cookies can be
   // longer than what was read, so the start of the line decides before any parsing.
@@ -40,4 +36,36 @@ export async function sniff(file: string): Promise<RecordingKind> {
     // Not one JSON value on the first line: a (pretty-printed) JSON document.
   }
   return 'har';
+}
+
+async function plainHead(file: string): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first SNIFF_BYTES of what a gzip file holds (or all of it, if less). */
+async function gunzippedHead(file: string): Promise<string> {
+  const source = createReadStream(file);
+  const gunzip = source.pipe(createGunzip());
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length >= SNIFF_BYTES) break;
+    }
+  } catch (error) {
+    if (!isTruncatedGzip(error)) throw error;
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, SNIFF_BYTES).toString('utf8');
 }

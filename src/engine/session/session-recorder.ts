@@ -11,6 +11,7 @@ import { redactEntry, redactSerializedCookies } from './redaction.js';
 import { SessionIndex } from './session-index.js';
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionHeader } from './session-format.js';
 import { encodeLine } from './session-json.js';
+import { wantsGzip } from './gzip-file.js';
 import { wrtuiVersion } from './wrtui-version.js';
 
 export interface SessionRecorderOptions {
@@ -52,6 +53,7 @@ export class SessionRecorder {
   static async start(engine: Engine, options: SessionRecorderOptions): Promise<SessionRecorder> {
     const file = resolve(options.file);
     const output = await AppendOnlyFile.create(file, {
+      gzip: wantsGzip(file),
       ...(options.flushIntervalMs !== undefined && { flushIntervalMs: options.flushIntervalMs }),
       ...(options.syncIntervalMs !== undefined && { syncIntervalMs: options.syncIntervalMs }),
       onError: (error) => engine.journal.append({ kind: 'log', level: 'error', source: 'recorder', message: error.message }),
