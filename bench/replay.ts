@@ -13,7 +13,9 @@
 //    all on 127.0.0.1. Interleaved rounds, the order alternating, so machine noise hits both alike;
 //    beside req/s, each proxy's own CPU time per request (process.cpuUsage over the window), which is
 //    what limits a proxy on its core and is far steadier than req/s.
-// Bounded: a watchdog kills everything after 4 minutes.
+// 3. Memory against file size: recordings of 2,500, 5,000 and 10,000 requests, each replayed in a
+//    fresh process, peak RSS sampled.
+// Bounded: a watchdog kills everything after 6 minutes.
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -39,7 +41,7 @@ const ROUNDS = 5;
 const WARMUP_MS = 400;
 const WINDOW_MS = 2_000;
 const LOAD_CONCURRENCY = 16;
-const WATCHDOG_MS = 4 * 60_000;
+const WATCHDOG_MS = 6 * 60_000;
 
 type ToProxy = { type: 'usage' } | { type: 'stop' };
 type FromProxy = { type: 'ready'; port: number } | { type: 'usage'; cpuMicros: number } | { type: 'stopped'; fileBytes: number; entries: number };
@@ -110,14 +112,14 @@ function generatedRequest(n: number) {
   return { url: `http://${host}/static/${n}.png`, method: 'GET', type: n % 50 === 7 ? ('script' as const) : ('image' as const), headers };
 }
 
-async function generateSession(file: string, rulesDir: string): Promise<void> {
+async function generateSession(file: string, rulesDir: string, requests = SESSION_REQUESTS): Promise<void> {
   const engine = await Engine.open({});
   const host = await ExtensionHost.start(engine, { rulesDir, watch: false, typeCheck: false });
   const recorder = await SessionRecorder.start(engine, { file, redact: false, maxBodySize: 1024 * 1024 });
   const origin = new GeneratedOrigin();
   let next = 0;
   const worker = async () => {
-    while (next < SESSION_REQUESTS) {
+    while (next < requests) {
       const spec = generatedRequest(next++);
       const result = await runRequest(
         engine.lifecycle,
@@ -169,6 +171,47 @@ async function replayThroughput(): Promise<string> {
         `(${fmt(bytes.gzip / SESSION_REQUESTS)} bytes/request, ${(bytes.text / bytes.gzip).toFixed(1)}× smaller); generated in ${fmt(generationMs)} ms`,
       table(['run', 'requests', 'events', 'read ms', 'replay ms', 'requests/s', 'identical'], rows),
       `   median (text): ${fmt(median(rates))} requests/s; "replay ms" is also what a save costs in the TUI's replay (the whole session re-runs)`,
+    ].join('\n');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ── 3. memory against file size ─────────────────────────────────────────────
+
+/** In a child of its own: replays `file` and reports the process's peak RSS while it ran. */
+async function replayRssChild(file: string, rulesDir: string): Promise<void> {
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const session = await openRecording(file);
+  const result = await replaySession(session, { rulesDir });
+  peak = Math.max(peak, process.memoryUsage().rss);
+  clearInterval(sampler);
+  process.send!({ type: 'rss', baseline, peak, requests: result.summary.requests, identical: result.summary.identical });
+  process.exit(0);
+}
+
+async function memoryAgainstSize(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'wrtui-bench-rss-'));
+  try {
+    const rulesDir = join(dir, 'rules');
+    await mkdir(rulesDir);
+    for (const [name, source] of Object.entries(RULES)) await writeFile(join(rulesDir, name), source);
+    const rows: string[][] = [];
+    for (const requests of [2_500, 5_000, 10_000]) {
+      const file = join(dir, `session-${requests}.ndjson`);
+      await generateSession(file, rulesDir, requests);
+      const bytes = (await stat(file)).size;
+      const proc = child(['replay-rss', file, rulesDir]);
+      const result = await next<{ type: 'rss'; baseline: number; peak: number; requests: number; identical: number }>(proc, 'rss');
+      const MiB = 1024 * 1024;
+      rows.push([fmt(requests), (bytes / MiB).toFixed(1), (result.baseline / MiB).toFixed(0), (result.peak / MiB).toFixed(0), ((result.peak - result.baseline) / bytes).toFixed(1), `${result.identical}/${result.requests}`]);
+    }
+    return [
+      '3. Memory against file size: each replay in a fresh process (text recordings, the 10 rules), RSS sampled every 20 ms',
+      table(['requests', 'file MB', 'RSS before MiB', 'peak RSS MiB', 'peak growth ÷ file size', 'identical'], rows),
+      '   not flat: replay holds the recording and its own journal in memory (streaming it is not built)',
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -347,6 +390,8 @@ async function conduct(): Promise<void> {
   console.log(await replayThroughput());
   console.log();
   console.log(await recordingCost());
+  console.log();
+  console.log(await memoryAgainstSize());
   process.exit(0);
 }
 
@@ -377,4 +422,5 @@ function sleep(ms: number): Promise<void> {
 const role = process.argv[2];
 if (role === 'proxy') await proxyChild(process.argv[3] !== 'plain', process.argv[4]!, process.argv[3] === 'record-gz');
 else if (role === 'load') await loadChild();
+else if (role === 'replay-rss') await replayRssChild(process.argv[3]!, process.argv[4]!);
 else await conduct();
