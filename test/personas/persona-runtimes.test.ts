@@ -8,6 +8,9 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { X509Certificate } from 'node:crypto';
+import { generateCACertificate } from 'mockttp';
+import { getCA } from 'mockttp/dist/util/certificates';
 
 let harness: ProxyHarness | undefined;
 let host: ExtensionHost | undefined;
@@ -102,3 +105,66 @@ export default function background({ chrome }: any) { console.log('EXTRA ' + chr
     expect(logsOf(harness!.entries, 'chrome-rule')).toEqual(['EXTRA extraHeaders']);
   });
 });
+
+describe("Firefox's webRequest.getSecurityInfo", () => {
+  it('answers a blocking onHeadersReceived listener with the origin connection\'s TLS version, cipher and certificate, "insecure" for plain HTTP, and nothing to an extension without a blocking listener for the request', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));
+    const root = await generateCACertificate({ subject: { commonName: 'wrtui getSecurityInfo test root' } });
+    const leaf = await (await getCA({ cert: root.cert, key: root.key })).generateCertificate('localhost');
+    const secure = await startOrigin((_req, res) => res.end('secure'), { tls: { cert: leaf.cert, key: leaf.key, hostname: 'localhost' } });
+    const MV2 = { manifest_version: 2, background: { scripts: ['bg.js'] }, browser_specific_settings: { gecko: { id: 'sec@wrtui.test' } } };
+    const inspector = await extension('Inspector', { ...MV2, permissions: ['webRequest', 'webRequestBlocking', '<all_urls>'] }, `
+      browser.webRequest.onHeadersReceived.addListener(async (d) => {
+        const info = await browser.webRequest.getSecurityInfo(d.requestId, { certificateChain: true, rawDER: true });
+        const cert = info.certificates && info.certificates[0];
+        console.log(JSON.stringify({ url: d.url, state: info.state, protocolVersion: info.protocolVersion, cipherSuite: info.cipherSuite, secretKeyLength: info.secretKeyLength,
+          isUntrusted: info.isUntrusted, subject: cert && cert.subject, sha256: cert && cert.fingerprint.sha256, der: cert && cert.rawDER.length, serial: cert && cert.serialNumber }));
+        return {};
+      }, { urls: ['<all_urls>'] }, ['blocking']);
+    `);
+    const bystander = await extension('Bystander', { ...MV2, browser_specific_settings: { gecko: { id: 'by@wrtui.test' } }, permissions: ['webRequest', '<all_urls>'] }, `
+      browser.webRequest.onHeadersReceived.addListener((d) => {
+        browser.webRequest.getSecurityInfo(d.requestId).then((info) => console.log('bystander got ' + JSON.stringify(info)));
+      }, { urls: ['<all_urls>'] });
+    `);
+    origin = await startOrigin((req, res) => res.end(`origin: ${req.url}`));
+    harness = await startProxyHarness({ proxy: { insecureUpstreamHosts: ['localhost'] } });
+    try {
+      host = await ExtensionHost.start(harness.engine, { extensions: [inspector, bystander], watch: false, typeCheck: false, stateDir: harness.stateDir });
+      expect(host.rules().map((rule) => rule.persona)).toEqual(['firefox', 'firefox']);
+      expect((await harness.curl([`${secure.url}/tls`])).stdout).toBe('secure');
+      expect((await harness.curl([`${origin.url}/plain`])).code).toBe(0);
+      const expected = new X509Certificate(leaf.cert);
+      await expect.poll(() => logsOf(harness!.entries, 'Inspector').map((line) => JSON.parse(line))).toEqual([
+        {
+          url: `${secure.url}/tls`,
+          state: 'secure',
+          protocolVersion: 'TLSv1.3',
+          cipherSuite: expect.stringMatching(/^TLS_(AES_(128|256)_GCM_SHA(256|384)|CHACHA20_POLY1305_SHA256)$/),
+          secretKeyLength: expect.any(Number),
+          // Not verified: the origin is an --insecure-upstream host, as a Firefox certificate exception shows it.
+          isUntrusted: true,
+          subject: 'CN=localhost,C=XX', // mockttp's certificates name the country XX; Firefox lists the most specific RDN first
+          sha256: expected.fingerprint256,
+          der: expected.raw.length,
+          serial: expected.serialNumber.match(/../g)!.join(':'),
+        },
+        { url: `${origin.url}/plain`, state: 'insecure' },
+      ]);
+      await expect.poll(() => logsOf(harness!.entries, 'Bystander')).toEqual(['bystander got undefined', 'bystander got undefined']);
+    } finally {
+      await secure.close();
+    }
+  }, 30_000);
+
+  it('is not there under the chrome persona (Chrome has no getSecurityInfo), and says so once', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));
+    const dir = await extension('Chromey', MV3, `console.log('getSecurityInfo is ' + typeof chrome.webRequest.getSecurityInfo);`);
+    await start([dir], { persona: 'chrome' });
+    await expect.poll(() => logsOf(harness!.entries, 'Chromey')).toEqual([
+      "chrome.webRequest.getSecurityInfo is Firefox's: Chrome has none, so it is undefined under the chrome persona (--persona firefox has it)",
+      'getSecurityInfo is undefined',
+    ]);
+  });
+});
+

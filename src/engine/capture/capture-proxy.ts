@@ -391,6 +391,7 @@ export class CaptureProxy {
         ...(upstream.http09 && { statusLine: 'HTTP/0.9 200 OK' }),
         headers: headersFromRaw(incoming.rawHeaders),
         ...(upstream.ip !== undefined && { ip: upstream.ip }),
+        ...(upstream.tls && { tls: upstream.tls }),
       };
       if (flight.finished) {
         upstream.request.destroy();

@@ -9,11 +9,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { headersFromRaw, headersToRaw } from '../headers.js';
 import type { HttpHeaders } from '../types.js';
 import type { OutgoingRequest, Transport, TransportResponse } from '../web-request/transport.js';
 import { TransportError } from '../web-request/transport.js';
+import { tlsFactsReader, type TlsFacts } from '../web-request/security-info.js';
 import { UpstreamSockets } from './loop-guard.js';
 import { netErrorOf } from './net-error.js';
 
@@ -42,6 +44,8 @@ export interface UpstreamResponse {
   http09: boolean;
   /** The request, to abort it (and its socket) when the client goes away. */
   request: http.ClientRequest;
+  /** Over TLS: the connection's facts, read when an extension asks (getSecurityInfo). */
+  tls?: () => TlsFacts;
 }
 
 export type UpgradeResult =
@@ -111,7 +115,9 @@ export class UpstreamTransport implements Transport {
   open(request: StreamingRequest, pending: { request?: http.ClientRequest } = {}): Promise<UpstreamResponse> {
     return new Promise<UpstreamResponse>((resolve, reject) => {
       const outgoing = this.#request(request, pending, reject, false);
-      outgoing.on('response', (response) => resolve({ response, request: outgoing, ip: addressOf(response.socket), http09: HTTP09.has(response.socket) }));
+      outgoing.on('response', (response) =>
+        resolve({ response, request: outgoing, ip: addressOf(response.socket), http09: HTTP09.has(response.socket), ...(response.socket instanceof TLSSocket && { tls: tlsFactsReader(response.socket) }) }),
+      );
       // Chrome still takes an HTTP/0.9 answer on the scheme's default port (only there). It can only
       // be a connection's first answer, so only new connections to such a port are watched.
       if (request.url.port === '') outgoing.once('socket', (socket) => socket.connecting && acceptHttp09(socket));

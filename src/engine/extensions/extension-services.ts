@@ -51,7 +51,12 @@ export class ExtensionServices {
         return outcome.value;
       }
       case 'webRequest':
-        if (fn !== 'handlerBehaviorChanged' || !owner.permissions.has('webRequest')) throw new Error(`${method} is not supported`);
+        if (!owner.permissions.has('webRequest')) throw new Error(`${method} is not supported`);
+        if (fn === 'getSecurityInfo' && owner.persona.hasSecurityInfo) {
+          const [requestId, options] = args as [string, { certificateChain?: boolean; rawDER?: boolean }];
+          return this.#engine.lifecycle.securityInfo(owner.id, requestId, options ?? {});
+        }
+        if (fn !== 'handlerBehaviorChanged') throw new Error(`${method} is not supported`);
         this.#engine.handlerBehaviorChanged(owner);
         return undefined;
       case 'storage':

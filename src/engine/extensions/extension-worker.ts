@@ -367,6 +367,8 @@ export class ExtensionWorker implements RemoteEndpoint {
           break;
         case 'missing':
           if (item[2] !== undefined) this.#log('debug', `${item[1]} is undefined: the manifest does not ask for the "${item[2]}" permission`);
+          else if (this.#owner?.persona.name === 'chrome' && /^(chrome|browser)\.webRequest\.(filterResponseData|getSecurityInfo)$/.test(item[1]))
+            this.#log('info', `${item[1]} is Firefox's: Chrome has none, so it is undefined under the chrome persona (--persona firefox has it)`);
           else if (this.#owner?.persona.name === 'spec' && /^(chrome|browser)\.webRequest\.(ResourceType|On\w+Options|IgnoredActionType|onActionIgnored|filterResponseData|getSecurityInfo)$/.test(item[1]))
             this.#log('warn', `${item[1]} is not in the spec persona (the seed interface); run with --persona chrome or firefox to see what that browser has`);
           else this.#log('warn', `${item[1]} is not available in wrtui; it is undefined here, as an API without its permission is in a browser`);

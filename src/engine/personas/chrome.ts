@@ -66,6 +66,7 @@ export const chromePersona: Persona = {
   refiresAuthRetry: false,
   authCancelFails: false,
   hasActionIgnored: true,
+  hasSecurityInfo: false,
   // chrome.cookies.SameSiteStatus: a cookie without the attribute is "unspecified".
   cookieSameSite: (attribute) => (attribute === 'none' ? 'no_restriction' : attribute === 'lax' || attribute === 'strict' ? attribute : 'unspecified'),
   contextFields(context) {

@@ -43,6 +43,7 @@ export const firefoxPersona: Persona = {
   refiresAuthRetry: true,
   authCancelFails: true,
   hasActionIgnored: false,
+  hasSecurityInfo: true,
   // Firefox's SameSiteStatus has no "unspecified": a cookie without the attribute is stored as None.
   cookieSameSite: (attribute) => (attribute === 'lax' || attribute === 'strict' ? attribute : 'no_restriction'),
   contextFields(context, storeId) {

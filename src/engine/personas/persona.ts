@@ -46,6 +46,8 @@ export interface Persona {
   readonly authCancelFails: boolean;
   /** Chrome's webRequest.onActionIgnored. */
   readonly hasActionIgnored: boolean;
+  /** Firefox's webRequest.getSecurityInfo. */
+  readonly hasSecurityInfo: boolean;
   /** The details fields this browser adds to every event, from what the request showed. */
   contextFields(context: RequestContext, storeId: string): Record<string, unknown>;
   /**

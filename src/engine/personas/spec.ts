@@ -24,6 +24,7 @@ export const specPersona: Persona = {
   refiresAuthRetry: false,
   authCancelFails: false,
   hasActionIgnored: false,
+  hasSecurityInfo: false,
   contextFields: () => ({}),
   cookieSameSite: () => undefined,
 };

@@ -31,6 +31,7 @@ import type { ListenerRegistry } from './listener-registry.js';
 import { mergeVerdicts, type MergedVerdict } from './merge-verdicts.js';
 import type { FilterableRequest } from './request-filter.js';
 import { cookieNames, mergeCookieHeader } from './request-cookies.js';
+import { securityInfo, type SecurityInfoOptions, type TlsFacts } from './security-info.js';
 import { statusLineOf, type ResponseHead } from './transport.js';
 import type { DnrEngine, DnrRequestInfo } from '../dnr/dnr-engine.js';
 import { dnrResourceType } from '../dnr/dnr-resource-type.js';
@@ -149,6 +150,8 @@ export class RequestLifecycle {
    */
   listenerWaits = 0;
   #nextRequestId = 1;
+  /** Requests not finished yet, by requestId (Firefox's getSecurityInfo finds them here). */
+  readonly #inFlight = new Map<string, RequestFlight>();
   /** One per event, made once: dispatch's onLateFailure. */
   readonly #lateFailureReporters = new Map<WebRequestEventName, (outcome: ListenerOutcome) => void>();
 
@@ -166,7 +169,24 @@ export class RequestLifecycle {
 
   /** A new request: a fresh requestId. Throws a TypeError for URLs webRequest never sees. */
   start(init: RequestInit): RequestFlight {
-    return new RequestFlight(this, String(this.#nextRequestId++), init);
+    const flight = new RequestFlight(this, String(this.#nextRequestId++), init);
+    if (!flight.finished) this.#inFlight.set(flight.requestId, flight);
+    return flight;
+  }
+
+  /** The flight ended: it is no longer findable by id. */
+  ended(flight: RequestFlight): void {
+    this.#inFlight.delete(flight.requestId);
+  }
+
+  /**
+   * Firefox's webRequest.getSecurityInfo(requestId, options) for `ownerId`: undefined unless one of
+   * its blocking listeners has been given this request (Firefox registers the channel for the
+   * extension then, and answers nothing otherwise).
+   */
+  securityInfo(ownerId: string, requestId: string, options: SecurityInfoOptions): Record<string, unknown> | undefined {
+    const flight = this.#inFlight.get(requestId);
+    return flight?.tracedBy.has(ownerId) ? flight.securityInfo(options) : undefined;
   }
 
   /**
@@ -186,6 +206,9 @@ export class RequestLifecycle {
       if (!only) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], ...note });
       else if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
       return { verdict: {} };
+    }
+    for (const listener of listeners) {
+      if (listener.blocking && listener.owner.persona.hasSecurityInfo) this.#inFlight.get(details.requestId)?.tracedBy.add(listener.owner.id);
     }
     const dispatched = dispatch(event, listeners, details, this.#dispatchOptions(event, request));
     if (dispatched instanceof Promise) this.listenerWaits++;
@@ -243,7 +266,18 @@ export class RequestFlight {
   /** Hops so far (1 = the original request). */
   hop = 1;
   /** Set once onCompleted or onErrorOccurred fired: nothing more fires. */
-  finished = false;
+  get finished(): boolean {
+    return this.#finished;
+  }
+  set finished(value: boolean) {
+    this.#finished = value;
+    if (value) this.lifecycle.ended(this);
+  }
+  #finished = false;
+  /** Owners whose blocking listeners were given this request (Firefox's getSecurityInfo answers them). */
+  readonly tracedBy = new Set<string>();
+  /** The TLS connection of the latest response, if it came over TLS. */
+  #tls: (() => TlsFacts) | undefined;
   #filterable: FilterableRequest;
   /** Where the request comes from, worked out when a persona first asks (personas/request-context.ts). */
   #context: (RequestContext & { parentDocument?: KnownDocument }) | undefined;
@@ -289,6 +323,11 @@ export class RequestFlight {
       this.#personaFields.set(persona, fields);
     }
     return fields;
+  }
+
+  /** Firefox's SecurityInfo of the latest response: `state: "insecure"` before one, or over plain HTTP. */
+  securityInfo(options: SecurityInfoOptions): Record<string, unknown> {
+    return securityInfo(this.#response ? this.#tls?.() : undefined, options, this.#response?.responseHeaders);
   }
 
   /** The request's context (initiator, document, frames), the same through redirects as Chrome's initiator is. */
@@ -396,6 +435,7 @@ export class RequestFlight {
     const statusLine = statusLineOf(head);
     const { statusCode } = head;
     this.#response = { statusCode, statusLine, responseHeaders: head.headers, fromCache: head.fromCache ?? false, ...(head.ip !== undefined && { ip: head.ip }) };
+    this.#tls = head.tls;
 
     const merged = await this.lifecycle.fire(
       'onHeadersReceived',

@@ -1,6 +1,7 @@
 // What the request lifecycle needs from whatever carries a request: the live proxy's upstream
 // connection, a recorded session's responses, or a test's fake origin.
 import type { HttpHeaders, NetError } from '../types.js';
+import type { TlsFacts } from './security-info.js';
 
 export interface OutgoingRequest {
   url: string;
@@ -8,6 +9,7 @@ export interface OutgoingRequest {
   headers: HttpHeaders;
   body?: Uint8Array;
 }
+
 
 export interface ResponseHead {
   statusCode: number;
@@ -19,6 +21,8 @@ export interface ResponseHead {
   /** The upstream server's address. */
   ip?: string;
   fromCache?: boolean;
+  /** The TLS connection it came over, read when asked (webRequest.getSecurityInfo). */
+  tls?: () => TlsFacts;
 }
 
 export interface TransportResponse extends ResponseHead {

@@ -62,6 +62,19 @@ export class WebRequestBinding {
         hasListeners: () => this.#byEvent.get(event)!.length > 0,
       };
     }
+    if (persona.hasSecurityInfo) {
+      // Firefox: a Promise of the SecurityInfo (undefined unless a blocking listener of this extension was given the request).
+      namespace.getSecurityInfo = (requestId: unknown, options?: unknown) => {
+        const valid =
+          typeof requestId === 'string' &&
+          (options === undefined || options === null || (typeof options === 'object' && Object.entries(options).every(([key, value]) => (key === 'certificateChain' || key === 'rawDER') && (value === undefined || typeof value === 'boolean'))));
+        if (!valid) throw new Error('Incorrect argument types for webRequest.getSecurityInfo.');
+        return this.#calls.call('webRequest.getSecurityInfo', [requestId, options ?? {}]).then((outcome) => {
+          if (outcome.ok) return outcome.value;
+          throw new Error(outcome.error);
+        });
+      };
+    }
     namespace.handlerBehaviorChanged = (callback?: unknown) => {
       if (callback !== undefined && typeof callback !== 'function') {
         throw new TypeError('Error in invocation of webRequest.handlerBehaviorChanged(optional function callback): No matching signature.');
