@@ -109,7 +109,34 @@ export type WebRequestNamespace = { [E in WebRequestEventName]: WebRequestEvent<
   /** Callback style (chrome.*) also returns a Promise when no callback is given, as in MV3. */
   handlerBehaviorChanged(callback?: () => void): Promise<void>;
   readonly MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES: number;
+  /** Firefox only (the firefox persona): the connection's TLS facts, for a request a blocking listener of this extension was given. */
+  getSecurityInfo?(requestId: string, options?: { certificateChain?: boolean; rawDER?: boolean }): Promise<SecurityInfo | undefined>;
 };
+
+/** Firefox's webRequest.SecurityInfo (what wrtui fills: see the README's firefox persona). */
+export interface SecurityInfo {
+  state: 'insecure' | 'weak' | 'broken' | 'secure';
+  protocolVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' | 'unknown';
+  cipherSuite?: string;
+  secretKeyLength?: number;
+  keaGroupName?: string;
+  isUntrusted?: boolean;
+  overridableErrorCategory?: 'trust_error' | 'domain_mismatch' | 'expired_or_not_yet_valid';
+  isExtendedValidation?: boolean;
+  certificateTransparencyStatus?: string;
+  hsts?: boolean;
+  hpkp?: boolean;
+  certificates?: {
+    subject: string;
+    issuer: string;
+    validity: { start: number; end: number };
+    fingerprint: { sha1: string; sha256: string };
+    serialNumber: string;
+    isBuiltInRoot: boolean;
+    subjectPublicKeyInfoDigest: { sha256: string };
+    rawDER?: number[];
+  }[];
+}
 
 // ── runtime ───────────────────────────────────────────────────────────────────
 export interface LastError {
