@@ -260,6 +260,21 @@ if (kind === 'mitmdump') {
   };
 }
 
+// BENCH_HEAP_PROF=<dir>: V8's sampling heap profile of this proxy's whole run, written when it stops
+// (what allocates per request: the GC column's cause).
+let writeHeapProfile: (() => Promise<void>) | undefined;
+if (process.env.BENCH_HEAP_PROF && kind !== 'mitmdump') {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 16 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  writeHeapProfile = async () => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    await writeFile(join(process.env.BENCH_HEAP_PROF!, `${kind}-${listenerSet}-${process.pid}.heapprofile`), JSON.stringify(profile));
+  };
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 // Time spent in garbage collection, from V8's own reports (to tell allocation cost from the rest).
 let gcMicros = 0;
@@ -283,6 +298,7 @@ process.on('message', (message: ToRunner) => {
       const memory = process.memoryUsage();
       send({ type: 'stats', calls, journalWarnings, journalErrors, firstProblems, heapAfterGc: memory.heapUsed, rss: memory.rss });
     } else {
+      await writeHeapProfile?.();
       await stop();
       send({ type: 'stopped' });
       process.disconnect();
