@@ -183,16 +183,7 @@ describe('a compressed recording (a file named *.gz)', () => {
 describe('crash safety', () => {
   it('a compressed recorder killed mid-write leaves a file readable up to where it stops', async () => {
     const file = join(scratch, 'killed.ndjson.gz');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'record-until-killed.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`the recorder exited with ${code} before recording`)));
-    });
-    for (let i = 0; i < 200 && (await stat(file)).size < 64 * 1024; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    child.kill('SIGKILL');
-    await exited;
-
+    await killRecorderMidWrite(file, 64 * 1024);
     const { header, entries } = await readSessionFile(file);
     expect(header?.format).toBe('wrtui-session');
     expect(entries.length).toBeGreaterThan(100);
@@ -215,16 +206,7 @@ describe('crash safety', () => {
 
   it('a recorder killed mid-write leaves a file valid up to its last complete line', async () => {
     const file = join(scratch, 'killed.ndjson');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'record-until-killed.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`the recorder exited with ${code} before recording`)));
-    });
-    // Kill it once it has written plenty, while it is still writing.
-    for (let i = 0; i < 200 && (await stat(file)).size < 2 * 1024 * 1024; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    child.kill('SIGKILL');
-    await exited;
+    await killRecorderMidWrite(file, 2 * 1024 * 1024);
 
     const text = await readFile(file, 'utf8');
     // Everything before the last newline is complete lines; after it, at most a cut-off one.
@@ -254,3 +236,16 @@ describe('crash safety', () => {
     await expect(readSessionFile(broken)).rejects.toThrow(/broken\.ndjson:4: not JSON/);
   });
 });
+
+/** Runs a recorder writing as fast as it can into `file` and kills it (SIGKILL) once the file holds `bytes`, mid-write. */
+async function killRecorderMidWrite(file: string, bytes: number): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'record-until-killed.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the recorder exited with ${code} before recording`)));
+  });
+  for (let i = 0; i < 200 && (await stat(file)).size < bytes; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  child.kill('SIGKILL');
+  await exited;
+}
