@@ -106,6 +106,20 @@ export default function background({ chrome }: any) { console.log('EXTRA ' + chr
   });
 });
 
+describe('an extension under the firefox persona', () => {
+  it('registers onErrorOccurred, the event Firefox gives no options, from its worker, and hears a refused connection', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));
+    const dir = await extension('Errors', { manifest_version: 2, permissions: ['webRequest', '<all_urls>'], background: { scripts: ['bg.js'] }, browser_specific_settings: { gecko: { id: 'errors@wrtui.test' } } }, `
+      browser.webRequest.onErrorOccurred.addListener((d) => console.log('error ' + d.error + ' at ' + new URL(d.url).port), { urls: ['<all_urls>'] });
+    `);
+    await start([dir]);
+    expect(host!.rules()[0]).toMatchObject({ name: 'Errors', persona: 'firefox', state: 'active' });
+    await harness!.curl(['http://127.0.0.1:1/refused']);
+    await expect.poll(() => logsOf(harness!.entries, 'Errors')).toEqual(['error net::ERR_CONNECTION_REFUSED at 1']);
+    expect(harness!.entries.filter((entry) => entry.kind === 'log' && /refused by the engine/.test(entry.message))).toEqual([]);
+  });
+});
+
 describe("Firefox's webRequest.getSecurityInfo", () => {
   it('answers a blocking onHeadersReceived listener with the origin connection\'s TLS version, cipher and certificate, "insecure" for plain HTTP, and nothing to an extension without a blocking listener for the request', async () => {
     work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));

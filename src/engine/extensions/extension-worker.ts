@@ -437,7 +437,8 @@ export class ExtensionWorker implements RemoteEndpoint {
     // A stand-in callback: dispatch sends remote listeners their events instead of calling it.
     const stub = () => {};
     try {
-      this.#engine.registry.add(owner, event, stub, filter, extraInfoSpec, { endpoint: this, lid });
+      // No options travel as an empty list; an event without options (Firefox's onErrorOccurred) refuses even that.
+      this.#engine.registry.add(owner, event, stub, filter, extraInfoSpec.length > 0 ? extraInfoSpec : undefined, { endpoint: this, lid });
       this.#live.set(lid, { event, stub });
     } catch (error) {
       // The worker validated this already; a refusal here means its message was not what it checked.
