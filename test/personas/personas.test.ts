@@ -101,6 +101,26 @@ describe('types per persona, from what the proxy saw', () => {
   });
 });
 
+describe("Firefox's header visibility (Firefox ESR 153.7: every header but the Priority its HTTP layer adds)", () => {
+  it('a Firefox listener is not shown Priority, cannot remove it, and the origin still gets it', async () => {
+    const h = createHarness();
+    const seen: string[][] = [];
+    h.webRequest(owner(firefoxPersona)).onBeforeSendHeaders.addListener(
+      (d) => {
+        seen.push(names(d.requestHeaders));
+        return { requestHeaders: d.requestHeaders!.filter((x) => x.name !== 'Accept') };
+      },
+      ALL_URLS,
+      ['blocking', 'requestHeaders'],
+    );
+    await h.run({ url: 'http://app.test/img.png', type: 'image', requestHeaders: [...IMAGE_REQUEST, { name: 'Priority', value: 'u=5, i' }] });
+    expect(seen).toEqual([names(IMAGE_REQUEST)]);
+    const sent = h.origin.received[0]!.headers;
+    expect(sent).toContainEqual({ name: 'Priority', value: 'u=5, i' });
+    expect(names(sent)).not.toContain('Accept');
+  });
+});
+
 describe('Chrome\'s header visibility (Chromium 156: without extraHeaders no Accept-Encoding, Accept-Language, Cookie, Referer, Origin; never Host, Connection, Content-Length)', () => {
   it('onBeforeSendHeaders and onSendHeaders show each listener what Chrome would, and the origin still gets every header', async () => {
     const h = createHarness();

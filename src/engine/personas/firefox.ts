@@ -3,7 +3,7 @@
 // header shown, its details fields, upgradeToSecure, and its sequences (an auth retry re-fires
 // onBeforeRequest … onHeadersReceived; a cancel in onAuthRequired ends the request with an error).
 import type { WebRequestEventName } from '../types.js';
-import { firefoxEnumKey, showsEveryHeader, type Persona } from './persona.js';
+import { firefoxEnumKey, restoreHidden, showsEveryHeader, withoutHeaders, type Persona } from './persona.js';
 
 export const FIREFOX_RESOURCE_TYPES = [
   'main_frame', 'sub_frame', 'stylesheet', 'script', 'image', 'object', 'object_subrequest',
@@ -23,6 +23,10 @@ const FIREFOX_EXTRA_INFO_SPEC: { readonly [E in WebRequestEventName]: readonly s
   onErrorOccurred: [],
 };
 
+// Firefox adds Priority (RFC 9218) in its HTTP layer, below webRequest: seen on Firefox ESR 153.7,
+// which sends it to a proxy but shows no listener it (onBeforeSendHeaders lists every other header).
+const NEVER_SHOWN_REQUEST = new Set(['priority']);
+
 export const firefoxPersona: Persona = {
   name: 'firefox',
   resourceTypes: FIREFOX_RESOURCE_TYPES,
@@ -39,6 +43,8 @@ export const firefoxPersona: Persona = {
   },
   enumKey: firefoxEnumKey,
   ...showsEveryHeader,
+  visibleRequestHeaders: (headers) => withoutHeaders(headers, NEVER_SHOWN_REQUEST),
+  restoreRequestHeaders: (full, answered) => restoreHidden(full, answered, NEVER_SHOWN_REQUEST),
   preflightsNeedExtraHeaders: false,
   refiresAuthRetry: true,
   authCancelFails: true,
