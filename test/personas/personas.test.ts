@@ -101,7 +101,17 @@ describe('types per persona, from what the proxy saw', () => {
   });
 });
 
-describe("Firefox's header visibility (Firefox ESR 153.7: every header but the Priority its HTTP layer adds)", () => {
+describe("Firefox's header visibility (Firefox ESR 153.7: every header but the Priority and a bodiless request's Content-Length: 0 its HTTP layer adds)", () => {
+  it("a bodiless PUT's Content-Length: 0 is not shown; a body's Content-Length is", async () => {
+    const h = createHarness();
+    const seen: string[][] = [];
+    h.webRequest(owner(firefoxPersona)).onSendHeaders.addListener((d) => void seen.push(names(d.requestHeaders)), ALL_URLS, ['requestHeaders']);
+    await h.run({ url: 'http://app.test/empty', method: 'PUT', type: 'xmlhttprequest', requestHeaders: [{ name: 'Host', value: 'app.test' }, { name: 'Content-Length', value: '0' }] });
+    await h.run({ url: 'http://app.test/full', method: 'PUT', type: 'xmlhttprequest', requestHeaders: [{ name: 'Host', value: 'app.test' }, { name: 'Content-Length', value: '3' }], body: Buffer.from('abc') });
+    expect(seen).toEqual([['Host'], ['Host', 'Content-Length']]);
+  });
+
+
   it('a Firefox listener is not shown Priority, cannot remove it, and the origin still gets it', async () => {
     const h = createHarness();
     const seen: string[][] = [];

@@ -2,8 +2,9 @@
 // real Firefox showed: see ../shared/design/FACTS.md): its type list and enum spellings, every
 // header shown, its details fields, upgradeToSecure, and its sequences (an auth retry re-fires
 // onBeforeRequest … onHeadersReceived; a cancel in onAuthRequired ends the request with an error).
-import type { WebRequestEventName } from '../types.js';
-import { firefoxEnumKey, restoreHidden, showsEveryHeader, withoutHeaders, type Persona } from './persona.js';
+import { headerText } from '../headers.js';
+import type { HttpHeader, HttpHeaders, WebRequestEventName } from '../types.js';
+import { firefoxEnumKey, showsEveryHeader, type Persona } from './persona.js';
 
 export const FIREFOX_RESOURCE_TYPES = [
   'main_frame', 'sub_frame', 'stylesheet', 'script', 'image', 'object', 'object_subrequest',
@@ -23,9 +24,24 @@ const FIREFOX_EXTRA_INFO_SPEC: { readonly [E in WebRequestEventName]: readonly s
   onErrorOccurred: [],
 };
 
-// Firefox adds Priority (RFC 9218) in its HTTP layer, below webRequest: seen on Firefox ESR 153.7,
-// which sends it to a proxy but shows no listener it (onBeforeSendHeaders lists every other header).
-const NEVER_SHOWN_REQUEST = new Set(['priority']);
+// Firefox's HTTP layer, below webRequest, adds Priority (RFC 9218) to every request and
+// Content-Length: 0 to a bodiless PUT: seen on Firefox ESR 153.7, which sends both to a proxy but
+// shows no listener either (onBeforeSendHeaders lists every other header; a body's Content-Length
+// it shows).
+const belowWebRequest = (header: HttpHeader) => {
+  const name = header.name.toLowerCase();
+  return name === 'priority' || (name === 'content-length' && headerText(header).trim() === '0');
+};
+
+function hiddenFromListeners(headers: HttpHeaders): HttpHeaders {
+  return headers.some(belowWebRequest) ? headers.filter((header) => !belowWebRequest(header)) : headers;
+}
+
+/** A listener's answer, with the headers it could not see put back, in their places at the end. */
+function restoreBelowWebRequest(full: HttpHeaders, answered: HttpHeaders): HttpHeaders {
+  const hidden = full.filter(belowWebRequest);
+  return hidden.length === 0 ? answered : [...answered.filter((header) => !belowWebRequest(header)), ...hidden];
+}
 
 export const firefoxPersona: Persona = {
   name: 'firefox',
@@ -43,8 +59,8 @@ export const firefoxPersona: Persona = {
   },
   enumKey: firefoxEnumKey,
   ...showsEveryHeader,
-  visibleRequestHeaders: (headers) => withoutHeaders(headers, NEVER_SHOWN_REQUEST),
-  restoreRequestHeaders: (full, answered) => restoreHidden(full, answered, NEVER_SHOWN_REQUEST),
+  visibleRequestHeaders: hiddenFromListeners,
+  restoreRequestHeaders: restoreBelowWebRequest,
   preflightsNeedExtraHeaders: false,
   refiresAuthRetry: true,
   authCancelFails: true,
