@@ -1,0 +1,192 @@
+// The firefox persona against the browser it claims to be. One unpacked MV2 extension
+// (fixtures/extensions/firefox-probe) records what every event shows a listener; it runs inside a
+// real Firefox ESR (the oracle: web-ext installs it as a temporary add-on, the page loaded
+// directly) and inside wrtui under the firefox persona (Firefox without the add-on, browsing the
+// same page through wrtui's proxy). Both post their records to the page's origin. Event by event,
+// request by request, the two must agree on what a proxy can know: types, methods, frames and
+// their ancestors, originUrl/documentUrl, thirdParty, cookieStoreId, statuses and which headers
+// were shown. Two differences are known and documented in the README (firefox persona): a
+// cross-origin request's originUrl (a proxy sees only the Referer's origin), and a redirect the
+// page does not follow (Firefox: onCompleted with the 3xx; wrtui: Chrome's sequence).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { createTrustedOwner } from '../../src/engine/owner.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { startProxyHarness } from '../helpers/proxy-harness.js';
+
+const FIREFOX = '/usr/bin/firefox-esr';
+const WEB_EXT = fileURLToPath(new URL('../../node_modules/.bin/web-ext', import.meta.url));
+const SKIP = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
+const EXTENSION = fileURLToPath(new URL('../../fixtures/extensions/firefox-probe', import.meta.url));
+
+interface ProbeRecord {
+  event: string;
+  path: string;
+  thirdParty?: boolean;
+  [field: string]: unknown;
+}
+
+let origin: Origin;
+let work: string;
+let records: ProbeRecord[] = [];
+let done: () => void = () => {};
+
+// Every request from a script after load, as in the Chromium differential test. It ends by asking
+// for /__done, once the last request had time to finish.
+const page = (port: number) => `<!doctype html><title>probe</title><script>
+addEventListener('load', () => setTimeout(async () => {
+  const img = new Image(); img.src = '/probe/img.png'; document.body.append(img);
+  await new Promise((r) => { img.onload = img.onerror = r; });
+  const frame = document.createElement('iframe'); frame.src = '/probe/frame'; document.body.append(frame);
+  await new Promise((r) => { frame.onload = r; });
+  navigator.sendBeacon('/probe/beacon', 'hi');
+  await fetch('/probe/post', { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  await fetch('http://localhost:${port}/probe/cors', { method: 'PUT', headers: { 'x-custom': '1' } }).catch(() => {});
+  await fetch('/probe/manual', { redirect: 'manual' });
+  await new Promise((r) => setTimeout(r, 500));
+  await fetch('/__done');
+}, 50));
+</script><body></body>`;
+
+// The start page: a temporary add-on is installed only after the first page starts loading, so it
+// asks for /probe/ping until the probe has reported one, then navigates to the page (FACTS.md).
+// Both runs start here, so that both navigate to the page the same way.
+const START = `<!doctype html><script>(async () => { for (;;) {
+  await fetch('/probe/ping?' + Date.now()).catch(() => {});
+  if ((await (await fetch('/__seen')).text()) === 'yes') { location.href = '/probe/page'; return; }
+  await new Promise((r) => setTimeout(r, 300));
+} })();</script>`;
+
+beforeAll(async () => {
+  if (SKIP) return;
+  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
+  origin = await startOrigin((req, res, body) => {
+    const url = req.url ?? '';
+    if (url === '/__probe') {
+      records.push(JSON.parse(body.toString('utf8')) as ProbeRecord);
+      return res.end('ok');
+    }
+    if (url === '/__seen') return res.end(records.some((record) => record.path === '/probe/ping') ? 'yes' : 'no');
+    if (url === '/__done') {
+      // The last events (the beacon's onCompleted) may still be on their way.
+      setTimeout(() => done(), 1500);
+      return res.end('ok');
+    }
+    if (url === '/start') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(START);
+    if (url === '/probe/page') return res.writeHead(200, { 'Content-Type': 'text/html', 'Set-Cookie': 'a=1; Path=/' }).end(page(origin.port));
+    if (url === '/probe/frame') return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<img src="/probe/inframe.png">');
+    if (url.endsWith('.png')) return res.writeHead(200, { 'Content-Type': 'image/png' }).end(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64'));
+    if (url === '/probe/manual') return res.writeHead(302, { Location: '/probe/never' }).end();
+    if (url === '/probe/cors') return res.writeHead(200, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'x-custom', 'Access-Control-Allow-Methods': 'PUT' }).end('ok');
+    res.end('ok');
+  });
+  work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-differential-'));
+}, 30_000);
+
+afterAll(async () => {
+  await origin?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+/** Runs `browser` until the page asked for /__done; resolves with the records of the page's requests. */
+async function collect(browser: () => ChildProcess): Promise<ProbeRecord[]> {
+  records = [];
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const child = browser();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    await finished;
+  } finally {
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+  return records.filter((record) => record.path !== '/probe/ping');
+}
+
+/** Preferences of a quiet Firefox: no updates, telemetry, remote settings or captive-portal checks (FACTS.md). */
+const QUIET: Record<string, unknown> = {
+  'app.update.enabled': false,
+  'app.normandy.enabled': false,
+  'browser.safebrowsing.malware.enabled': false,
+  'browser.safebrowsing.phishing.enabled': false,
+  'network.captive-portal-service.enabled': false,
+  'network.connectivity-service.enabled': false,
+  'toolkit.telemetry.enabled': false,
+  'datareporting.policy.dataSubmissionEnabled': false,
+  'network.prefetch-next': false,
+  'network.dns.disablePrefetch': true,
+  'browser.startup.homepage_override.mstone': 'ignore',
+  'services.settings.server': 'http://127.0.0.1:1/',
+};
+
+async function profile(name: string, prefs: Record<string, unknown>): Promise<string> {
+  const dir = path.join(work, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'user.js'), Object.entries({ ...QUIET, ...prefs }).map(([key, value]) => `user_pref(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n'));
+  return dir;
+}
+
+/**
+ * One line per event and request, in a stable order. What a proxy cannot know is left out: a
+ * cross-origin request's originUrl and documentUrl (the Referer carries only the origin), and the
+ * redirect the page does not follow (see the header comment).
+ */
+function normalize(list: ProbeRecord[]): string[] {
+  return list
+    .filter((record) => record.path !== '/probe/manual')
+    .map((record) => JSON.stringify(record.thirdParty ? { ...record, originPath: 'cross-origin', documentPath: 'cross-origin' } : record, Object.keys(record).sort()))
+    .sort();
+}
+
+describe.skipIf(SKIP)('the firefox persona agrees with Firefox ESR, event by event', () => {
+  let oracle: ProbeRecord[];
+
+  it('in Firefox (the oracle)', { timeout: 90_000 }, async () => {
+    const dir = await profile('oracle', {});
+    oracle = await collect(() =>
+      spawn(WEB_EXT, ['run', '--source-dir', EXTENSION, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', dir, '--keep-profile-changes', '--start-url', `${origin.url}/start`], {
+        stdio: 'ignore',
+      }),
+    );
+    const lines = normalize(oracle);
+    // The oracle shows what the persona must: a beacon is a beacon, a sub-frame has its ancestors, the preflight is shown.
+    expect(lines.some((line) => line.includes('"path":"/probe/beacon"') && line.includes('"type":"beacon"'))).toBe(true);
+    expect(lines.some((line) => line.includes('"path":"/probe/inframe.png"') && line.includes('"frameAncestors":["/probe/page"]'))).toBe(true);
+    expect(lines.some((line) => line.includes('"method":"OPTIONS"') && line.includes('"path":"/probe/cors"'))).toBe(true);
+    // And what it does not: Firefox ends an unfollowed redirect with onCompleted (README, firefox persona).
+    expect(oracle.filter((record) => record.path === '/probe/manual').map((record) => record.event)).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onCompleted']);
+  });
+
+  it('in wrtui under the firefox persona, with Firefox browsing through the proxy: the same records', { timeout: 90_000 }, async () => {
+    const harness = await startProxyHarness({ proxy: { followUpTimeoutMs: 2_000 } });
+    // Nothing but the test's own origin goes anywhere.
+    harness.engine.extensionApi(createTrustedOwner('hermetic')).chrome.webRequest!.onBeforeRequest.addListener(
+      (details) => (['127.0.0.1', 'localhost'].includes(new URL(details.url).hostname) ? undefined : { cancel: true }),
+      { urls: ['<all_urls>'] },
+      ['blocking'],
+    );
+    const host = await ExtensionHost.start(harness.engine, { extensions: [EXTENSION], watch: false, typeCheck: false, persona: 'firefox' });
+    try {
+      expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
+      const dir = await profile('through-wrtui', {
+        'network.proxy.type': 1,
+        'network.proxy.http': '127.0.0.1',
+        'network.proxy.http_port': harness.proxy.port,
+        'network.proxy.allow_hijacking_localhost': true,
+        'network.proxy.no_proxies_on': '',
+      });
+      const seen = await collect(() => spawn(FIREFOX, ['-headless', '-no-remote', '-profile', dir, `${origin.url}/start`], { stdio: 'ignore' }));
+      expect(normalize(seen)).toEqual(normalize(oracle));
+    } finally {
+      await host.close();
+      await harness.close();
+    }
+  });
+});
