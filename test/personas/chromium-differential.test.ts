@@ -15,6 +15,7 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import type { LogEntry } from '../../src/engine/journal.js';
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
+import { answerProbe, probePage } from '../helpers/probe-site.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
 const CHROMIUM = '/usr/lib/chromium/chromium';
@@ -34,32 +35,10 @@ interface ProbeRecord {
 let origin: Origin;
 let work: string;
 
-// The page makes every request from a script after load, so that none races the document's commit
-// (Chromium reports a preload-scanned image with an empty documentLifecycle).
-const page = (port: number) => `<!doctype html><title>probe</title><script>
-addEventListener('load', () => setTimeout(async () => {
-  const img = new Image(); img.src = '/probe/img.png'; document.body.append(img);
-  await new Promise((r) => { img.onload = img.onerror = r; });
-  const frame = document.createElement('iframe'); frame.src = '/probe/frame'; document.body.append(frame);
-  await new Promise((r) => { frame.onload = r; });
-  navigator.sendBeacon('/probe/beacon', 'hi');
-  await fetch('/probe/post', { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  await fetch('http://localhost:${port}/probe/cors', { method: 'PUT', headers: { 'x-custom': '1' } }).catch(() => {});
-  await fetch('/probe/manual', { redirect: 'manual' });
-  await new Promise((r) => setTimeout(r, 300));
-  document.title = 'done';
-}, 50));
-</script><body></body>`;
-
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing and CI is set (.ci/run installs chromium)`);
   origin = await startOrigin((req, res) => {
-    const url = req.url ?? '';
-    if (url === '/probe/page') return res.writeHead(200, { 'Content-Type': 'text/html', 'Set-Cookie': 'a=1; Path=/' }).end(page(origin.port));
-    if (url === '/probe/frame') return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<img src="/probe/inframe.png">');
-    if (url.endsWith('.png')) return res.writeHead(200, { 'Content-Type': 'image/png' }).end(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64'));
-    if (url === '/probe/manual') return res.writeHead(302, { Location: '/probe/never' }).end();
-    if (url === '/probe/cors') return res.writeHead(200, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'x-custom', 'Access-Control-Allow-Methods': 'PUT' }).end('ok');
+    if (answerProbe(req, res, probePage(origin.port, "await new Promise((r) => setTimeout(r, 300)); document.title = 'done';"))) return;
     res.end('ok');
   });
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-chromium-differential-'));

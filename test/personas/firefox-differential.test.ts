@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
+import { answerProbe, probePage } from '../helpers/probe-site.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
 const FIREFOX = '/usr/bin/firefox-esr';
@@ -36,23 +37,6 @@ let origin: Origin;
 let work: string;
 let records: ProbeRecord[] = [];
 let done: () => void = () => {};
-
-// Every request from a script after load, as in the Chromium differential test. It ends by asking
-// for /__done, once the last request had time to finish.
-const page = (port: number) => `<!doctype html><title>probe</title><script>
-addEventListener('load', () => setTimeout(async () => {
-  const img = new Image(); img.src = '/probe/img.png'; document.body.append(img);
-  await new Promise((r) => { img.onload = img.onerror = r; });
-  const frame = document.createElement('iframe'); frame.src = '/probe/frame'; document.body.append(frame);
-  await new Promise((r) => { frame.onload = r; });
-  navigator.sendBeacon('/probe/beacon', 'hi');
-  await fetch('/probe/post', { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  await fetch('http://localhost:${port}/probe/cors', { method: 'PUT', headers: { 'x-custom': '1' } }).catch(() => {});
-  await fetch('/probe/manual', { redirect: 'manual' });
-  await new Promise((r) => setTimeout(r, 500));
-  await fetch('/__done');
-}, 50));
-</script><body></body>`;
 
 // The start page: a temporary add-on is installed only after the first page starts loading, so it
 // asks for /probe/ping until the probe has reported one, then navigates to the page (FACTS.md).
@@ -79,11 +63,8 @@ beforeAll(async () => {
       return res.end('ok');
     }
     if (url === '/start') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(START);
-    if (url === '/probe/page') return res.writeHead(200, { 'Content-Type': 'text/html', 'Set-Cookie': 'a=1; Path=/' }).end(page(origin.port));
-    if (url === '/probe/frame') return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<img src="/probe/inframe.png">');
-    if (url.endsWith('.png')) return res.writeHead(200, { 'Content-Type': 'image/png' }).end(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64'));
-    if (url === '/probe/manual') return res.writeHead(302, { Location: '/probe/never' }).end();
-    if (url === '/probe/cors') return res.writeHead(200, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'x-custom', 'Access-Control-Allow-Methods': 'PUT' }).end('ok');
+    // The page ends by asking for /__done, once its last request had time to finish.
+    if (answerProbe(req, res, probePage(origin.port, "await new Promise((r) => setTimeout(r, 500)); await fetch('/__done');"))) return;
     res.end('ok');
   });
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-differential-'));
