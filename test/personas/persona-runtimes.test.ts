@@ -120,6 +120,29 @@ describe('an extension under the firefox persona', () => {
   });
 });
 
+describe('a server redirect under the firefox persona (Firefox ESR 153.7)', () => {
+  it('is told to the listeners once the client follows it; a client that does not ends the request with onCompleted and the 3xx, no onBeforeRedirect; a listener of another persona beside it sees Chrome\'s sequence', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));
+    const code = `
+      const log = (event) => (d) => { if (new URL(d.url).pathname !== '/favicon.ico') console.log(event + ' ' + new URL(d.url).pathname + (d.statusCode ? ' ' + d.statusCode : '') + (d.error ? ' ' + d.error : '')); };
+      for (const event of ['onBeforeRequest', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred']) chrome.webRequest[event].addListener(log(event), { urls: ['<all_urls>'] });
+    `;
+    const firefox = await extension('Fox', { manifest_version: 2, permissions: ['webRequest', '<all_urls>'], background: { scripts: ['bg.js'] }, browser_specific_settings: { gecko: { id: 'fox@wrtui.test' } } }, code);
+    const chromeLike = await extension('Chromey', { ...MV3, persona: undefined }, code);
+    origin = await startOrigin((req, res) => (req.url === '/moved' ? res.writeHead(302, { Location: '/there' }).end() : res.end('here')));
+    harness = await startProxyHarness({ proxy: { followUpTimeoutMs: 300 } });
+    host = await ExtensionHost.start(harness.engine, { extensions: [firefox, chromeLike], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    expect(host.rules().map((rule) => [rule.name, rule.persona])).toEqual([['Fox', 'firefox'], ['Chromey', 'spec']]);
+
+    await harness.curl([`${origin.url}/moved`]); // curl without -L: the 302 is its answer
+    await expect.poll(() => logsOf(harness!.entries, 'Fox')).toEqual(['onBeforeRequest /moved', 'onCompleted /moved 302']);
+    await expect.poll(() => logsOf(harness!.entries, 'Chromey')).toEqual(['onBeforeRequest /moved', 'onBeforeRedirect /moved 302', 'onErrorOccurred /moved net::ERR_ABORTED']);
+
+    await harness.curl(['-L', `${origin.url}/moved`]);
+    await expect.poll(() => logsOf(harness!.entries, 'Fox').slice(2)).toEqual(['onBeforeRequest /moved', 'onBeforeRedirect /moved 302', 'onBeforeRequest /there', 'onCompleted /there 200']);
+  });
+});
+
 describe("Firefox's webRequest.getSecurityInfo", () => {
   it('answers a blocking onHeadersReceived listener with the origin connection\'s TLS version, cipher and certificate, "insecure" for plain HTTP, and nothing to an extension without a blocking listener for the request', async () => {
     work = await mkdtemp(path.join(tmpdir(), 'wrtui-personas-'));

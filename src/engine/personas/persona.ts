@@ -46,6 +46,11 @@ export interface Persona {
   readonly authCancelFails: boolean;
   /** Chrome's webRequest.onActionIgnored. */
   readonly hasActionIgnored: boolean;
+  /**
+   * A server redirect's onBeforeRedirect is told only once the client follows it; a client that
+   * does not (fetch with redirect: "manual") ends the request with onCompleted and the 3xx (Firefox).
+   */
+  readonly redirectNoticeWhenFollowed: boolean;
   /** Firefox's webRequest.getSecurityInfo. */
   readonly hasSecurityInfo: boolean;
   /** The details fields this browser adds to every event, from what the request showed. */

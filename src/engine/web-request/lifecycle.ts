@@ -122,6 +122,9 @@ interface PersonaFilter {
   journalAlways?: boolean;
 }
 
+/** Personas that tell a server redirect's onBeforeRedirect only once the client follows it (Firefox). */
+const toldWhenFollowed = (persona: Persona) => persona.redirectNoticeWhenFollowed;
+
 /** Firefox's auth retry: the events only it fires again. */
 const AUTH_RETRY_REFIRES: PersonaFilter = { test: (persona) => persona.refiresAuthRetry, names: ['firefox'], journalAlways: true };
 /** onBeforeRequest is re-fired for Firefox only, and journaled only then (a journaled onBeforeRequest starts a request). */
@@ -227,8 +230,10 @@ export class RequestLifecycle {
     request: FilterableRequest,
     only?: PersonaFilter,
     ending?: WebRequestEntry['ending'],
+    skip?: (persona: Persona) => boolean,
   ): void {
-    const listeners = this.registry.listenersFor(event, request, only?.test);
+    const test = skip ? (persona: Persona) => !skip(persona) && (!only || only.test(persona)) : only?.test;
+    const listeners = this.registry.listenersFor(event, request, test);
     if (only && listeners.length === 0) {
       if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
       return;
@@ -236,6 +241,17 @@ export class RequestLifecycle {
     let failures: ListenerOutcome[] = [];
     if (listeners.length > 0) failures = (dispatch(event, listeners, details, this.#dispatchOptions(event, request)) as DispatchResult).failures;
     this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }), ...(ending && { ending }) });
+  }
+
+  /**
+   * An event for some personas' listeners only, told later than the journaled one (Firefox's
+   * onBeforeRedirect, once the client follows): no journal entry of its own, a failure is a log entry.
+   */
+  notifyLater(event: WebRequestEventName, details: WebRequestDetails, request: FilterableRequest, personas: (persona: Persona) => boolean): void {
+    const listeners = this.registry.listenersFor(event, request, personas);
+    if (listeners.length === 0) return;
+    const options = this.#dispatchOptions(event, request);
+    for (const failure of (dispatch(event, listeners, details, options) as DispatchResult).failures) options.onLateFailure(failure);
   }
 
   #dispatchOptions(event: WebRequestEventName, request: FilterableRequest) {
@@ -292,6 +308,11 @@ export class RequestFlight {
   #authorization: { header: string; value: string } | undefined;
   #responseHeadersOwner: string | undefined;
   #response: { statusCode: number; statusLine: string; responseHeaders: HttpHeaders; ip?: string; fromCache: boolean } | undefined;
+  /**
+   * A server redirect's onBeforeRedirect for the personas that tell it only once the client follows
+   * (Firefox), with the 3xx they are told instead (onCompleted) if it does not.
+   */
+  #redirectNotice: { details: WebRequestDetails; filterable: FilterableRequest } | undefined;
   /** The hop that got the latest redirect, for a client that takes the 3xx as its answer. */
   #redirectedFrom: { url: string; method: string; filterable: FilterableRequest; fromCache: boolean; ip: string | undefined } | undefined;
 
@@ -338,6 +359,9 @@ export class RequestFlight {
   /** onBeforeRequest. A cancel ends the request (onErrorOccurred); a redirect starts the next hop. */
   async beforeRequest(): Promise<BeforeRequestDecision> {
     this.#assertActive('beforeRequest');
+    const notice = this.#redirectNotice;
+    this.#redirectNotice = undefined;
+    if (notice) this.lifecycle.notifyLater('onBeforeRedirect', notice.details, notice.filterable, toldWhenFollowed);
     const details = { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) };
     // declarativeNetRequest decides first; onBeforeRequest still fires (Chromium 156 shows it for a
     // request its rules block or redirect), but nobody waits for a listener's answer then.
@@ -476,7 +500,7 @@ export class RequestFlight {
         // An unparseable Location is no redirect; the client gets the response as it is.
       }
       if (redirectUrl !== undefined) {
-        this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, head.fromCache ?? false, head.ip);
+        this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, head.fromCache ?? false, head.ip, true);
         this.#nextHop(redirectUrl, redirectMethod(this.method, statusCode), head.fromCache ?? false, head.ip);
         return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: false };
       }
@@ -537,13 +561,21 @@ export class RequestFlight {
     this.url = from.url;
     this.method = from.method;
     this.#filterable = from.filterable;
+    const notice = this.#redirectNotice;
+    this.#redirectNotice = undefined;
     this.lifecycle.notify(
       'onErrorOccurred',
       { ...this.#common(), fromCache: from.fromCache, error: 'net::ERR_ABORTED', ...(from.ip !== undefined && { ip: from.ip }) },
       this.#filterable,
       undefined,
       'redirect-not-followed',
+      notice ? toldWhenFollowed : undefined,
     );
+    // Firefox (checked on ESR 153.7: fetch with redirect: "manual"): the 3xx is the answer, onCompleted, no onBeforeRedirect.
+    if (notice) {
+      const { redirectUrl: _notFollowed, ...response } = notice.details as WebRequestDetails & { redirectUrl: string };
+      this.lifecycle.notifyLater('onCompleted', { ...response, timeStamp: this.lifecycle.now() } as WebRequestDetails, notice.filterable, toldWhenFollowed);
+    }
   }
 
   #common(): CommonDetails {
@@ -589,12 +621,12 @@ export class RequestFlight {
     responseHeaders: HttpHeaders,
     fromCache: boolean,
     ip: string | undefined,
+    server = false,
   ): void {
-    this.lifecycle.notify(
-      'onBeforeRedirect',
-      { ...this.#common(), statusCode, statusLine, redirectUrl, responseHeaders, fromCache, ...(ip !== undefined && { ip }) },
-      this.#filterable,
-    );
+    const details = { ...this.#common(), statusCode, statusLine, redirectUrl, responseHeaders, fromCache, ...(ip !== undefined && { ip }) };
+    // A server's redirect: Firefox tells its listeners only when the client follows it (see redirectNotFollowed).
+    this.#redirectNotice = server ? { details, filterable: this.#filterable } : undefined;
+    this.lifecycle.notify('onBeforeRedirect', details, this.#filterable, undefined, undefined, server ? toldWhenFollowed : undefined);
   }
 
   /** The same request goes on at a new URL. webRequest never sees data: and about: URLs, so there the request ends. */
