@@ -16,6 +16,8 @@ const SESSION = 'wrtui';
 let server: Tmux;
 const tmux = (...args: string[]) => server.command(...args);
 const screen = (session = SESSION) => server.screen(session);
+/** wrtui's start, under CI's load (two browsers' differential tests may run beside this file). */
+const STARTUP_MS = 45_000;
 const waitForScreen = (test: (text: string) => boolean, what: string, timeoutMs = 20_000, session = SESSION) => server.waitForScreen(session, test, what, timeoutMs);
 const press = (...keys: string[]) => server.press(SESSION, ...keys);
 const type = (text: string) => server.type(SESSION, text);
@@ -99,7 +101,7 @@ afterAll(async () => {
 describe('wrtui in a terminal', () => {
   it('shows live requests, their detail and timeline, filters, helps and quits cleanly', { timeout: 90_000 }, async () => {
     // The status bar names the port the proxy really got (--port 0).
-    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text) && text.includes('rules 3 active'), 'the status bar');
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text) && text.includes('rules 3 active'), 'the status bar', STARTUP_MS);
     const port = /proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!;
     expect(Number(port)).toBeGreaterThan(0);
     expect(started).toContain(' LIVE ');
@@ -170,9 +172,9 @@ describe('wrtui in a terminal', () => {
     expect(text).not.toContain('onCompleted'); // the alternate screen is gone
   });
 
-  it('a 302 curl does not follow stays a completed 302 after 15 s; a followed one is one row, first -> last', { timeout: 60_000 }, async () => {
+  it('a 302 curl does not follow stays a completed 302 after 15 s; a followed one is one row, first -> last', { timeout: 90_000 }, async () => {
     await tmux('new-session', '-d', '-s', 'redirects', '-x', '100', '-y', '30', '-c', workDir, wrtuiCommand('state-redirects'));
-    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'redirects');
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', STARTUP_MS, 'redirects');
     const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
     await run('curl', ['-s', '--max-time', '10', '-x', proxy, `${origin.url}/moved`]);
     await run('curl', ['-s', '-L', '--max-time', '10', '-x', proxy, `${origin.url}/moved`]);
@@ -185,9 +187,9 @@ describe('wrtui in a terminal', () => {
     await tmux('kill-session', '-t', 'redirects');
   });
 
-  it('shows a gzip JSON response pretty without --record, with the bytes transferred in the size column; finds a search hit inside a 5 MiB body', { timeout: 60_000 }, async () => {
+  it('shows a gzip JSON response pretty without --record, with the bytes transferred in the size column; finds a search hit inside a 5 MiB body', { timeout: 90_000 }, async () => {
     await tmux('new-session', '-d', '-s', 'bodies', '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state-bodies'));
-    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'bodies');
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', STARTUP_MS, 'bodies');
     const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
     const { stdout } = await run('curl', ['-s', '--compressed', '--max-time', '10', '-x', proxy, `${origin.url}/data.json`]);
     expect(JSON.parse(stdout).user.name).toBe('ann');
@@ -222,7 +224,7 @@ describe('wrtui in a terminal', () => {
     await tmux('kill-session', '-t', 'bodies');
   });
 
-  it('r resends a request the origin receives again; e edits it in $EDITOR first (here a script that makes it a PUT); w writes a rule that blocks it', { timeout: 60_000 }, async () => {
+  it('r resends a request the origin receives again; e edits it in $EDITOR first (here a script that makes it a PUT); w writes a rule that blocks it', { timeout: 90_000 }, async () => {
     const editor = join(workDir, 'edit-request.sh');
     // An editor a person types into: it edits, then reads a line from the terminal.
     await writeFile(
@@ -231,7 +233,7 @@ describe('wrtui in a terminal', () => {
       { mode: 0o755 },
     );
     await tmux('new-session', '-d', '-s', 'resend', '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state-resend', { EDITOR: editor }));
-    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'resend');
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', STARTUP_MS, 'resend');
     const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
     const before = origin.received.length;
     await run('curl', ['-s', '--max-time', '10', '-x', proxy, '-H', 'X-Resend: 1', `${origin.url}/again`]);
@@ -264,9 +266,9 @@ describe('wrtui in a terminal', () => {
     await tmux('kill-session', '-t', 'resend');
   });
 
-  it('a breakpoint pauses a curl request until X cancels it (curl sees the failure), and another until u redirects it (curl follows)', { timeout: 60_000 }, async () => {
+  it('a breakpoint pauses a curl request until X cancels it (curl sees the failure), and another until u redirects it (curl follows)', { timeout: 90_000 }, async () => {
     await tmux('new-session', '-d', '-s', 'pause', '-x', '140', '-y', '40', '-c', workDir, wrtuiCommand('state-pause'));
-    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'pause');
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', STARTUP_MS, 'pause');
     const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
     const keys = async (...list: string[]) => {
       for (const key of list) {
@@ -304,9 +306,9 @@ describe('wrtui in a terminal', () => {
     await tmux('kill-session', '-t', 'pause');
   });
 
-  it('SIGTERM restores the terminal and stops cleanly too', { timeout: 60_000 }, async () => {
+  it('SIGTERM restores the terminal and stops cleanly too', { timeout: 90_000 }, async () => {
     await tmux('new-session', '-d', '-s', 'term', '-x', '100', '-y', '30', '-c', workDir, wrtuiCommand('state-term'));
-    await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', 20_000, 'term');
+    await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', STARTUP_MS, 'term');
     // The pane runs sh, whose child is wrtui (env execs node).
     const shell = (await tmux('display-message', '-p', '-t', 'term', '#{pane_pid}')).trim();
     const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', shell]);
