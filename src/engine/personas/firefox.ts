@@ -3,8 +3,8 @@
 // header shown, its details fields, upgradeToSecure, and its sequences (an auth retry re-fires
 // onBeforeRequest … onHeadersReceived; a cancel in onAuthRequired ends the request with an error).
 import { headerText } from '../headers.js';
-import type { HttpHeader, HttpHeaders, WebRequestEventName } from '../types.js';
-import { firefoxEnumKey, showsEveryHeader, type Persona } from './persona.js';
+import type { HttpHeader, WebRequestEventName } from '../types.js';
+import { firefoxEnumKey, restoreHidden, showsEveryHeader, withoutHeaders, type Persona } from './persona.js';
 
 export const FIREFOX_RESOURCE_TYPES = [
   'main_frame', 'sub_frame', 'stylesheet', 'script', 'image', 'object', 'object_subrequest',
@@ -33,16 +33,6 @@ const belowWebRequest = (header: HttpHeader) => {
   return name === 'priority' || (name === 'content-length' && headerText(header).trim() === '0');
 };
 
-function hiddenFromListeners(headers: HttpHeaders): HttpHeaders {
-  return headers.some(belowWebRequest) ? headers.filter((header) => !belowWebRequest(header)) : headers;
-}
-
-/** A listener's answer, with the headers it could not see put back, in their places at the end. */
-function restoreBelowWebRequest(full: HttpHeaders, answered: HttpHeaders): HttpHeaders {
-  const hidden = full.filter(belowWebRequest);
-  return hidden.length === 0 ? answered : [...answered.filter((header) => !belowWebRequest(header)), ...hidden];
-}
-
 export const firefoxPersona: Persona = {
   name: 'firefox',
   resourceTypes: FIREFOX_RESOURCE_TYPES,
@@ -59,8 +49,8 @@ export const firefoxPersona: Persona = {
   },
   enumKey: firefoxEnumKey,
   ...showsEveryHeader,
-  visibleRequestHeaders: hiddenFromListeners,
-  restoreRequestHeaders: restoreBelowWebRequest,
+  visibleRequestHeaders: (headers) => withoutHeaders(headers, belowWebRequest),
+  restoreRequestHeaders: (full, answered) => restoreHidden(full, answered, belowWebRequest),
   preflightsNeedExtraHeaders: false,
   refiresAuthRetry: true,
   authCancelFails: true,

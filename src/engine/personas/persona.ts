@@ -3,7 +3,7 @@
 // filter keys) and how it says no, the enum objects on the namespace, the details fields beyond the
 // spec, which headers a listener is shown, and where the two browsers' sequences differ. The
 // engine asks the persona; it never branches on a browser's name.
-import type { HttpHeaders, ResourceType, WebRequestEventName } from '../types.js';
+import type { HttpHeader, HttpHeaders, ResourceType, WebRequestEventName } from '../types.js';
 import type { RequestContext } from './request-context.js';
 
 export const PERSONA_NAMES = ['spec', 'chrome', 'firefox'] as const;
@@ -96,11 +96,18 @@ export function enumObjects(persona: Persona): Record<string, Record<string, str
   return objects;
 }
 
-/** Removes the headers named in `names` (lower case), keeping order. */
-export function withoutHeaders(headers: HttpHeaders, names: ReadonlySet<string>): HttpHeaders {
+/** Headers a browser keeps from listeners: by lower-case name, or by a test of the whole header. */
+export type HiddenHeaders = ReadonlySet<string> | ((header: HttpHeader) => boolean);
+
+function isHidden(hidden: HiddenHeaders, header: HttpHeader): boolean {
+  return typeof hidden === 'function' ? hidden(header) : hidden.has(header.name.toLowerCase());
+}
+
+/** Removes the `hidden` headers, keeping order (the same array when none is). */
+export function withoutHeaders(headers: HttpHeaders, hidden: HiddenHeaders): HttpHeaders {
   let kept: HttpHeaders | undefined;
   for (let i = 0; i < headers.length; i++) {
-    if (names.has(headers[i]!.name.toLowerCase())) {
+    if (isHidden(hidden, headers[i]!)) {
       kept ??= headers.slice(0, i);
     } else if (kept) {
       kept.push(headers[i]!);
@@ -109,10 +116,10 @@ export function withoutHeaders(headers: HttpHeaders, names: ReadonlySet<string>)
   return kept ?? headers;
 }
 
-/** `answered` without the `hidden` names, followed by `full`'s headers of those names, in their order. */
-export function restoreHidden(full: HttpHeaders, answered: HttpHeaders, hidden: ReadonlySet<string>): HttpHeaders {
-  const kept = answered.filter((header) => !hidden.has(header.name.toLowerCase()));
-  for (const header of full) if (hidden.has(header.name.toLowerCase())) kept.push(header);
+/** `answered` without the `hidden` headers, followed by `full`'s hidden headers, in their order. */
+export function restoreHidden(full: HttpHeaders, answered: HttpHeaders, hidden: HiddenHeaders): HttpHeaders {
+  const kept = answered.filter((header) => !isHidden(hidden, header));
+  for (const header of full) if (isHidden(hidden, header)) kept.push(header);
   return kept;
 }
 
