@@ -6,7 +6,10 @@ import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 
-const GZIP_MAGIC = [0x1f, 0x8b];
+/** Whether `bytes` start with gzip's magic bytes. */
+export function isGzipBytes(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
 
 export const gzipMember = promisify(gzip);
 export const gunzipAll = promisify(gunzip);
@@ -22,7 +25,7 @@ export async function isGzipFile(file: string): Promise<boolean> {
   try {
     const head = Buffer.alloc(2);
     const { bytesRead } = await handle.read(head, 0, 2, 0);
-    return bytesRead === 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
+    return isGzipBytes(head.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }

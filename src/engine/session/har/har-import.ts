@@ -15,7 +15,7 @@ import { frameInfoFor, inferResourceType, NO_TAB_ID, TAB_ID_HEADER, tabIdFrom } 
 import { getHeader } from '../../headers.js';
 import type { HttpHeaders, NetError, ResourceType } from '../../types.js';
 import { parseRequestBody } from '../../web-request/request-body.js';
-import { gunzipAll } from '../gzip-file.js';
+import { gunzipAll, isGzipBytes } from '../gzip-file.js';
 import type { ProgressListener } from '../progress.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse, RecordedSession } from '../recorded-session.js';
 import { bytesOfHarText } from './har-content.js';
@@ -70,7 +70,7 @@ export async function readHarFile(file: string, options: { onProgress?: Progress
   const total = (await stat(file)).size;
   options.onProgress?.({ phase: 'reading', done: 0, total, unit: 'bytes' });
   const bytes = await readFile(file);
-  const text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? await gunzipAll(bytes) : bytes).toString('utf8');
+  const text = (isGzipBytes(bytes) ? await gunzipAll(bytes) : bytes).toString('utf8');
   options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
   let json: unknown;
   try {
