@@ -19,7 +19,7 @@ import { RecordedTransport } from './recorded-transport.js';
 import { redactEntry } from './redaction.js';
 import type { ReplayDiffEntry, ReplayStreamEntry, ReplaySummaryEntry } from './replay-entries.js';
 import { replayRequest } from './replay-driver.js';
-import { ReplayScheduler } from './replay-scheduler.js';
+import { ReplayScheduler, type StepGate } from './replay-scheduler.js';
 import { DIFF_KINDS, diffCookieChanges, diffRequest, type RequestDiff } from './request-diff.js';
 import { traceJournal, type JournalTrace } from './request-trace.js';
 
@@ -137,14 +137,17 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
   const report = () => options.onProgress?.({ phase, done, total: requests.length, unit: 'requests' });
   report();
   await scheduler.run(
-    requests.map((request) => ({
-      position: firstPositionOf(request),
-      stepsAt: stepPositionsOf(request),
-      writesAt: cookieWritesOf(request, engine),
-      run: async (at) => {
-        replayedIds.set(request, await replayRequest(request, context, at));
-      },
-    })),
+    requests.map((request) => {
+      const stepsAt = stepPositionsOf(request);
+      return {
+        position: stepsAt[0] ?? 0,
+        stepsAt,
+        writesAt: cookieWritesOf(request, engine),
+        run: async (at: StepGate) => {
+          replayedIds.set(request, await replayRequest(request, context, at));
+        },
+      };
+    }),
     (error) => {
       done++;
       if (error) failures.push(`a request could not be replayed: ${(error as Error).stack ?? String(error)}`);
@@ -173,7 +176,7 @@ function seedCookies(engine: Engine, session: RecordedSession): void {
   }
 }
 
-/** Every recorded step of a request, in order. */
+/** Every recorded step of a request, in order (the first is where its task starts). */
 function stepPositionsOf(request: RecordedRequest): number[] {
   const positions: (number | undefined)[] = [];
   for (const hop of request.hops) {
@@ -214,10 +217,6 @@ function listenersMayChangeResponseHeaders(engine: Engine, request: RecordedRequ
   return listeners.some((listener) => listener.blocking && listener.extraInfoSpec.has('responseHeaders'));
 }
 
-function firstPositionOf(request: RecordedRequest): number {
-  const first = request.hops[0]!;
-  return first.at.beforeRequest ?? first.exchanges[0]?.at.beforeSendHeaders ?? first.exchanges[0]?.at.response ?? first.at.end ?? 0;
-}
 
 function summarize(
   session: RecordedSession,
