@@ -19,6 +19,7 @@ import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-re
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead } from './client-response.js';
+import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
 import { handleConnect, handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
@@ -448,6 +449,16 @@ export class CaptureProxy {
   ): Promise<void> {
     const incoming = upstream.response;
     const kept = this.#options.journalBodies || head.cacheRequest ? new KeptBody(this.#maxBodySize) : undefined;
+    const filters = flight.takeFilters();
+    // A redirect the client follows ends a filter (Firefox: "Channel redirected"); the next hop may get its own.
+    if (head.redirected) for (const filter of filters) filter.fail('Channel redirected');
+    else if (filters.length > 0) {
+      if (kept) {
+        incoming.on('data', (chunk: Buffer) => kept.add(chunk));
+        response.once('finish', () => this.#afterResponse(flight, head, kept));
+      }
+      return relayFiltered({ flight, request, response, incoming, head, filters, journal: this.journal, reset: () => this.#reset(request, response) });
+    }
     return new Promise<void>((resolve) => {
       response.once('finish', () => {
         if (!head.redirected) flight.completed();

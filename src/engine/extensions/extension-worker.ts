@@ -21,6 +21,7 @@ import type { Engine } from '../engine.js';
 import type { Owner } from '../owner.js';
 import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
 import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-registry.js';
+import type { FilterEndpoint, ResponseFilter } from '../web-request/stream-filter.js';
 import type { ExtensionServices } from './extension-services.js';
 import type { HostItem, ListenerResult, WorkerBoot, WorkerItem } from './protocol.js';
 import { stackOfStuckWorker } from './stuck-stack.js';
@@ -121,6 +122,10 @@ export class ExtensionWorker implements RemoteEndpoint {
   /** Listeners of this worker in the engine's registry, by their id in the worker. */
   readonly #live = new Map<number, { event: WebRequestEventName; stub: () => void }>();
   #outbox: HostItem[] = [];
+  /** Buffers the next batch hands over rather than copies (StreamFilter data). */
+  #transfer: ArrayBuffer[] = [];
+  /** The StreamFilters this worker made, by the worker's number for them. */
+  readonly #filters = new Map<number, ResponseFilter>();
   /** A flush is due at the end of this turn of the event loop (something waits on the worker). */
   #flushSoon: NodeJS.Immediate | undefined;
   /** A flush is due within OBSERVING_BATCH_MS (only observing events are queued). */
@@ -243,6 +248,9 @@ export class ExtensionWorker implements RemoteEndpoint {
     clearTimeout(this.#loadTimer);
     clearInterval(this.#heartbeat);
     this.#unregisterAll();
+    // Firefox cancels a request whose filter's extension went away mid-body.
+    for (const filter of this.#filters.values()) filter.broken('its worker stopped');
+    this.#filters.clear();
     this.#cookieUnsubscribe?.();
     this.#cookieUnsubscribe = undefined;
     clearTimeout(this.#deadlineTimer);
@@ -310,9 +318,10 @@ export class ExtensionWorker implements RemoteEndpoint {
    * the proxy handles the sockets that were ready together travels at once; otherwise within
    * OBSERVING_BATCH_MS, or with the next urgent batch, whichever comes first. Order is kept.
    */
-  #enqueue(item: HostItem, urgent = true): void {
+  #enqueue(item: HostItem, urgent = true, handOver?: ArrayBuffer): void {
     if (this.#state === 'disposed') return;
     this.#outbox.push(item);
+    if (handOver) this.#transfer.push(handOver);
     if (urgent) {
       this.#flushSoon ??= setImmediate(() => this.#flush());
     } else if (!this.#flushSoon && !this.#flushLater) {
@@ -327,8 +336,10 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#flushSoon = undefined;
     this.#flushLater = undefined;
     const batch = this.#outbox;
+    const handedOver = this.#transfer;
     this.#outbox = [];
-    if (this.#state !== 'disposed' && batch.length > 0) this.#worker.postMessage(batch);
+    this.#transfer = [];
+    if (this.#state !== 'disposed' && batch.length > 0) this.#worker.postMessage(batch, handedOver);
   }
 
   #receive(batch: WorkerItem[]): void {
@@ -369,6 +380,8 @@ export class ExtensionWorker implements RemoteEndpoint {
           if (item[2] !== undefined) this.#log('debug', `${item[1]} is undefined: the manifest does not ask for the "${item[2]}" permission`);
           else if (this.#owner?.persona.name === 'chrome' && /^(chrome|browser)\.webRequest\.(filterResponseData|getSecurityInfo)$/.test(item[1]))
             this.#log('info', `${item[1]} is Firefox's: Chrome has none, so it is undefined under the chrome persona (--persona firefox has it)`);
+          else if (this.#owner?.persona.hasFilterResponseData && /^(chrome|browser)\.webRequest\.filterResponseData$/.test(item[1]))
+            this.#log('info', `${item[1]} is undefined: Firefox gives it to an extension with the "webRequestBlocking" permission (and, in Manifest V3, "webRequestFilterResponse")`);
           else if (this.#owner?.persona.name === 'spec' && /^(chrome|browser)\.webRequest\.(ResourceType|On\w+Options|IgnoredActionType|onActionIgnored|filterResponseData|getSecurityInfo)$/.test(item[1]))
             this.#log('warn', `${item[1]} is not in the spec persona (the seed interface); run with --persona chrome or firefox to see what that browser has`);
           else this.#log('warn', `${item[1]} is not available in wrtui; it is undefined here, as an API without its permission is in a browser`);
@@ -389,8 +402,46 @@ export class ExtensionWorker implements RemoteEndpoint {
         case 'loadFailed':
           this.#loadFailed(new LoadFailure(item[1], item[2]));
           break;
+        case 'filterCreate':
+          this.#filterCreated(item[1], item[2]);
+          break;
+        case 'filterWrite':
+        case 'filterAck':
+        case 'filterCall': {
+          const filter = this.#filters.get(item[1]);
+          if (!filter) break;
+          if (item[0] === 'filterWrite') filter.written(item[2]);
+          else if (item[0] === 'filterAck') filter.acknowledged(item[2]);
+          else filter[item[2]]();
+          if (filter.state === 'closed' || filter.state === 'disconnected' || filter.state === 'failed') this.#filters.delete(item[1]);
+          break;
+        }
       }
     }
+  }
+
+  /** webRequest.filterResponseData: the engine's filter for the worker's, or Firefox's error for it. */
+  #filterCreated(fid: number, requestId: string): void {
+    const owner = this.#owner;
+    const endpoint: FilterEndpoint = {
+      start: () => this.#enqueue(['filterStart', fid]),
+      data: (chunk) => {
+        // A copy handed over: the chunk may be a view of a larger buffer, or kept by the recorder.
+        const copy = new Uint8Array(chunk);
+        this.#enqueue(['filterData', fid, copy], true, copy.buffer);
+      },
+      stop: () => {
+        this.#enqueue(['filterStop', fid]);
+        if (this.#filters.get(fid)?.state === 'closed') this.#filters.delete(fid); // abandoned: the request ended without a body
+      },
+      error: (message) => {
+        this.#filters.delete(fid);
+        this.#enqueue(['filterError', fid, message]);
+      },
+    };
+    const made = owner?.persona.hasFilterResponseData && owner.permissions.has('webRequestBlocking') ? this.#engine.lifecycle.attachFilter(owner, requestId, endpoint) : { error: 'Invalid request ID' };
+    if ('error' in made) endpoint.error(made.error);
+    else this.#filters.set(fid, made);
   }
 
   #answered(call: number, results: ListenerResult[]): void {

@@ -73,7 +73,12 @@ export type HostItem =
   /** Chrome's webRequest.onActionIgnored: one of the extension's answers lost to another's. */
   | ['actionIgnored', requestId: string, action: string]
   /** runtime.onInstalled / onStartup, once the top level ran. */
-  | ['lifecycle', event: 'onInstalled' | 'onStartup', details: unknown];
+  | ['lifecycle', event: 'onInstalled' | 'onStartup', details: unknown]
+  /** A StreamFilter (webRequest.filterResponseData) the worker made: the body starts, a chunk of it, its end, or the filter failed. */
+  | ['filterStart', fid: number]
+  | ['filterData', fid: number, chunk: Uint8Array]
+  | ['filterStop', fid: number]
+  | ['filterError', fid: number, message: string];
 
 /** worker → host */
 export type WorkerItem =
@@ -95,4 +100,11 @@ export type WorkerItem =
   | ['missing', name: string, permission?: string]
   | ['pong', n: number, heapUsed: number]
   | ['ready']
-  | ['loadFailed', message: string, location?: string];
+  | ['loadFailed', message: string, location?: string]
+  /** webRequest.filterResponseData(requestId): a new StreamFilter, numbered by the worker. */
+  | ['filterCreate', fid: number, requestId: string]
+  /** filter.write(data): bytes for the client (or the next filter). */
+  | ['filterWrite', fid: number, bytes: Uint8Array]
+  /** `bytes` of the filter's data handled (dispatched, or handed back after a disconnect): the host may send more. */
+  | ['filterAck', fid: number, bytes: number]
+  | ['filterCall', fid: number, method: 'close' | 'disconnect' | 'suspend' | 'resume'];

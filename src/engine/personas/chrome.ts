@@ -67,6 +67,7 @@ export const chromePersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: true,
   hasSecurityInfo: false,
+  hasFilterResponseData: false,
   redirectNoticeWhenFollowed: false,
   // chrome.cookies.SameSiteStatus: a cookie without the attribute is "unspecified".
   cookieSameSite: (attribute) => (attribute === 'none' ? 'no_restriction' : attribute === 'lax' || attribute === 'strict' ? attribute : 'unspecified'),

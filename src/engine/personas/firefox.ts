@@ -56,6 +56,7 @@ export const firefoxPersona: Persona = {
   authCancelFails: true,
   hasActionIgnored: false,
   hasSecurityInfo: true,
+  hasFilterResponseData: true,
   redirectNoticeWhenFollowed: true,
   // Firefox's SameSiteStatus has no "unspecified": a cookie without the attribute is stored as None.
   cookieSameSite: (attribute) => (attribute === 'lax' || attribute === 'strict' ? attribute : 'no_restriction'),

@@ -53,6 +53,8 @@ export interface Persona {
   readonly redirectNoticeWhenFollowed: boolean;
   /** Firefox's webRequest.getSecurityInfo. */
   readonly hasSecurityInfo: boolean;
+  /** Firefox's webRequest.filterResponseData (StreamFilter). */
+  readonly hasFilterResponseData: boolean;
   /** The details fields this browser adds to every event, from what the request showed. */
   contextFields(context: RequestContext, storeId: string): Record<string, unknown>;
   /**

@@ -25,6 +25,7 @@ export const specPersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: false,
   hasSecurityInfo: false,
+  hasFilterResponseData: false,
   redirectNoticeWhenFollowed: false,
   contextFields: () => ({}),
   cookieSameSite: () => undefined,

@@ -23,6 +23,7 @@ import {
   type WebRequestEventName,
   type CommonDetails,
 } from '../types.js';
+import type { Owner } from '../owner.js';
 import { specPersona, type Persona } from '../personas/index.js';
 import { DocumentTracker, requestContext, type KnownDocument, type RequestContext } from '../personas/request-context.js';
 import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
@@ -32,6 +33,7 @@ import { mergeVerdicts, type MergedVerdict } from './merge-verdicts.js';
 import type { FilterableRequest } from './request-filter.js';
 import { cookieNames, mergeCookieHeader } from './request-cookies.js';
 import { securityInfo, type SecurityInfoOptions, type TlsFacts } from './security-info.js';
+import { ResponseFilter, type FilterEndpoint } from './stream-filter.js';
 import { statusLineOf, type ResponseHead } from './transport.js';
 import type { DnrEngine, DnrRequestInfo } from '../dnr/dnr-engine.js';
 import { dnrResourceType } from '../dnr/dnr-resource-type.js';
@@ -193,6 +195,17 @@ export class RequestLifecycle {
   }
 
   /**
+   * Firefox's webRequest.filterResponseData(requestId) for `owner`: a filter on the request's
+   * response body, or Firefox's error for a request it cannot filter (unknown, ended, not within
+   * the owner's host permissions, or whose response has already started).
+   */
+  attachFilter(owner: Owner, requestId: string, endpoint: FilterEndpoint): ResponseFilter | { error: string } {
+    const flight = this.#inFlight.get(requestId);
+    if (!flight || !owner.hostPermissions.matches(flight.url)) return { error: 'Invalid request ID' };
+    return flight.attachFilter(owner.id, endpoint) ?? { error: 'Invalid request ID' };
+  }
+
+  /**
    * Fires a blocking event: listeners asked, verdicts merged, the entry journaled. With `only`, the
    * event fires for those personas' listeners alone, and is journaled only when one listens.
    */
@@ -287,11 +300,18 @@ export class RequestFlight {
   }
   set finished(value: boolean) {
     this.#finished = value;
-    if (value) this.lifecycle.ended(this);
+    if (!value) return;
+    this.lifecycle.ended(this);
+    // Filters that never saw a body: the request ended before it (cancelled, failed, answered by wrtui).
+    for (const filter of this.#filters.splice(0)) filter.abandon();
   }
   #finished = false;
   /** Owners whose blocking listeners were given this request (Firefox's getSecurityInfo answers them). */
   readonly tracedBy = new Set<string>();
+  /** StreamFilters waiting for this request's response body (Firefox's filterResponseData). */
+  #filters: ResponseFilter[] = [];
+  /** onResponseStarted fired for the latest response: too late for a new filter. */
+  #bodyStarted = false;
   /** The TLS connection of the latest response, if it came over TLS. */
   #tls: (() => TlsFacts) | undefined;
   #filterable: FilterableRequest;
@@ -521,9 +541,23 @@ export class RequestFlight {
     });
   }
 
+  /** A new StreamFilter on this request's body; undefined once the response has started. */
+  attachFilter(ownerId: string, endpoint: FilterEndpoint): ResponseFilter | undefined {
+    if (this.finished || this.#bodyStarted) return undefined;
+    const filter = new ResponseFilter(ownerId, endpoint);
+    this.#filters.push(filter);
+    return filter;
+  }
+
+  /** The filters the next response body goes through, in the order they were made (the caller runs them). */
+  takeFilters(): ResponseFilter[] {
+    return this.#filters.splice(0);
+  }
+
   /** onResponseStarted: the first byte of the body arrived (or the head, for an empty body). */
   responseStarted(): void {
     this.#assertActive('responseStarted');
+    this.#bodyStarted = true;
     const response = this.#requireResponse('responseStarted');
     this.lifecycle.notify('onResponseStarted', { ...this.#common(), ...response }, this.#filterable);
   }
@@ -633,6 +667,7 @@ export class RequestFlight {
   #nextHop(url: string, method: string, fromCache: boolean, ip: string | undefined): void {
     this.#redirectedFrom = { url: this.url, method: this.method, filterable: this.#filterable, fromCache, ip };
     this.hop++;
+    this.#bodyStarted = false;
     this.#authAttempts = 0;
     this.#authorization = undefined;
     this.#authRetried = false;

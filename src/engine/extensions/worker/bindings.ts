@@ -45,7 +45,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   /** `chrome` (callbacks, and Promises without one) or `browser` (Promises), as the permissions allow. */
   const namespaces = (style: 'callback' | 'promise') => {
     const api: Record<string, unknown> = { runtime: runtime.namespace };
-    if (permissions.has('webRequest')) api.webRequest = webRequest.namespace();
+    if (permissions.has('webRequest')) api.webRequest = webRequest.namespace(typeof manifest.manifest_version === 'number' ? manifest.manifest_version : 2);
     if (permissions.has('cookies')) api.cookies = cookies.namespace(style);
     if (permissions.has('storage')) api.storage = { ...storage };
     if (permissions.has('alarms')) api.alarms = alarms.namespace;
@@ -149,6 +149,12 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
             break;
           case 'reply':
             calls.reply(item[1] as number, item[2] as boolean, item[3]);
+            break;
+          case 'filterStart':
+          case 'filterData':
+          case 'filterStop':
+          case 'filterError':
+            webRequest.filters.receive(item as never);
             break;
           case 'actionIgnored':
             webRequest.actionIgnored.dispatch({ requestId: item[1] as string, action: item[2] as string });

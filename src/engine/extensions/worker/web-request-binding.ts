@@ -11,6 +11,7 @@ import { enumObjects, type Persona } from '../../personas/persona.js';
 import type { Bridge } from './bridge.js';
 import type { HostCalls } from './host-calls.js';
 import { SimpleEvent } from './simple-event.js';
+import { StreamFilters } from './stream-filter-binding.js';
 
 interface LocalListener {
   lid: number;
@@ -30,6 +31,8 @@ export class WebRequestBinding {
   readonly #persona: () => Persona;
   /** Chrome's onActionIgnored (the chrome persona only). */
   readonly actionIgnored: SimpleEvent;
+  /** Firefox's StreamFilters this extension made (filterResponseData). */
+  readonly filters: StreamFilters;
   readonly #byLid = new Map<number, LocalListener>();
   readonly #byEvent = new Map<WebRequestEventName, LocalListener[]>(WEB_REQUEST_EVENTS.map((event) => [event, []]));
   #nextLid = 1;
@@ -40,10 +43,14 @@ export class WebRequestBinding {
     this.#permissions = permissions;
     this.#persona = persona;
     this.actionIgnored = new SimpleEvent('webRequest.onActionIgnored', onError);
+    this.filters = new StreamFilters(bridge, onError);
   }
 
-  /** The namespace object; `style` decides whether handlerBehaviorChanged takes a callback. */
-  namespace(): Record<string, unknown> {
+  /**
+   * The namespace object. `manifestVersion` decides what filterResponseData needs: Firefox asks
+   * webRequestBlocking of an MV2 extension, and webRequestFilterResponse too of an MV3 one.
+   */
+  namespace(manifestVersion = 2): Record<string, unknown> {
     const persona = this.#persona();
     // The spec names no enum objects; Chrome and Firefox both put them on the namespace.
     const namespace: Record<string, unknown> = {
@@ -73,6 +80,13 @@ export class WebRequestBinding {
           if (outcome.ok) return outcome.value;
           throw new Error(outcome.error);
         });
+      };
+    }
+    const permissions = this.#permissions();
+    if (persona.hasFilterResponseData && permissions.has('webRequestBlocking') && (manifestVersion < 3 || permissions.has('webRequestFilterResponse'))) {
+      namespace.filterResponseData = (requestId: unknown) => {
+        if (typeof requestId !== 'string') throw new Error('Incorrect argument types for webRequest.filterResponseData.');
+        return this.filters.create(requestId);
       };
     }
     namespace.handlerBehaviorChanged = (callback?: unknown) => {

@@ -21,13 +21,17 @@ const port = parentPort!;
 
 // ── outgoing: one message per turn ─────────────────────────────────────────
 let outbox: WorkerItem[] = [];
+/** Buffers the batch hands over rather than copies (a StreamFilter's writes). */
+let transfer: ArrayBuffer[] = [];
 let flushScheduled = false;
 const flush = () => {
   flushScheduled = false;
   const batch = outbox;
+  const handedOver = transfer;
   outbox = [];
+  transfer = [];
   try {
-    port.postMessage(batch);
+    port.postMessage(batch, handedOver);
   } catch (error) {
     // Something in the batch could not be cloned: send what can be, and say what could not.
     for (const item of batch) {
@@ -39,8 +43,9 @@ const flush = () => {
     }
   }
 };
-const post = (item: WorkerItem) => {
+const post = (item: WorkerItem, handOver?: ArrayBuffer) => {
   outbox.push(item);
+  if (handOver) transfer.push(handOver);
   if (!flushScheduled) {
     flushScheduled = true;
     // setImmediate, not a microtask: answers of Promise listeners settled in this turn join the batch.

@@ -1,0 +1,99 @@
+// A response body rewritten on the wire by StreamFilters (Firefox's filterResponseData): the
+// upstream body, decoded as Firefox decodes it before a filter sees it, goes through the filters,
+// and what they write goes to the client. The head keeps what the listeners decided, but for what
+// the rewrite makes untrue: Content-Length (the client's framing is chunked for HTTP/1.1, the
+// connection's close for HTTP/1.0, frames for HTTP/2) and, for a decoded body, Content-Encoding.
+import type { IncomingMessage } from 'node:http';
+import { Readable, pipeline, type Duplex } from 'node:stream';
+import { getHeaderValues } from '../headers.js';
+import type { Journal } from '../journal.js';
+import type { HttpHeaders, NetError } from '../types.js';
+import type { RequestFlight } from '../web-request/lifecycle.js';
+import { FilterChain, type ResponseFilter } from '../web-request/stream-filter.js';
+import { writeResponseHead, type ClientRequestLike } from './client-response.js';
+import { decodersFor } from './content-decoding.js';
+import type { OngoingResponse } from './mockttp-hooks.js';
+import { netErrorOf } from './net-error.js';
+
+export interface FilteredRelay {
+  flight: RequestFlight;
+  request: ClientRequestLike & { method?: string };
+  response: OngoingResponse;
+  incoming: IncomingMessage;
+  head: { statusCode: number; statusMessage: string; headers: HttpHeaders };
+  filters: ResponseFilter[];
+  journal: Journal;
+  /** Fails the client's request (a reset it sees). */
+  reset: () => void;
+}
+
+/** Streams the filtered body; resolves once the client's response ended one way or another. */
+export function relayFiltered(relay: FilteredRelay): Promise<void> {
+  const { flight, request, response, incoming, head, filters, journal } = relay;
+  const noBody = request.method === 'HEAD' || head.statusCode === 204 || head.statusCode === 304;
+  const decoders = noBody ? undefined : decodersFor(getHeaderValues(head.headers, 'content-encoding').join(', ') || undefined);
+  const wireHeaders = head.headers.filter((header) => {
+    const name = header.name.toLowerCase();
+    return name !== 'content-length' && name !== 'transfer-encoding' && !(decoders && name === 'content-encoding');
+  });
+  // Framing of wrtui's own for an HTTP/1.1 client (Node adds none once the origin's was removed).
+  if (!noBody && request.httpVersion === '1.1') wireHeaders.push({ name: 'Transfer-Encoding', value: 'chunked' });
+
+  let source: Readable;
+  if (noBody) {
+    incoming.resume();
+    source = Readable.from([]);
+  } else if (decoders) {
+    source = pipeline([incoming, ...decoders] as [IncomingMessage, ...Duplex[]], () => {}) as unknown as Readable;
+  } else {
+    source = incoming;
+  }
+  const chain = new FilterChain(filters, source, {
+    write: (chunk) => (noBody ? true : response.write(chunk)),
+    end: () => response.end(),
+    once: (event, listener) => response.once(event, listener),
+  });
+
+  return new Promise<void>((resolve) => {
+    let over = false;
+    const fail = (error: NetError, why?: string) => {
+      if (over) return;
+      over = true;
+      if (why) journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId} (${flight.url}): ${why}` });
+      flight.fail(error);
+      incoming.destroy();
+      relay.reset();
+    };
+    response.once('finish', () => {
+      over = true;
+      flight.completed();
+      const passes = [...filters].reverse().map((filter) => `${filter.ownerId} (${filter.bytesIn} bytes in, ${filter.bytesOut} out)`).join(', then ');
+      journal.append({ kind: 'log', level: 'info', source: 'capture', message: `request ${flight.requestId}: the response body went through the StreamFilter${filters.length > 1 ? 's' : ''} of ${passes}` });
+      if (!incoming.complete) incoming.destroy(); // a filter closed early: the rest is of no use
+      resolve();
+    });
+    response.once('close', () => {
+      // The client left: each filter hears the body is over, as Firefox's do when a channel is cancelled.
+      if (!response.writableFinished) {
+        for (const filter of filters) filter.end();
+        incoming.destroy();
+      }
+      resolve();
+    });
+    // The server closed the connection mid-body (Node says so with 'aborted', and an error when listened for).
+    incoming.once('aborted', () => fail('net::ERR_CONNECTION_RESET'));
+    void chain.done.then((outcome) => {
+      if (outcome.kind === 'broken') {
+        fail('net::ERR_FAILED', `the StreamFilter of ${outcome.ownerId} went away mid-body (${outcome.reason}); the request fails, as Firefox fails it`);
+      } else if (outcome.kind === 'source-failed') {
+        const error = outcome.error as { code?: string };
+        const decoding = typeof error?.code === 'string' && error.code.startsWith('Z_');
+        fail(decoding ? 'net::ERR_CONTENT_DECODING_FAILED' : error ? netErrorOf(error) : 'net::ERR_CONNECTION_RESET');
+      }
+    });
+
+    writeResponseHead(request, response, head.statusCode, head.statusMessage, wireHeaders);
+    flight.responseStarted();
+    chain.start();
+  });
+}

@@ -1,0 +1,207 @@
+// Firefox's webRequest.filterResponseData under the firefox persona: an unpacked extension in its
+// worker rewrites response bodies on the wire, with traffic through the proxy. Each expectation is
+// what Firefox ESR 153 did with the same add-on code (README, firefox persona, StreamFilter).
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+
+let harness: ProxyHarness | undefined;
+let host: ExtensionHost | undefined;
+let origin: Origin | undefined;
+let work: string | undefined;
+afterEach(async () => {
+  await host?.close();
+  await harness?.close();
+  await origin?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+  host = harness = origin = work = undefined;
+});
+
+const MV2 = { manifest_version: 2, permissions: ['webRequest', 'webRequestBlocking', '<all_urls>'], background: { scripts: ['bg.js'] } };
+
+async function extension(name: string, code: string, manifest: Record<string, unknown> = MV2): Promise<string> {
+  work ??= await mkdtemp(path.join(tmpdir(), 'wrtui-stream-filter-'));
+  const dir = path.join(work, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'manifest.json'), JSON.stringify({ name, version: '1', ...manifest }));
+  await writeFile(path.join(dir, 'bg.js'), code);
+  return dir;
+}
+
+const logsOf = (entries: JournalEntry[], source: string) => entries.filter((e): e is LogEntry & JournalEntry => e.kind === 'log' && e.source === source).map((e) => e.message);
+
+/** The origin's answers, by path. */
+function serve(req: { url?: string }, res: import('node:http').ServerResponse): void {
+  const url = req.url ?? '';
+  if (url === '/gzip') res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(zlib.gzipSync('hello gzip world'));
+  else if (url === '/chunked') {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.write('abc');
+    setTimeout(() => res.end('def'), 50);
+  } else if (url === '/redirect') res.writeHead(302, { Location: '/target' }).end('redirect body');
+  else res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(Buffer.byteLength(`hello ${url}`)) }).end(`hello ${url}`);
+}
+
+async function start(dirs: string[]): Promise<void> {
+  origin = await startOrigin((req, res) => serve(req, res));
+  harness = await startProxyHarness();
+  host = await ExtensionHost.start(harness.engine, { extensions: dirs, watch: false, typeCheck: false, stateDir: harness.stateDir, persona: 'firefox' });
+  expect(host.rules().map((rule) => rule.state)).toEqual(dirs.map(() => 'active'));
+}
+
+/** The add-on Firefox ran: upper-cases every body it is given, at `stop`. */
+const UPPER = `
+browser.webRequest.onBeforeRequest.addListener((d) => {
+  const filter = browser.webRequest.filterResponseData(d.requestId);
+  const chunks = [];
+  filter.ondata = (e) => { chunks.push(new TextDecoder().decode(e.data)); console.log('data ' + e.data.byteLength + ' ' + (e.data instanceof ArrayBuffer) + ' ' + filter.status); };
+  filter.onstop = () => {
+    console.log('stop ' + filter.status);
+    filter.write(new TextEncoder().encode(chunks.join('').toUpperCase()));
+    filter.close();
+    console.log('after close ' + filter.status);
+  };
+}, { urls: ['<all_urls>'] }, ['blocking']);
+`;
+
+describe('webRequest.filterResponseData under the firefox persona', () => {
+  it('rewrites the body on the wire: the client gets what the filter wrote, with no stale Content-Length', async () => {
+    await start([await extension('Upper', UPPER)]);
+    const response = await harness!.curl(['-s', '-i', `${origin!.url}/plain`]);
+    const [head, body] = response.stdout.split('\r\n\r\n');
+    expect(body).toBe('HELLO /PLAIN');
+    expect(head).not.toMatch(/content-length/i);
+    expect(head).toMatch(/^transfer-encoding: chunked\r?$/im);
+    await expect.poll(() => logsOf(harness!.entries, 'Upper')).toEqual(['data 12 true transferringdata', 'stop finishedtransferringdata', 'after close closed']);
+    // onCompleted fires once the filter closed, and the journal says what the filter did.
+    await expect.poll(() => harness!.events(harness!.webRequestEntries()[0]!.details.requestId)).toContain('onCompleted');
+    expect(logsOf(harness!.entries, 'capture').some((message) => message.includes('went through the StreamFilter of Upper (12 bytes in, 12 out)'))).toBe(true);
+  });
+
+  it('"a StreamFilter on a gzip response receives and writes the decoded body" (FACTS.md): the client gets it decoded, without Content-Encoding', async () => {
+    await start([await extension('Upper', UPPER)]);
+    const response = await harness!.fetch(`${origin!.url}/gzip`);
+    expect(response.headers['content-encoding']).toBeUndefined();
+    expect(await response.body.text()).toBe('HELLO GZIP WORLD');
+    await expect.poll(() => logsOf(harness!.entries, 'Upper')[0]).toBe('data 16 true transferringdata');
+  });
+
+  it('gives a chunked body chunk by chunk, as it arrives', async () => {
+    await start([await extension('Upper', UPPER)]);
+    const response = await harness!.fetch(`${origin!.url}/chunked`);
+    expect(await response.body.text()).toBe('ABCDEF');
+    await expect.poll(() => logsOf(harness!.entries, 'Upper').slice(0, 2)).toEqual(['data 3 true transferringdata', 'data 3 true transferringdata']);
+  });
+
+  it('disconnect() lets the rest of the body through untouched; data with no ondata listener is lost', async () => {
+    const code = `
+      browser.webRequest.onBeforeRequest.addListener((d) => {
+        const filter = browser.webRequest.filterResponseData(d.requestId);
+        if (d.url.endsWith('/chunked')) {
+          filter.ondata = (e) => { filter.write(new TextEncoder().encode('[' + new TextDecoder().decode(e.data) + ']')); filter.disconnect(); console.log('after disconnect ' + filter.status); };
+        } else {
+          filter.onstop = () => filter.close();
+        }
+      }, { urls: ['<all_urls>'] }, ['blocking']);`;
+    await start([await extension('Partial', code)]);
+    expect(await (await harness!.fetch(`${origin!.url}/chunked`)).body.text()).toBe('[abc]def');
+    expect(await (await harness!.fetch(`${origin!.url}/nodata`)).body.text()).toBe('');
+    expect(logsOf(harness!.entries, 'Partial')).toEqual(['after disconnect disconnected']);
+  });
+
+  it('throws NS_ERROR_FAILURE as Firefox does for a call in the wrong state, and tells "Invalid request ID" for a request it cannot filter', async () => {
+    const code = `
+      const wr = browser.webRequest;
+      const attempt = (what, call) => { try { call(); console.log(what + ' ok'); } catch (e) { console.log(what + ' threw ' + e.name); } };
+      wr.onBeforeRequest.addListener((d) => {
+        if (!d.url.endsWith('/early')) return;
+        const filter = wr.filterResponseData(d.requestId);
+        console.log('created ' + filter.status);
+        attempt('write before start', () => filter.write(new Uint8Array([65])));
+        attempt('suspend before start', () => filter.suspend());
+        filter.onstart = () => console.log('start ' + filter.status);
+        filter.onstop = () => {
+          filter.close();
+          attempt('close twice', () => filter.close());
+          attempt('disconnect after close', () => filter.disconnect());
+          attempt('write after close', () => filter.write(new Uint8Array([65])));
+        };
+        filter.ondata = (e) => filter.write(e.data);
+      }, { urls: ['<all_urls>'] }, ['blocking']);
+      wr.onHeadersReceived.addListener((d) => {
+        if (!d.url.endsWith('/bogus')) return;
+        const filter = wr.filterResponseData('999999');
+        filter.onerror = () => console.log('bogus: ' + filter.error + ' ' + filter.status);
+      }, { urls: ['<all_urls>'] }, ['blocking']);
+      wr.onResponseStarted.addListener((d) => {
+        if (!d.url.endsWith('/late')) return;
+        const filter = wr.filterResponseData(d.requestId);
+        filter.onerror = () => console.log('late: ' + filter.error + ' ' + filter.status);
+      }, { urls: ['<all_urls>'] });`;
+    await start([await extension('States', code)]);
+    expect(await (await harness!.fetch(`${origin!.url}/early`)).body.text()).toBe('hello /early');
+    expect(await (await harness!.fetch(`${origin!.url}/bogus`)).body.text()).toBe('hello /bogus');
+    expect(await (await harness!.fetch(`${origin!.url}/late`)).body.text()).toBe('hello /late');
+    await expect.poll(() => logsOf(harness!.entries, 'States')).toEqual([
+      'created uninitialized',
+      'write before start threw NS_ERROR_FAILURE',
+      'suspend before start threw NS_ERROR_FAILURE',
+      'start transferringdata',
+      'close twice ok',
+      'disconnect after close threw NS_ERROR_FAILURE',
+      'write after close threw NS_ERROR_FAILURE',
+      'bogus: Invalid request ID failed',
+      'late: Invalid request ID failed',
+    ]);
+  });
+
+  it('fails a filter with "Channel redirected" when the client follows a server redirect; the redirect target is not filtered by it', async () => {
+    const code = `
+      browser.webRequest.onBeforeRequest.addListener((d) => {
+        if (!d.url.endsWith('/redirect')) return;
+        const filter = browser.webRequest.filterResponseData(d.requestId);
+        filter.ondata = (e) => filter.write(new TextEncoder().encode('FILTERED'));
+        filter.onstop = () => filter.close();
+        filter.onerror = () => console.log('error: ' + filter.error + ' ' + filter.status);
+      }, { urls: ['<all_urls>'] }, ['blocking']);`;
+    await start([await extension('Redirected', code)]);
+    const result = await harness!.curl(['-s', '-L', `${origin!.url}/redirect`]);
+    expect(result.stdout).toBe('hello /target');
+    await expect.poll(() => logsOf(harness!.entries, 'Redirected')).toEqual(['error: Channel redirected failed']);
+  });
+
+  it('chains filters with the one made last nearest the network: filters A then B on a body x give A(B(x)), as on Firefox', async () => {
+    const code = `
+      browser.webRequest.onBeforeRequest.addListener((d) => {
+        for (const mark of ['A', 'B']) {
+          const filter = browser.webRequest.filterResponseData(d.requestId);
+          filter.ondata = (e) => filter.write(new TextEncoder().encode(mark + '(' + new TextDecoder().decode(e.data) + ')'));
+          filter.onstop = () => filter.close();
+        }
+      }, { urls: ['<all_urls>'] }, ['blocking']);`;
+    await start([await extension('Twice', code)]);
+    expect(await (await harness!.fetch(`${origin!.url}/x`)).body.text()).toBe('A(B(hello /x))');
+  });
+
+  it('is undefined without webRequestBlocking, and in Manifest V3 without webRequestFilterResponse, and the journal says why', async () => {
+    const code = `console.log('filterResponseData: ' + typeof browser.webRequest.filterResponseData);`;
+    const observing = await extension('Observing', code, { ...MV2, permissions: ['webRequest', '<all_urls>'] });
+    const mv3 = await extension('Mv3NoFilterPermission', code, { manifest_version: 3, permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'], background: { scripts: ['bg.js'] } });
+    const mv3With = await extension('Mv3WithFilterPermission', code, { manifest_version: 3, permissions: ['webRequest', 'webRequestBlocking', 'webRequestFilterResponse'], host_permissions: ['<all_urls>'], background: { scripts: ['bg.js'] } });
+    await start([observing, mv3, mv3With]);
+    const why = 'browser.webRequest.filterResponseData is undefined: Firefox gives it to an extension with the "webRequestBlocking" permission (and, in Manifest V3, "webRequestFilterResponse")';
+    await expect.poll(() => [...logsOf(harness!.entries, 'Observing'), ...logsOf(harness!.entries, 'Mv3NoFilterPermission'), ...logsOf(harness!.entries, 'Mv3WithFilterPermission')]).toEqual([
+      why,
+      'filterResponseData: undefined',
+      why,
+      'filterResponseData: undefined',
+      'filterResponseData: function',
+    ]);
+  });
+});
