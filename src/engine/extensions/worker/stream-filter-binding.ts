@@ -213,10 +213,17 @@ export class StreamFilters {
     }
   }
 
-  /** Resumed: what came meanwhile is dispatched, then `stop` if the body ended meanwhile. */
+  /**
+   * Resumed: what came meanwhile is dispatched at once (within resume(), as Firefox does), and
+   * `stop`, if the body ended meanwhile, once resume() has returned (Firefox waits for its parent).
+   */
   resumed(fid: number, filter: StreamFilter, state: StreamFilterState): void {
     while (state.buffered.length > 0 && state.status === 'transferringdata') this.#emitData(fid, filter, state, state.buffered.shift()!);
-    if (state.stopReceived && state.status === 'transferringdata') this.#stop(fid, filter, state);
+    if (state.stopReceived) {
+      void Promise.resolve().then(() => {
+        if (state.status === 'transferringdata') this.#stop(fid, filter, state);
+      });
+    }
   }
 
   #stop(fid: number, filter: StreamFilter, state: StreamFilterState): void {
