@@ -40,7 +40,9 @@
 // 4. 1 GiB download (generated on the fly, discarded by the client), each proxy in a fresh process:
 //    RSS from /proc/<pid>/status every 100 ms (baseline after a warm-up, peak, kernel's VmHWM), MB/s.
 //    Also through wrtui with a blocking onHeadersReceived listener: wrtui holds the response head
-//    for it, never the body, so that streams too.
+//    for it, never the body, so that streams too; and through a Firefox add-on whose StreamFilter
+//    (filterResponseData) writes every chunk back as it came: the body then crosses to the add-on's
+//    worker and back, flow-controlled, and must stream in flat memory as well.
 // 5. The peer users compare wrtui with: Debian's mitmdump (-q, no addons) beside wrtui running the
 //    example rules (examples/rules, each in its worker, dry-run off), 1 KiB GETs, same origin and
 //    clients as 1, interleaved rounds; and the node:http floor (a plain node:http forward proxy,
@@ -466,6 +468,7 @@ if (SECTIONS.has('4')) {
   downloads.push(await downloadThrough('wrtui, no listeners', 'wrtui', 'none', DOWNLOAD_BYTES));
   downloads.push(await downloadThrough('wrtui, onCompleted (observing)', 'wrtui', 'completed', DOWNLOAD_BYTES));
   downloads.push(await downloadThrough('wrtui, blocking onHeadersReceived', 'wrtui', 'blocking-headers', DOWNLOAD_BYTES));
+  downloads.push(await downloadThrough('wrtui, pass-through StreamFilter (firefox)', 'wrtui', 'stream-filter', DOWNLOAD_BYTES));
 }
 const mib = (n: number | undefined) => (n === undefined ? '-' : fixed(n / MiB));
 console.log(

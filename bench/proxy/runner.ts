@@ -6,6 +6,7 @@
 //              mixed-workers: the "mixed" ten as two rule files, each in its own worker (as users run them)
 //              mixed-workers-chrome / -firefox: the same under the chrome or firefox persona (--persona)
 //              examples: the example rules (examples/rules), each in its own worker
+//              stream-filter: a Firefox add-on (firefox persona, its worker) whose StreamFilter passes every body through
 // Reports { type: 'ready', port } once listening; answers 'usage', 'stats', 'stop'. mockttp listens on
 // every interface: wrtui refuses non-loopback clients itself, and the bare mockttp here is made to.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -125,6 +126,13 @@ let stop: () => Promise<void>;
 let port: number;
 
 /** The "mixed" listeners as two rule files (rule-a, rule-b), the way a user would write them. */
+/** The pass-through StreamFilter every Firefox filtering add-on starts from: each chunk written back as it came. */
+const PASS_THROUGH_FILTER = `browser.webRequest.onBeforeRequest.addListener((details) => {
+  const filter = browser.webRequest.filterResponseData(details.requestId);
+  filter.ondata = (event) => filter.write(event.data);
+  filter.onstop = () => filter.close();
+}, { urls: ['<all_urls>'] }, ['blocking']);`;
+
 const MIXED_RULES = {
   'rule-a.ts': `
 const plus = (headers: { name: string; value?: string }[] | undefined, name: string) => [...(headers ?? []), { name, value: '1' }];
@@ -248,6 +256,13 @@ if (kind === 'mitmdump') {
     if (failed.length > 0) throw new Error(`rules failed to load: ${failed.map((rule) => `${rule.name}: ${rule.error?.message}`).join('; ')}`);
     // The examples are dry-run (a first run shows what they would do); the bench applies them.
     for (const rule of host.rules()) host.setDryRun(rule.name, false);
+  } else if (listenerSet === 'stream-filter') {
+    const dir = join(stateDir, 'pass-through');
+    await mkdir(dir);
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ manifest_version: 2, name: 'Pass-through filter', version: '1', permissions: ['webRequest', 'webRequestBlocking', '<all_urls>'], background: { scripts: ['bg.js'] } }));
+    await writeFile(join(dir, 'bg.js'), PASS_THROUGH_FILTER);
+    host = await ExtensionHost.start(engine, { extensions: [dir], watch: false, typeCheck: false, persona: 'firefox' });
+    if (host.rules()[0]?.state !== 'active') throw new Error(`the filter add-on failed to load: ${host.rules()[0]?.error?.message}`);
   } else registerListeners(engine, listenerSet);
   const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca, port: 0 });
   await proxy.start();

@@ -6,13 +6,15 @@
 // request by request, the two must agree on what a proxy can know: types, methods, frames and
 // their ancestors, originUrl/documentUrl, thirdParty, cookieStoreId, statuses and which headers
 // were shown, and a redirect the page does not follow (Firefox ends it with onCompleted and the
-// 3xx). One difference is known and documented in the README (firefox persona): a cross-origin
+// 3xx), and a body its StreamFilter rewrites (filterResponseData on a gzip response: the page
+// reports the text it got). One difference is known and documented in the README (firefox persona): a cross-origin
 // request's originUrl (a proxy sees only the Referer's origin).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
@@ -47,6 +49,12 @@ const START = `<!doctype html><script>(async () => { for (;;) {
   await new Promise((r) => setTimeout(r, 300));
 } })();</script>`;
 
+// The page's last steps: fetch the body the add-on's StreamFilter rewrites and report the text it
+// got, then say it is done once its last request had time to finish.
+const FINISH = `const filtered = await (await fetch('/probe/filtered')).text();
+  await fetch('/__probe', { method: 'POST', body: JSON.stringify({ event: 'page', path: '/probe/filtered', body: filtered }) });
+  await new Promise((r) => setTimeout(r, 500)); await fetch('/__done');`;
+
 beforeAll(async () => {
   if (SKIP) return;
   if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
@@ -63,8 +71,9 @@ beforeAll(async () => {
       return res.end('ok');
     }
     if (url === '/start') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(START);
+    if (url === '/probe/filtered') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync('filtered by the add-on'));
     // The page ends by asking for /__done, once its last request had time to finish.
-    if (answerProbe(req, res, probePage(origin.port, "await new Promise((r) => setTimeout(r, 500)); await fetch('/__done');"))) return;
+    if (answerProbe(req, res, probePage(origin.port, FINISH))) return;
     res.end('ok');
   });
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-differential-'));
@@ -141,6 +150,8 @@ describe.skipIf(SKIP)('the firefox persona agrees with Firefox ESR, event by eve
     expect(lines.some((line) => line.includes('"method":"OPTIONS"') && line.includes('"path":"/probe/cors"'))).toBe(true);
     // Firefox ends a redirect the page does not follow with onCompleted and the 3xx, no onBeforeRedirect.
     // (Records reach the collector in whatever order their fetches land: compared as a set.)
+    // Its StreamFilter got the decoded gzip body, and the page got what the filter wrote.
+    expect(oracle).toContainEqual({ event: 'page', path: '/probe/filtered', body: 'FILTERED BY THE ADD-ON' });
     expect(oracle.filter((record) => record.path === '/probe/manual').map((record) => record.event).sort()).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onCompleted', 'onHeadersReceived', 'onSendHeaders'].sort());
   });
 

@@ -32,10 +32,13 @@ export function relayFiltered(relay: FilteredRelay): Promise<void> {
   const { flight, request, response, incoming, head, filters, journal } = relay;
   const noBody = request.method === 'HEAD' || head.statusCode === 204 || head.statusCode === 304;
   const decoders = noBody ? undefined : decodersFor(getHeaderValues(head.headers, 'content-encoding').join(', ') || undefined);
-  const wireHeaders = head.headers.filter((header) => {
-    const name = header.name.toLowerCase();
-    return name !== 'content-length' && name !== 'transfer-encoding' && !(decoders && name === 'content-encoding');
-  });
+  // A response without a body (HEAD, 204, 304) keeps its head: there is nothing to rewrite.
+  const wireHeaders = noBody
+    ? head.headers
+    : head.headers.filter((header) => {
+        const name = header.name.toLowerCase();
+        return name !== 'content-length' && name !== 'transfer-encoding' && !(decoders && name === 'content-encoding');
+      });
   // Framing of wrtui's own for an HTTP/1.1 client (Node adds none once the origin's was removed).
   if (!noBody && request.httpVersion === '1.1') wireHeaders.push({ name: 'Transfer-Encoding', value: 'chunked' });
 
@@ -75,7 +78,7 @@ export function relayFiltered(relay: FilteredRelay): Promise<void> {
     response.once('close', () => {
       // The client left: each filter hears the body is over, as Firefox's do when a channel is cancelled.
       if (!response.writableFinished) {
-        for (const filter of filters) filter.end();
+        chain.cancel();
         incoming.destroy();
       }
       resolve();

@@ -122,8 +122,6 @@ export class ExtensionWorker implements RemoteEndpoint {
   /** Listeners of this worker in the engine's registry, by their id in the worker. */
   readonly #live = new Map<number, { event: WebRequestEventName; stub: () => void }>();
   #outbox: HostItem[] = [];
-  /** Buffers the next batch hands over rather than copies (StreamFilter data). */
-  #transfer: ArrayBuffer[] = [];
   /** The StreamFilters this worker made, by the worker's number for them. */
   readonly #filters = new Map<number, ResponseFilter>();
   /** A flush is due at the end of this turn of the event loop (something waits on the worker). */
@@ -318,10 +316,9 @@ export class ExtensionWorker implements RemoteEndpoint {
    * the proxy handles the sockets that were ready together travels at once; otherwise within
    * OBSERVING_BATCH_MS, or with the next urgent batch, whichever comes first. Order is kept.
    */
-  #enqueue(item: HostItem, urgent = true, handOver?: ArrayBuffer): void {
+  #enqueue(item: HostItem, urgent = true): void {
     if (this.#state === 'disposed') return;
     this.#outbox.push(item);
-    if (handOver) this.#transfer.push(handOver);
     if (urgent) {
       this.#flushSoon ??= setImmediate(() => this.#flush());
     } else if (!this.#flushSoon && !this.#flushLater) {
@@ -336,10 +333,8 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#flushSoon = undefined;
     this.#flushLater = undefined;
     const batch = this.#outbox;
-    const handedOver = this.#transfer;
     this.#outbox = [];
-    this.#transfer = [];
-    if (this.#state !== 'disposed' && batch.length > 0) this.#worker.postMessage(batch, handedOver);
+    if (this.#state !== 'disposed' && batch.length > 0) this.#worker.postMessage(batch);
   }
 
   #receive(batch: WorkerItem[]): void {
@@ -425,11 +420,9 @@ export class ExtensionWorker implements RemoteEndpoint {
     const owner = this.#owner;
     const endpoint: FilterEndpoint = {
       start: () => this.#enqueue(['filterStart', fid]),
-      data: (chunk) => {
-        // A copy handed over: the chunk may be a view of a larger buffer, or kept by the recorder.
-        const copy = new Uint8Array(chunk);
-        this.#enqueue(['filterData', fid, copy], true, copy.buffer);
-      },
+      // Copied by postMessage (a view of a larger buffer cut to its own bytes first: postMessage
+      // would copy the whole buffer); the recorder may keep the same chunk.
+      data: (chunk) => this.#enqueue(['filterData', fid, chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : Uint8Array.prototype.slice.call(chunk)]),
       stop: () => {
         this.#enqueue(['filterStop', fid]);
         if (this.#filters.get(fid)?.state === 'closed') this.#filters.delete(fid); // abandoned: the request ended without a body

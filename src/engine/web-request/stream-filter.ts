@@ -91,9 +91,11 @@ export class ResponseFilter implements Downstream {
       case 'transferring':
         this.#sent += chunk.length;
         this.#endpoint.data(chunk);
+        if (this.pressing) this.#chain?.update(); // enough in flight: the source waits for acknowledgements
         return;
       case 'disconnecting':
         this.#held.push(chunk);
+        this.#chain?.update();
         return;
       case 'disconnected':
         this.#pass(chunk);
@@ -190,7 +192,7 @@ export interface BodySink {
   once(event: 'drain', listener: () => void): unknown;
 }
 
-export type ChainOutcome = { kind: 'ended' } | { kind: 'broken'; ownerId: string; reason: string } | { kind: 'source-failed'; error: unknown };
+export type ChainOutcome = { kind: 'ended' } | { kind: 'cancelled' } | { kind: 'broken'; ownerId: string; reason: string } | { kind: 'source-failed'; error: unknown };
 
 /**
  * Runs `source` through `filters` into `sink`. Resolves once the sink was ended (every filter
@@ -268,6 +270,13 @@ export class FilterChain {
       this.#paused = false;
       this.#source.resume();
     }
+  }
+
+  /** The client went away: nothing more goes to the sink, and each filter hears the body is over (Firefox tells a cancelled channel's filters `stop`). */
+  cancel(): void {
+    if (this.#settled) return;
+    this.#finish({ kind: 'cancelled' });
+    for (const filter of this.#filters) filter.end();
   }
 
   broken(filter: ResponseFilter, reason: string): void {

@@ -5,8 +5,8 @@
 import type { WorkerBoot, WorkerItem } from '../protocol.js';
 
 export interface Bridge {
-  /** Queues an item for the host; one message per turn of the worker's event loop. `handOver` is transferred, not copied. */
-  post(item: WorkerItem, handOver?: ArrayBuffer): void;
+  /** Queues an item for the host; one message per turn of the worker's event loop. */
+  post(item: WorkerItem): void;
   /** util.format of console arguments: the text a console call prints, whole. */
   format(args: readonly unknown[]): string;
   /** `file:line:col` of the first stack frame of `error` in the extension's own code (source-mapped). */

@@ -167,7 +167,7 @@ export class StreamFilters {
   }
 
   write(fid: number, bytes: Uint8Array): void {
-    this.#bridge.post(['filterWrite', fid, bytes], bytes.buffer as ArrayBuffer);
+    this.#bridge.post(['filterWrite', fid, bytes]);
   }
 
   /** Data the filter lets by untouched (disconnected): written back as it came, and acknowledged. */

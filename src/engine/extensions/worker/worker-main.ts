@@ -21,17 +21,13 @@ const port = parentPort!;
 
 // ── outgoing: one message per turn ─────────────────────────────────────────
 let outbox: WorkerItem[] = [];
-/** Buffers the batch hands over rather than copies (a StreamFilter's writes). */
-let transfer: ArrayBuffer[] = [];
 let flushScheduled = false;
 const flush = () => {
   flushScheduled = false;
   const batch = outbox;
-  const handedOver = transfer;
   outbox = [];
-  transfer = [];
   try {
-    port.postMessage(batch, handedOver);
+    port.postMessage(batch);
   } catch (error) {
     // Something in the batch could not be cloned: send what can be, and say what could not.
     for (const item of batch) {
@@ -43,9 +39,8 @@ const flush = () => {
     }
   }
 };
-const post = (item: WorkerItem, handOver?: ArrayBuffer) => {
+const post = (item: WorkerItem) => {
   outbox.push(item);
-  if (handOver) transfer.push(handOver);
   if (!flushScheduled) {
     flushScheduled = true;
     // setImmediate, not a microtask: answers of Promise listeners settled in this turn join the batch.
