@@ -62,17 +62,21 @@ export const firefoxPersona: Persona = {
   cookieSameSite: (attribute) => (attribute === 'lax' || attribute === 'strict' ? attribute : 'no_restriction'),
   contextFields(context, storeId) {
     const incognito = storeId === '1';
-    return {
-      ...(context.frameId !== undefined && { frameId: context.frameId, parentFrameId: context.parentFrameId }),
-      ...(context.originUrl !== undefined && { originUrl: context.originUrl }),
-      ...(context.documentUrl !== undefined && { documentUrl: context.documentUrl }),
-      frameAncestors: context.frameAncestors ?? [],
-      thirdParty: context.thirdParty,
-      cookieStoreId: incognito ? 'firefox-private' : 'firefox-default',
-      incognito,
-      // Firefox fills these from its tracking-protection lists, which wrtui does not have.
-      urlClassification: { firstParty: [], thirdParty: [] },
-      proxyInfo: null,
-    };
+    // Assigned one by one rather than spread: made for every request a Firefox listener sees.
+    const fields: Record<string, unknown> = {};
+    if (context.frameId !== undefined) {
+      fields.frameId = context.frameId;
+      fields.parentFrameId = context.parentFrameId;
+    }
+    if (context.originUrl !== undefined) fields.originUrl = context.originUrl;
+    if (context.documentUrl !== undefined) fields.documentUrl = context.documentUrl;
+    fields.frameAncestors = context.frameAncestors ?? [];
+    fields.thirdParty = context.thirdParty;
+    fields.cookieStoreId = incognito ? 'firefox-private' : 'firefox-default';
+    fields.incognito = incognito;
+    // Firefox fills these from its tracking-protection lists, which wrtui does not have.
+    fields.urlClassification = { firstParty: [], thirdParty: [] };
+    fields.proxyInfo = null;
+    return fields;
   },
 };

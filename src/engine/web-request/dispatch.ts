@@ -95,6 +95,21 @@ class PersonaBases {
     }
     return base;
   }
+
+  /**
+   * The JSON text of `for(persona)`: the spec's base stringified once per event, and a browser's
+   * fields (the same for every event of a request) appended as text made once per request. Keys
+   * the fields repeat (type, frameId) come twice; JSON.parse keeps the last, as Object.assign does.
+   */
+  json(persona: Persona): string {
+    const request = this.#request;
+    this.#specJson ??= JSON.stringify(this.#base);
+    if (persona === specPersona || !request) return this.#specJson;
+    if (!request.fieldsJsonFor) return JSON.stringify(this.for(persona));
+    return `${this.#specJson.slice(0, -1)},${request.fieldsJsonFor(persona).slice(1)}`;
+  }
+
+  #specJson: string | undefined;
 }
 
 /** The details a listener may see: its own shallow copy, with optional fields only when asked for. */
@@ -311,12 +326,12 @@ class DetailsJson {
     let json: string;
     if (this.#firstPersona === undefined) {
       this.#firstPersona = persona;
-      json = this.#firstJson = JSON.stringify(this.#bases.for(persona));
+      json = this.#firstJson = this.#bases.json(persona);
     } else if (this.#firstPersona === persona) {
       json = this.#firstJson;
     } else {
       this.#otherJson ??= new Map();
-      json = this.#otherJson.get(persona) ?? JSON.stringify(this.#bases.for(persona));
+      json = this.#otherJson.get(persona) ?? this.#bases.json(persona);
       this.#otherJson.set(persona, json);
     }
     let wanted = 0;

@@ -366,6 +366,18 @@ export class RequestFlight {
     return fields;
   }
 
+  readonly #personaFieldsJson = new Map<Persona, string>();
+
+  fieldsJsonFor(persona: Persona): string {
+    let json = this.#personaFieldsJson.get(persona);
+    if (json === undefined) {
+      // `type` first: never an empty object, whatever the persona adds.
+      json = JSON.stringify({ type: persona.typeOf(this.type), ...this.fieldsFor(persona) });
+      this.#personaFieldsJson.set(persona, json);
+    }
+    return json;
+  }
+
   /** Firefox's SecurityInfo of the latest response: `state: "insecure"` before one, or over plain HTTP. */
   securityInfo(options: SecurityInfoOptions): Record<string, unknown> {
     return securityInfo(this.#response ? this.#tls?.() : undefined, options, this.#response?.responseHeaders);
@@ -786,6 +798,7 @@ export class RequestFlight {
         return flight.context;
       },
       fieldsFor: (persona) => flight.fieldsFor(persona),
+      fieldsJsonFor: (persona) => flight.fieldsJsonFor(persona),
     };
   }
 

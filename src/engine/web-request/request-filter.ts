@@ -16,6 +16,8 @@ export interface FilterableRequest {
   context?: RequestContext;
   /** A persona's details fields for this request, made once per request (personas/). */
   fieldsFor?(persona: Persona): Record<string, unknown>;
+  /** The same fields and the persona's `type`, as JSON text, made once per request (for workers' details). */
+  fieldsJsonFor?(persona: Persona): string;
 }
 
 export interface CompiledRequestFilter {
