@@ -1,6 +1,5 @@
 // One ordered stream of everything that happened. Capture, replay, the UI, the recorder and the
 // headless NDJSON output all subscribe here; the engine never knows who listens.
-import type { ReplayDiffEntry } from './session/replay-entries.js';
 import type {
   BlockingResponse,
   CookieChangeInfo,
@@ -180,7 +179,6 @@ export type JournalEntryBody =
   | RuntimeEntry
   | LogEntry
   | BodyEntry
-  | ReplayDiffEntry
   | ListeningEntry;
 
 /** Every entry carries its position in the stream and when it was appended (epoch ms). */

@@ -84,9 +84,12 @@ export async function replaySession(session: RecordedSession, options: ReplayOpt
       );
     });
     const journal = [...run.journal];
-    // Into the replay's journal, so its subscribers (onEntry, a UI) get them in the stream. The
-    // journal's entry union does not name replayDiff (journal.ts is not this module's), hence the cast.
-    for (const diff of diffs) run.engine.journal.append({ kind: 'replayDiff', ...diff } satisfies ReplayDiffEntry);
+    // Streamed after the replay's journal, numbered on from its last entry, so that one NDJSON
+    // stream reads in order. Not appended to the engine's journal: the journal knows nothing of
+    // the features that subscribe to it.
+    let seq = journal.at(-1)?.seq ?? 0;
+    const time = run.engine.lifecycle.now(); // the replay's clock, as the journal's entries have
+    if (options.onEntry) for (const diff of diffs) options.onEntry({ kind: 'replayDiff', ...diff, seq: ++seq, time } satisfies ReplayDiffEntry & { seq: number; time: number });
     const durationMs = performance.now() - started;
     const summary = summarize(session, diffs, {
       skipped: session.requests.length - replayable.length,
