@@ -37,14 +37,20 @@ function collector() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** One filter on a body that flows from `source` into `sink`. */
+function oneFilterRunning() {
+  const end = scriptedEnd();
+  const filter = new ResponseFilter('ext', end);
+  const source = new PassThrough();
+  const sink = collector();
+  const chain = new FilterChain([filter], source, sink);
+  chain.start();
+  return { end, filter, source, sink, chain };
+}
+
 describe('a response body through StreamFilters', () => {
   it('disconnect(): chunks the extension has not handed back yet still come before the rest of the body', async () => {
-    const end = scriptedEnd();
-    const filter = new ResponseFilter('ext', end);
-    const source = new PassThrough();
-    const sink = collector();
-    const chain = new FilterChain([filter], source, sink);
-    chain.start();
+    const { end, filter, source, sink, chain } = oneFilterRunning();
     source.write('one');
     source.write('two');
     await tick();
@@ -104,12 +110,7 @@ describe('a response body through StreamFilters', () => {
   });
 
   it('a client that leaves: each filter is told stop, and what it writes afterwards goes nowhere', async () => {
-    const end = scriptedEnd();
-    const filter = new ResponseFilter('ext', end);
-    const source = new PassThrough();
-    const sink = collector();
-    const chain = new FilterChain([filter], source, sink);
-    chain.start();
+    const { end, filter, source, sink, chain } = oneFilterRunning();
     source.write('partial');
     await tick();
     chain.cancel();
