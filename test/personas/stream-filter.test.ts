@@ -9,7 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { ExtensionHost, type ExtensionHostOptions } from '../../src/engine/extensions/extension-host.js';
 import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
+import { openRecording } from '../../src/engine/session/open-recording.js';
+import { replaySession } from '../../src/engine/session/session-replay.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
+import { recordSession, rule as sessionRule } from '../session/session-harness.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 
 let harness: ProxyHarness | undefined;
@@ -291,5 +294,35 @@ describe('webRequest.filterResponseData under the firefox persona', () => {
     await expect.poll(() => harness!.events(requestId)).toContain('onErrorOccurred');
     expect(logsOf(harness!.entries, 'capture').some((message) => message.includes('the StreamFilter of Stuck went away mid-body'))).toBe(true);
     expect(await (await harness!.fetch(`${origin!.url}/after`)).body.text()).toBe('hello /after');
+  });
+});
+
+describe('filterResponseData in replay', () => {
+  it('a StreamFilter gets the recorded body, decoded, as it got the live one; the replay stays identical', { timeout: 60_000 }, async () => {
+    const filterRule = sessionRule(
+      'filter-gzip',
+      `  chrome.webRequest.onBeforeRequest.addListener((d: any) => {
+    const filter = chrome.webRequest.filterResponseData(d.requestId);
+    let text = '';
+    filter.ondata = (e: any) => { text += new TextDecoder().decode(e.data); filter.write(e.data); };
+    filter.onstop = () => { console.log('filtered: ' + text); filter.close(); };
+  }, { urls: ['*://*/gzip'] }, ['blocking']);`,
+      { persona: 'firefox' },
+    );
+    const recording = await recordSession({
+      rules: { 'filter-gzip.ts': filterRule },
+      async traffic(proxy, site) {
+        expect((await proxy.curl(['-s', `${site.url}/gzip`])).stdout).toBe('compressed hello');
+      },
+    });
+    try {
+      const filtered = (entries: JournalEntry[]) => logsOf(entries, 'filter-gzip');
+      expect(filtered(recording.live)).toEqual(['filtered: compressed hello']);
+      const result = await replaySession(await openRecording(recording.file), { rulesDir: recording.rulesDir });
+      expect(filtered(result.journal)).toEqual(['filtered: compressed hello']);
+      expect(result.diffs.map((diff) => diff.identical)).toEqual([true]);
+    } finally {
+      await recording.cleanup();
+    }
   });
 });

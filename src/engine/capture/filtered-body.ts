@@ -11,7 +11,7 @@ import type { HttpHeaders, NetError } from '../types.js';
 import type { RequestFlight } from '../web-request/lifecycle.js';
 import { FilterChain, type ResponseFilter } from '../web-request/stream-filter.js';
 import { writeResponseHead, type ClientRequestLike } from './client-response.js';
-import { decodersFor } from './content-decoding.js';
+import { decodersFor } from '../web-request/content-decoding.js';
 import type { OngoingResponse } from './mockttp-hooks.js';
 import { netErrorOf } from './net-error.js';
 

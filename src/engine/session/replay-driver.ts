@@ -4,10 +4,11 @@
 // RecordedTransport, and the recorded framing of what went upstream. Unlike runRequest() it
 // follows a redirect only when the recorded client did (or would have had to: a redirect the
 // recording does not have is followed, as a browser would).
-import { getHeader, withHeader } from '../headers.js';
+import { getHeader, getHeaderValues, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
 import type { HttpHeaders } from '../types.js';
 import type { RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
+import { filterWholeBody } from '../web-request/stream-filter.js';
 import { TransportError } from '../web-request/transport.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest } from './recorded-session.js';
 import type { RecordedTransport } from './recorded-transport.js';
@@ -103,7 +104,21 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
         break;
       }
       await at(hop?.at.responseStarted);
+      const filters = flight.takeFilters();
       flight.responseStarted();
+      if (filters.length > 0) {
+        // Firefox's StreamFilters get the recorded body as they got the live one (what they write goes nowhere).
+        const body = answer.body instanceof Uint8Array ? answer.body : undefined;
+        const { outcome } = await filterWholeBody(filters, body, getHeaderValues(answer.headers, 'content-encoding').join(', ') || undefined, lifecycle.listenerTimeoutMs);
+        if (outcome.kind === 'timed-out') {
+          const owners = filters.map((filter) => filter.ownerId).join(', ');
+          context.journal.append({ kind: 'log', level: 'warn', source: 'replay', message: `request ${flight.requestId}: the StreamFilter of ${owners} did not close within ${lifecycle.listenerTimeoutMs} ms; replay goes on without it` });
+        }
+        if (outcome.kind === 'broken') {
+          flight.fail('net::ERR_FAILED');
+          return flight.requestId;
+        }
+      }
       await at(hop?.at.end);
       finish(flight, answer.bodyError);
       return flight.requestId;

@@ -12,7 +12,8 @@
 // of the body through untouched. Where a browser would queue without limit, this side keeps at
 // most HIGH_WATER bytes unacknowledged per filter and pauses the body's source meanwhile, so a
 // filter that copies a 100 MiB stream runs in flat memory.
-import type { Readable } from 'node:stream';
+import { Readable, pipeline, type Duplex } from 'node:stream';
+import { decodersFor } from './content-decoding.js';
 
 /** The extension's end of one filter (an extension worker, or a test). */
 export interface FilterEndpoint {
@@ -290,4 +291,35 @@ export class FilterChain {
     if (this.#paused) this.#source.resume();
     this.#settle(outcome);
   }
+}
+
+/**
+ * A whole body (a recorded one, in replay) through `filters`, decoded first as a browser decodes
+ * it: what the filters wrote, or why they could not finish.
+ */
+export async function filterWholeBody(
+  filters: readonly ResponseFilter[],
+  body: Uint8Array | undefined,
+  contentEncoding: string | undefined,
+  /** A filter not closed by then is given up on (told `stop`, its output dropped): replay must not wait for ever. */
+  timeoutMs: number,
+): Promise<{ outcome: ChainOutcome | { kind: 'timed-out' }; written: Uint8Array }> {
+  const decoders = decodersFor(contentEncoding);
+  const raw = Readable.from(body && body.length > 0 ? [body] : []);
+  const source = decoders ? (pipeline([raw, ...decoders] as [Readable, ...Duplex[]], () => {}) as unknown as Readable) : raw;
+  const parts: Uint8Array[] = [];
+  const chain = new FilterChain(filters, source, { write: (chunk) => (parts.push(chunk), true), end: () => {}, once: () => undefined });
+  chain.start();
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    chain.done,
+    new Promise<{ kind: 'timed-out' }>((resolve) => {
+      timer = setTimeout(() => {
+        chain.cancel();
+        resolve({ kind: 'timed-out' });
+      }, timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  return { outcome, written: Buffer.concat(parts) };
 }
