@@ -4,14 +4,14 @@
 // the rewrite makes untrue: Content-Length (the client's framing is chunked for HTTP/1.1, the
 // connection's close for HTTP/1.0, frames for HTTP/2) and, for a decoded body, Content-Encoding.
 import type { IncomingMessage } from 'node:http';
-import { Readable, pipeline, type Duplex } from 'node:stream';
+import { Readable } from 'node:stream';
 import { getHeaderValues } from '../headers.js';
 import type { Journal } from '../journal.js';
 import type { HttpHeaders, NetError } from '../types.js';
 import type { RequestFlight } from '../web-request/lifecycle.js';
 import { FilterChain, type ResponseFilter } from '../web-request/stream-filter.js';
 import { writeResponseHead, type ClientRequestLike } from './client-response.js';
-import { decodersFor } from '../web-request/content-decoding.js';
+import { decodedStream } from '../web-request/content-decoding.js';
 import type { OngoingResponse } from './mockttp-hooks.js';
 import { netErrorOf } from './net-error.js';
 
@@ -31,26 +31,24 @@ export interface FilteredRelay {
 export function relayFiltered(relay: FilteredRelay): Promise<void> {
   const { flight, request, response, incoming, head, filters, journal } = relay;
   const noBody = request.method === 'HEAD' || head.statusCode === 204 || head.statusCode === 304;
-  const decoders = noBody ? undefined : decodersFor(getHeaderValues(head.headers, 'content-encoding').join(', ') || undefined);
+  let source: Readable;
+  let decoded = false;
+  if (noBody) {
+    incoming.resume();
+    source = Readable.from([]);
+  } else {
+    ({ stream: source, decoded } = decodedStream(incoming, getHeaderValues(head.headers, 'content-encoding').join(', ') || undefined));
+  }
   // A response without a body (HEAD, 204, 304) keeps its head: there is nothing to rewrite.
   const wireHeaders = noBody
     ? head.headers
     : head.headers.filter((header) => {
         const name = header.name.toLowerCase();
-        return name !== 'content-length' && name !== 'transfer-encoding' && !(decoders && name === 'content-encoding');
+        return name !== 'content-length' && name !== 'transfer-encoding' && !(decoded && name === 'content-encoding');
       });
   // Framing of wrtui's own for an HTTP/1.1 client (Node adds none once the origin's was removed).
   if (!noBody && request.httpVersion === '1.1') wireHeaders.push({ name: 'Transfer-Encoding', value: 'chunked' });
 
-  let source: Readable;
-  if (noBody) {
-    incoming.resume();
-    source = Readable.from([]);
-  } else if (decoders) {
-    source = pipeline([incoming, ...decoders] as [IncomingMessage, ...Duplex[]], () => {}) as unknown as Readable;
-  } else {
-    source = incoming;
-  }
   const chain = new FilterChain(filters, source, {
     write: (chunk) => (noBody ? true : response.write(chunk)),
     end: () => response.end(),

@@ -3,7 +3,7 @@
 // the reverse of the order they were applied (RFC 9110 §8.4). An encoding Node cannot undo (zstd,
 // compress, an unknown token) leaves the body as it came: the filter sees the encoded bytes and the
 // client gets the header unchanged.
-import { Transform, type TransformCallback } from 'node:stream';
+import { Transform, pipeline, type Duplex, type Readable, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 
 /** The streams that undo `contentEncoding`, outermost coding first; undefined: cannot (or need not) be undone. */
@@ -21,6 +21,13 @@ export function decodersFor(contentEncoding: string | undefined): Transform[] | 
     decoders.push(decoder);
   }
   return decoders;
+}
+
+/** `body` with `contentEncoding` undone, and whether it was; a decoding error surfaces as the returned stream's 'error'. */
+export function decodedStream(body: Readable, contentEncoding: string | undefined): { stream: Readable; decoded: boolean } {
+  const decoders = decodersFor(contentEncoding);
+  if (!decoders) return { stream: body, decoded: false };
+  return { stream: pipeline([body, ...decoders] as [Readable, ...Duplex[]], () => {}) as unknown as Readable, decoded: true };
 }
 
 // Browsers forgive a body cut short at the end of a compressed stream; so does a sync flush.

@@ -12,8 +12,8 @@
 // of the body through untouched. Where a browser would queue without limit, this side keeps at
 // most HIGH_WATER bytes unacknowledged per filter and pauses the body's source meanwhile, so a
 // filter that copies a 100 MiB stream runs in flat memory.
-import { Readable, pipeline, type Duplex } from 'node:stream';
-import { decodersFor } from './content-decoding.js';
+import { Readable } from 'node:stream';
+import { decodedStream } from './content-decoding.js';
 
 /** The extension's end of one filter (an extension worker, or a test). */
 export interface FilterEndpoint {
@@ -304,9 +304,7 @@ export async function filterWholeBody(
   /** A filter not closed by then is given up on (told `stop`, its output dropped): replay must not wait for ever. */
   timeoutMs: number,
 ): Promise<{ outcome: ChainOutcome | { kind: 'timed-out' }; written: Uint8Array }> {
-  const decoders = decodersFor(contentEncoding);
-  const raw = Readable.from(body && body.length > 0 ? [body] : []);
-  const source = decoders ? (pipeline([raw, ...decoders] as [Readable, ...Duplex[]], () => {}) as unknown as Readable) : raw;
+  const source = decodedStream(Readable.from(body && body.length > 0 ? [body] : []), contentEncoding).stream;
   const parts: Uint8Array[] = [];
   const chain = new FilterChain(filters, source, { write: (chunk) => (parts.push(chunk), true), end: () => {}, once: () => undefined });
   chain.start();
