@@ -93,9 +93,19 @@ async function collect(browser: () => ChildProcess): Promise<ProbeRecord[]> {
   try {
     await finished;
   } finally {
-    child.kill('SIGTERM');
+    // The whole process group: web-ext's Firefox outlives web-ext itself, and each left behind
+    // kept ~350 MB and its share of the CPU.
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // already gone
+      }
+    };
+    signalGroup('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    signalGroup('SIGKILL');
   }
   return records.filter((record) => record.path !== '/probe/ping');
 }
@@ -141,6 +151,7 @@ describe.skipIf(SKIP)('the firefox persona agrees with Firefox ESR, event by eve
     oracle = await collect(() =>
       spawn(WEB_EXT, ['run', '--source-dir', EXTENSION, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', dir, '--keep-profile-changes', '--start-url', `${origin.url}/start`], {
         stdio: 'ignore',
+        detached: true,
       }),
     );
     const lines = normalize(oracle);
@@ -173,7 +184,7 @@ describe.skipIf(SKIP)('the firefox persona agrees with Firefox ESR, event by eve
         'network.proxy.allow_hijacking_localhost': true,
         'network.proxy.no_proxies_on': '',
       });
-      const seen = await collect(() => spawn(FIREFOX, ['-headless', '-no-remote', '-profile', dir, `${origin.url}/start`], { stdio: 'ignore' }));
+      const seen = await collect(() => spawn(FIREFOX, ['-headless', '-no-remote', '-profile', dir, `${origin.url}/start`], { stdio: 'ignore', detached: true }));
       expect(normalize(seen)).toEqual(normalize(oracle));
     } finally {
       await host.close();
