@@ -78,8 +78,11 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     dryRun: options.dryRun,
     ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
   };
+  const tui = !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
   const result = await replaySession(session, {
     ...replayOptions,
+    // Only the TUI shows the replay's whole journal; printed output lets each request's entries go once compared.
+    keepJournal: tui,
     onProgress: progress.update,
     ...(options.json && {
       onEntry: (entry) => {
@@ -95,7 +98,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   });
   progress.clear();
   const { summary, diffs } = result;
-  if (!options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY) {
+  if (tui) {
     for (const warning of summary.warnings) warn(warning);
     const { runReplayTui } = await import('../ui/run-replay-tui.js');
     // Saving a rule or an extension re-runs the whole session through the new version.

@@ -33,47 +33,75 @@ interface OpenResponse {
 }
 
 export function traceJournal(entries: readonly JournalEntry[]): JournalTrace {
-  const requests = new Map<string, RequestTrace>();
-  const unattributedCookieChanges: CookieChangeInfo[] = [];
-  const open = new Map<string, OpenResponse>();
-  let previousCookieOwner: string | undefined;
+  const tracer = new JournalTracer();
+  for (const entry of entries) tracer.add(entry);
+  return tracer.trace();
+}
 
-  for (const entry of entries) {
+/**
+ * The same cut made entry by entry, as a journal grows: a request's trace can be taken (and
+ * forgotten) once the request has ended, so a long replay need not keep every entry.
+ */
+export class JournalTracer {
+  readonly #requests = new Map<string, RequestTrace>();
+  readonly #unattributed: CookieChangeInfo[] = [];
+  readonly #open = new Map<string, OpenResponse>();
+  #previousCookieOwner: string | undefined;
+
+  add(entry: JournalEntry): void {
+    const requests = this.#requests;
     if (entry.kind === 'webRequest') {
-      previousCookieOwner = undefined;
+      this.#previousCookieOwner = undefined;
       const { requestId } = entry.details;
       let trace = requests.get(requestId);
       if (!trace) requests.set(requestId, (trace = { requestId, entries: [], dnr: [], cookieChanges: [], storeId: undefined }));
       trace.entries.push(entry);
-      open.delete(requestId);
+      this.#open.delete(requestId);
       if (entry.event === 'onHeadersReceived') {
         const names = setCookieNames(finalResponseHeaders(entry));
-        if (names.size > 0) open.set(requestId, { names });
+        if (names.size > 0) this.#open.set(requestId, { names });
       }
-      continue;
+      return;
     }
     if (entry.kind === 'dnr') {
       // Between a response's headers and its cookie changes: it leaves the response open.
       requests.get(entry.requestId)?.dnr.push(entry);
-      continue;
+      return;
     }
     if (entry.kind !== 'cookieChanged') {
-      previousCookieOwner = undefined;
-      continue;
+      this.#previousCookieOwner = undefined;
+      return;
     }
     const change = entry.changeInfo;
-    const owner = ownerOf(change, open) ?? previousCookieOwner;
+    const owner = ownerOf(change, this.#open) ?? this.#previousCookieOwner;
     const trace = owner === undefined ? undefined : requests.get(owner);
     if (!trace) {
-      unattributedCookieChanges.push(change);
-      previousCookieOwner = undefined;
-      continue;
+      this.#unattributed.push(change);
+      this.#previousCookieOwner = undefined;
+      return;
     }
     trace.cookieChanges.push(change);
     if (change.cookie.storeId !== '0') trace.storeId = change.cookie.storeId;
-    previousCookieOwner = owner;
+    this.#previousCookieOwner = owner;
   }
-  return { requests, unattributedCookieChanges };
+
+  /**
+   * The trace of a request that has ended (its onCompleted or onErrorOccurred is in): nothing
+   * later can join it, since a cookie change joins only a request whose latest entry is its
+   * onHeadersReceived. The tracer forgets it.
+   */
+  take(requestId: string): RequestTrace | undefined {
+    const trace = this.#requests.get(requestId);
+    this.#requests.delete(requestId);
+    this.#open.delete(requestId);
+    if (this.#previousCookieOwner === requestId) this.#previousCookieOwner = undefined;
+    return trace;
+  }
+
+  /** What it holds: the requests not taken, and the cookie changes no request caused. */
+  trace(): JournalTrace {
+    return { requests: this.#requests, unattributedCookieChanges: this.#unattributed };
+  }
 }
 
 function ownerOf(change: CookieChangeInfo, open: Map<string, OpenResponse>): string | undefined {

@@ -12,6 +12,7 @@
 import { Cookie as ToughCookie } from 'tough-cookie';
 import { Engine } from '../engine.js';
 import type { JournalEntry } from '../journal.js';
+import type { CookieChangeInfo } from '../types.js';
 import { ExtensionHost } from '../extensions/extension-host.js';
 import type { ProgressListener } from './progress.js';
 import type { RecordedRequest, RecordedSession } from './recorded-session.js';
@@ -21,7 +22,7 @@ import type { ReplayDiffEntry, ReplayStreamEntry, ReplaySummaryEntry } from './r
 import { replayRequest } from './replay-driver.js';
 import { ReplayScheduler, type StepGate } from './replay-scheduler.js';
 import { DIFF_KINDS, diffCookieChanges, diffRequest, type RequestDiff } from './request-diff.js';
-import { traceJournal, type JournalTrace } from './request-trace.js';
+import { JournalTracer, traceJournal, type JournalTrace, type RequestTrace } from './request-trace.js';
 
 /** How many steps waiting on workers may overlap (replay-scheduler.ts). */
 const REPLAY_OVERLAP = 64;
@@ -38,6 +39,12 @@ export interface ReplayOptions {
   onProgress?: ProgressListener;
   /** Every entry of the replay, as it happens: journal entries, then replayDiff entries and the summary. */
   onEntry?: (entry: ReplayStreamEntry) => void;
+  /**
+   * Keep the replay's whole journal in the result (the TUI shows it). Without it (the CLI's
+   * output, CI) each request's entries are let go once it has been compared, so the replay's own
+   * memory does not grow with the session. Default true.
+   */
+  keepJournal?: boolean;
 }
 
 export interface ReplayResult {
@@ -50,12 +57,20 @@ export interface ReplayResult {
 interface ReplayRun {
   engine: Engine;
   host: ExtensionHost | undefined;
+  /** The replay's journal; empty unless kept (keepJournal). */
   journal: JournalEntry[];
   /** Replayed requestId per recorded request. */
   replayedIds: Map<RecordedRequest, string>;
+  /** Cookie changes no replayed request caused (a rule's cookies.set, …). */
+  unattributedCookieChanges: CookieChangeInfo[];
+  /** The seq of the replay journal's latest entry. */
+  lastSeq(): number;
   failures: string[];
   close(): Promise<void>;
 }
+
+/** Told as each request's replay ends, with the trace of its journal entries (then forgotten). */
+type RequestReplayed = (request: RecordedRequest, replayedId: string | undefined, trace: RequestTrace | undefined) => void;
 
 export async function replaySession(session: RecordedSession, options: ReplayOptions = {}): Promise<ReplayResult> {
   const started = performance.now();
@@ -64,36 +79,48 @@ export async function replaySession(session: RecordedSession, options: ReplayOpt
   let baselineIds: Map<RecordedRequest, string> | undefined;
   if (session.journal) baseline = traceJournal(session.journal);
   else {
-    const reference = await runReplay(session, replayable, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined }, 'replaying without rules');
+    const traces = new Map<string, RequestTrace>();
+    const reference = await runReplay(
+      session,
+      replayable,
+      { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, keepJournal: false },
+      'replaying without rules',
+      (_request, replayedId, trace) => {
+        if (replayedId !== undefined && trace) traces.set(replayedId, trace);
+      },
+    );
     await reference.close();
-    baseline = traceJournal(reference.journal);
+    baseline = { requests: traces, unattributedCookieChanges: reference.unattributedCookieChanges };
     baselineIds = reference.replayedIds;
   }
 
-  const run = await runReplay(session, replayable, options, 'replaying');
+  // Each request is compared as soon as its replay ends; its recorded trace is let go then too.
+  const diffsByRequest = new Map<RecordedRequest, RequestDiff>();
+  const compare: RequestReplayed = (request, _replayedId, replayedTrace) => {
+    const recordedId = baselineIds ? baselineIds.get(request) : request.requestId;
+    const recordedTrace = recordedId === undefined ? undefined : baseline.requests.get(recordedId);
+    if (recordedId !== undefined) baseline.requests.delete(recordedId);
+    diffsByRequest.set(
+      request,
+      diffRequest({ index: request.index, method: request.hops[0]!.method, url: request.hops[0]!.url, type: request.type, recordedRequestId: request.requestId }, recordedTrace, replayedTrace),
+    );
+  };
+  const run = await runReplay(session, replayable, options, 'replaying', compare);
   try {
-    // A redacted recording is compared with a replay redacted the same way.
-    const replayed = traceJournal(session.redacted ? run.journal.map(redactEntry) : run.journal);
-    const diffs = replayable.map((request) => {
-      const recordedId = baselineIds ? baselineIds.get(request) : request.requestId;
-      const replayedId = run.replayedIds.get(request);
-      return diffRequest(
-        { index: request.index, method: request.hops[0]!.method, url: request.hops[0]!.url, type: request.type, recordedRequestId: request.requestId },
-        recordedId === undefined ? undefined : baseline.requests.get(recordedId),
-        replayedId === undefined ? undefined : replayed.requests.get(replayedId),
-      );
-    });
-    const journal = [...run.journal];
+    // A request whose replay threw has no replayed trace: it is compared with nothing.
+    for (const request of replayable) if (!diffsByRequest.has(request)) compare(request, undefined, undefined);
+    const diffs = replayable.map((request) => diffsByRequest.get(request)!);
+    const journal = run.journal;
     // Streamed after the replay's journal, numbered on from its last entry, so that one NDJSON
     // stream reads in order. Not appended to the engine's journal: the journal knows nothing of
     // the features that subscribe to it.
-    let seq = journal.at(-1)?.seq ?? 0;
+    let seq = run.lastSeq();
     const time = run.engine.lifecycle.now(); // the replay's clock, as the journal's entries have
     if (options.onEntry) for (const diff of diffs) options.onEntry({ kind: 'replayDiff', ...diff, seq: ++seq, time } satisfies ReplayDiffEntry & { seq: number; time: number });
     const durationMs = performance.now() - started;
     const summary = summarize(session, diffs, {
       skipped: session.requests.length - replayable.length,
-      cookies: diffCookieChanges(baseline.unattributedCookieChanges, replayed.unattributedCookieChanges),
+      cookies: diffCookieChanges(baseline.unattributedCookieChanges, run.unattributedCookieChanges),
       rules: run.host?.rules().filter((rule) => rule.state === 'active').map((rule) => rule.name) ?? [],
       dryRun: options.dryRun ?? false,
       durationMs,
@@ -107,13 +134,24 @@ export async function replaySession(session: RecordedSession, options: ReplayOpt
   }
 }
 
-async function runReplay(session: RecordedSession, requests: RecordedRequest[], options: ReplayOptions, phase: string): Promise<ReplayRun> {
+async function runReplay(session: RecordedSession, requests: RecordedRequest[], options: ReplayOptions, phase: string, replayed: RequestReplayed): Promise<ReplayRun> {
   const scheduler = new ReplayScheduler(session.times, session.startedAt, { overlap: REPLAY_OVERLAP });
   const listenerTimeoutMs = options.listenerTimeoutMs ?? session.listenerTimeoutMs;
   const engine = await Engine.open({ now: () => scheduler.now(), dryRun: options.dryRun ?? false, ...(listenerTimeoutMs !== undefined && { listenerTimeoutMs }) });
+  const keep = options.keepJournal ?? true;
   const journal: JournalEntry[] = [];
+  // A redacted recording is compared with a replay redacted the same way.
+  const tracer = new JournalTracer();
+  const failures: string[] = [];
+  let loading = true;
+  let lastSeq = 0;
   engine.journal.subscribe((entry) => {
-    journal.push(entry);
+    lastSeq = entry.seq;
+    if (keep) journal.push(entry);
+    tracer.add(session.redacted ? redactEntry(entry) : entry);
+    // What loading the rules and extensions said (a missing folder, a rule that failed): the replay's result depends on it.
+    if (loading && entry.kind === 'log' && (entry.level === 'warn' || entry.level === 'error') && (entry.source === 'rules' || entry.source === 'extensions')) failures.push(entry.message);
+    if (loading && entry.kind === 'rule' && entry.action === 'failed') failures.push(`${entry.rule} failed to load: ${entry.message ?? ''}${entry.location ? ` (${entry.location})` : ''}`);
     options.onEntry?.(entry as ReplayStreamEntry);
   });
   seedCookies(engine, session);
@@ -129,12 +167,7 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
   }
   const transport = new RecordedTransport(session, engine.journal);
   const replayedIds = new Map<RecordedRequest, string>();
-  const failures: string[] = [];
-  // What loading the rules and extensions said (a missing folder, a rule that failed): the replay's result depends on it.
-  for (const entry of journal) {
-    if (entry.kind === 'log' && (entry.level === 'warn' || entry.level === 'error') && (entry.source === 'rules' || entry.source === 'extensions')) failures.push(entry.message);
-    if (entry.kind === 'rule' && entry.action === 'failed') failures.push(`${entry.rule} failed to load: ${entry.message ?? ''}${entry.location ? ` (${entry.location})` : ''}`);
-  }
+  loading = false;
   const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport };
   let done = 0;
   const report = () => options.onProgress?.({ phase, done, total: requests.length, unit: 'requests' });
@@ -147,7 +180,9 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
         stepsAt,
         writesAt: cookieWritesOf(request, engine),
         run: async (at: StepGate) => {
-          replayedIds.set(request, await replayRequest(request, context, at));
+          const replayedId = await replayRequest(request, context, at);
+          replayedIds.set(request, replayedId);
+          replayed(request, replayedId, tracer.take(replayedId));
         },
       };
     }),
@@ -162,6 +197,8 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
     host,
     journal,
     replayedIds,
+    unattributedCookieChanges: tracer.trace().unattributedCookieChanges,
+    lastSeq: () => lastSeq,
     failures,
     async close() {
       await host?.close();
