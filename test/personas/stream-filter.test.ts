@@ -69,6 +69,10 @@ function serve(req: { url?: string }, res: import('node:http').ServerResponse): 
       res.end();
     };
     more();
+  } else if (url === '/corrupt-gzip') {
+    // A gzip header, then garbage: decoding fails after the head went out.
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' });
+    res.end(Buffer.concat([zlib.gzipSync('x').subarray(0, 10), Buffer.from('this is not deflate data at all')]));
   } else if (url === '/redirect') res.writeHead(302, { Location: '/target' }).end('redirect body');
   else res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(Buffer.byteLength(`hello ${url}`)) }).end(`hello ${url}`);
 }
@@ -262,6 +266,18 @@ describe('webRequest.filterResponseData under the firefox persona', () => {
     const mib = (bytes: number) => bytes / 2 ** 20;
     expect(mib(process.memoryUsage().rss - atQuarter)).toBeLessThan(32);
     expect(mib(peak - baseline)).toBeLessThan(100);
+  });
+
+  it('a body that cannot be decoded fails its request (net::ERR_CONTENT_DECODING_FAILED) and the proxy goes on; a HEAD answer keeps its head', async () => {
+    await start([await extension('Upper', UPPER)]);
+    const broken = await harness!.curl(['-s', '-o', '/dev/null', `${origin!.url}/corrupt-gzip`]);
+    expect(broken.code).not.toBe(0);
+    const requestId = harness!.webRequestEntries((e) => e.details.url.endsWith('/corrupt-gzip'))[0]!.details.requestId;
+    await expect.poll(() => harness!.webRequestEntries((e) => e.details.requestId === requestId && e.event === 'onErrorOccurred').map((e) => (e.details as { error?: string }).error)).toEqual(['net::ERR_CONTENT_DECODING_FAILED']);
+    const head = await harness!.curl(['-s', '-I', `${origin!.url}/plain`]);
+    expect(head.code).toBe(0);
+    expect(head.stdout).toMatch(/^content-length: 12\r?$/im);
+    expect(await (await harness!.fetch(`${origin!.url}/after`)).body.text()).toBe('HELLO /AFTER');
   });
 
   it('suspend() holds the body back until resume(); nothing is lost', async () => {
