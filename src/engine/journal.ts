@@ -114,6 +114,8 @@ export interface LogEntry {
   level: 'debug' | 'info' | 'warn' | 'error';
   source: string;
   message: string;
+  /** The request it is about, when it is about one (the TUI shows it with that request). */
+  requestId?: string;
 }
 
 /**

@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Journal } from '../../src/engine/journal.js';
 import { compileFilter } from '../../src/ui/filter/compile-filter.js';
 import { TrafficStore } from '../../src/ui/store/traffic-store.js';
+import { lineText } from '../../src/ui/detail/styled-line.js';
+import { timelineLines } from '../../src/ui/detail/timeline-lines.js';
 import { createEngineDriver, respond, type EngineDriver } from './engine-driver.js';
 
 let driver: EngineDriver;
@@ -267,5 +269,20 @@ describe('the rest of the journal', () => {
     now += 5000;
     expect(timed.requestsPerSecond()).toBe(0);
     timed.close();
+  });
+});
+
+describe('notes', () => {
+  it("what wrtui logs about a request (a StreamFilter's pass, a failure's cause) is kept with it and shown on its Timeline tab", async () => {
+    await driver.request('http://shop.test/page', { route: () => respond(200, 'hello') });
+    store.flush();
+    const record = store.all()[0]!;
+    driver.engine.journal.append({ kind: 'log', level: 'info', source: 'capture', message: `request ${record.requestId}: the response body went through the StreamFilter of Upper (5 bytes in, 5 out)`, requestId: record.requestId });
+    driver.engine.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: 'about nothing in particular' });
+    store.flush();
+    expect(record.notes).toEqual([{ level: 'info', source: 'capture', message: `request ${record.requestId}: the response body went through the StreamFilter of Upper (5 bytes in, 5 out)` }]);
+    const text = timelineLines(record, 100).map(lineText);
+    expect(text).toContain('Notes');
+    expect(text.some((row) => row.includes('capture: request') && row.includes('StreamFilter of Upper'))).toBe(true);
   });
 });

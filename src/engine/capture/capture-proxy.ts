@@ -110,6 +110,7 @@ export class CaptureProxy {
           level: 'info',
           source: 'capture',
           message: `request ${flight.requestId}: the client did not follow the redirect to ${flight.url}`,
+          requestId: flight.requestId,
         });
         flight.redirectNotFollowed();
       },
@@ -328,7 +329,7 @@ export class CaptureProxy {
       await this.#exchange(flight, request, response, url, headers, body, client);
     } catch (error) {
       // A bug of wrtui's, not the network's: say so, end the request, keep serving.
-      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${flight.requestId}: ${(error as Error).stack ?? error}` });
+      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${flight.requestId}: ${(error as Error).stack ?? error}`, requestId: flight.requestId });
       flight.fail('net::ERR_FAILED');
       this.#reset(request, response);
     } finally {
@@ -407,7 +408,7 @@ export class CaptureProxy {
       if (decision.action === 'retry-auth') {
         incoming.resume(); // the challenge's body is of no use; draining keeps the connection
         if (!body.complete) {
-          this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: cannot answer the auth challenge: the request body was larger than --max-body-size and cannot be sent again` });
+          this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: cannot answer the auth challenge: the request body was larger than --max-body-size and cannot be sent again`, requestId: flight.requestId });
           flight.fail('net::ERR_FAILED');
           return this.#reset(request, response);
         }
@@ -694,7 +695,7 @@ export class CaptureProxy {
       if (before.action === 'cancel') return resetSocket(socket);
       if (before.action === 'redirect') {
         // A client cannot follow a redirect of a handshake through a proxy (RFC 6455 §4.1): it fails.
-        this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: a WebSocket handshake cannot be redirected through the proxy; closing it instead of following ${before.redirectUrl}` });
+        this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: a WebSocket handshake cannot be redirected through the proxy; closing it instead of following ${before.redirectUrl}`, requestId: flight.requestId });
         flight.fail('net::ERR_ABORTED');
         return resetSocket(socket);
       }
@@ -757,7 +758,7 @@ export class CaptureProxy {
       });
       refused.pipe(socket, { end: false });
     } catch (error) {
-      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${flight.requestId}: ${(error as Error).stack ?? error}` });
+      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${flight.requestId}: ${(error as Error).stack ?? error}`, requestId: flight.requestId });
       flight.fail('net::ERR_FAILED');
       resetSocket(socket);
     }

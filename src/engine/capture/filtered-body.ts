@@ -60,7 +60,7 @@ export function relayFiltered(relay: FilteredRelay): Promise<void> {
     const fail = (error: NetError, why?: string) => {
       if (over) return;
       over = true;
-      if (why) journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId} (${flight.url}): ${why}` });
+      if (why) journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId} (${flight.url}): ${why}`, requestId: flight.requestId });
       flight.fail(error);
       incoming.destroy();
       relay.reset();
@@ -69,7 +69,7 @@ export function relayFiltered(relay: FilteredRelay): Promise<void> {
       over = true;
       flight.completed();
       const passes = [...filters].reverse().map((filter) => `${filter.ownerId} (${filter.bytesIn} bytes in, ${filter.bytesOut} out)`).join(', then ');
-      journal.append({ kind: 'log', level: 'info', source: 'capture', message: `request ${flight.requestId}: the response body went through the StreamFilter${filters.length > 1 ? 's' : ''} of ${passes}` });
+      journal.append({ kind: 'log', level: 'info', source: 'capture', message: `request ${flight.requestId}: the response body went through the StreamFilter${filters.length > 1 ? 's' : ''} of ${passes}`, requestId: flight.requestId });
       if (!incoming.complete) incoming.destroy(); // a filter closed early: the rest is of no use
       resolve();
     });

@@ -52,7 +52,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     const redirectedAsRecorded = hop !== undefined && hop.redirectUrl === flight.url;
     if (redirectedAsRecorded && recorded.redirectNotFollowed && hopIndex === recorded.hops.length - 1) {
       await at(hop!.at.end);
-      context.journal.append({ kind: 'log', level: 'info', source: 'replay', message: `request ${flight.requestId}: the client did not follow the redirect to ${flight.url}` });
+      context.journal.append({ kind: 'log', level: 'info', source: 'replay', message: `request ${flight.requestId}: the client did not follow the redirect to ${flight.url}`, requestId: flight.requestId });
       flight.redirectNotFollowed();
       return 'ended';
     }
@@ -112,7 +112,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
         const { outcome } = await filterWholeBody(filters, body, getHeaderValues(answer.headers, 'content-encoding').join(', ') || undefined, lifecycle.listenerTimeoutMs);
         if (outcome.kind === 'timed-out') {
           const owners = filters.map((filter) => filter.ownerId).join(', ');
-          context.journal.append({ kind: 'log', level: 'warn', source: 'replay', message: `request ${flight.requestId}: the StreamFilter of ${owners} did not close within ${lifecycle.listenerTimeoutMs} ms; replay goes on without it` });
+          context.journal.append({ kind: 'log', level: 'warn', source: 'replay', message: `request ${flight.requestId}: the StreamFilter of ${owners} did not close within ${lifecycle.listenerTimeoutMs} ms; replay goes on without it`, requestId: flight.requestId });
         }
         if (outcome.kind === 'broken') {
           flight.fail('net::ERR_FAILED');

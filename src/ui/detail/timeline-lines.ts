@@ -41,6 +41,8 @@ export const PHASES: Readonly<Record<Phase, { char: string; color: string; label
 
 const EVENT_COLUMN = 20;
 
+const NOTE_COLORS: Partial<Record<RequestRecord['notes'][number]['level'], string>> = { warn: 'yellow', error: 'red' };
+
 export function timelineLines(record: RequestRecord, width: number): StyledLine[] {
   const lines: StyledLine[] = [];
   if (record.pausedAt) lines.push(...pausedLines(record), blank);
@@ -61,6 +63,10 @@ export function timelineLines(record: RequestRecord, width: number): StyledLine[
     }
   }
   if (record.phase === 'pending') lines.push(line(' '.repeat(12), { text: '… in progress', dim: true }));
+  if (record.notes.length > 0) {
+    lines.push(blank, heading('Notes'));
+    for (const note of record.notes) lines.push(line({ text: `  ${note.source}: `, dim: true }, { text: note.message, ...(NOTE_COLORS[note.level] && { color: NOTE_COLORS[note.level] }) }));
+  }
 
   const total = last - first;
   if (record.events.length > 1 && total > 0) {

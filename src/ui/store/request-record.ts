@@ -104,7 +104,18 @@ export interface RequestRecord extends FilterableRequest {
   cookieChanges: AttributedCookieChange[];
   /** Cookie names of this hop's Set-Cookie headers not yet seen as cookieChanged entries. */
   awaitingCookies: Set<string> | undefined;
+  /** What wrtui logged about this request (a StreamFilter's pass, a failure's cause), oldest first. */
+  notes: RequestNote[];
 }
+
+export interface RequestNote {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  source: string;
+  message: string;
+}
+
+/** Notes kept per request: the first ones say what happened; a request logged about without end keeps no more. */
+export const MAX_NOTES = 20;
 
 export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRecord {
   const details = entry.details;
@@ -146,6 +157,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     dnr: [],
     cookieChanges: [],
     awaitingCookies: undefined,
+    notes: [],
   };
 }
 

@@ -25,6 +25,7 @@ import {
   applyWebRequestEntry,
   claimCookieChange,
   createRecord,
+  MAX_NOTES,
   type AttributedCookieChange,
   type RequestRecord,
 } from './request-record.js';
@@ -217,9 +218,16 @@ export class TrafficStore {
       case 'cookieChanged':
         this.#cookieChanged(entry.seq, entry.time, entry.changeInfo);
         break;
-      case 'log':
+      case 'log': {
         this.#log({ seq: entry.seq, time: entry.time, level: entry.level, source: entry.source, message: entry.message });
+        const record = entry.requestId === undefined ? undefined : this.#byId.get(entry.requestId);
+        if (record && record.notes.length < MAX_NOTES) {
+          record.notes.push({ level: entry.level, source: entry.source, message: entry.message });
+          record.revision++;
+          this.#dirty.add(record);
+        }
         break;
+      }
       case 'rule': {
         const level = entry.action === 'failed' ? 'error' : entry.action === 'warning' ? 'warn' : 'info';
         const message = `${entry.action}${entry.message ? `: ${entry.message}` : ''}${entry.location ? ` (${entry.location})` : ''}`;
