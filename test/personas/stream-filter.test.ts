@@ -280,6 +280,18 @@ describe('webRequest.filterResponseData under the firefox persona', () => {
     expect(await (await harness!.fetch(`${origin!.url}/after`)).body.text()).toBe('HELLO /AFTER');
   });
 
+  it('rewrites an intercepted HTTPS body too, to an HTTP/2 client and an HTTP/1.1 one', async () => {
+    harness = await startProxyHarness({ proxy: { insecureUpstreamHosts: ['localhost'] } });
+    // The CA's own certificate serves the origin; wrtui does not verify it for localhost (insecureUpstreamHosts).
+    origin = await startOrigin((req, res) => serve(req, res), { tls: { cert: harness.ca.cert, key: harness.ca.key, hostname: 'localhost' } });
+    host = await ExtensionHost.start(harness.engine, { extensions: [await extension('Upper', UPPER)], watch: false, typeCheck: false, stateDir: harness.stateDir, persona: 'firefox' });
+    const h2 = await harness.curl(['--http2', '-w', ' %{http_version}', `${origin.url}/gzip`]);
+    expect(h2.stdout).toBe('HELLO GZIP WORLD 2');
+    const h1 = await harness.curl(['--http1.1', '-i', `${origin.url}/chunked`]);
+    expect(h1.stdout).toMatch(/^transfer-encoding: chunked\r?$/im);
+    expect(h1.stdout.endsWith('\r\n\r\nABCDEF')).toBe(true);
+  });
+
   it('suspend() holds the body back until resume(); nothing is lost', async () => {
     const code = `
       browser.webRequest.onBeforeRequest.addListener((d) => {
