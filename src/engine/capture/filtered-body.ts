@@ -5,7 +5,6 @@
 // connection's close for HTTP/1.0, frames for HTTP/2) and, for a decoded body, Content-Encoding.
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { getHeaderValues } from '../headers.js';
 import type { Journal } from '../journal.js';
 import type { HttpHeaders, NetError } from '../types.js';
 import type { RequestFlight } from '../web-request/lifecycle.js';
@@ -21,7 +20,7 @@ export interface FilteredRelay {
   response: OngoingResponse;
   incoming: IncomingMessage;
   head: { statusCode: number; statusMessage: string; headers: HttpHeaders };
-  filters: ResponseFilter[];
+  filters: readonly ResponseFilter[];
   journal: Journal;
   /** Fails the client's request (a reset it sees). */
   reset: () => void;
@@ -37,7 +36,7 @@ export function relayFiltered(relay: FilteredRelay): Promise<void> {
     incoming.resume();
     source = Readable.from([]);
   } else {
-    ({ stream: source, decoded } = decodedStream(incoming, getHeaderValues(head.headers, 'content-encoding').join(', ') || undefined));
+    ({ stream: source, decoded } = decodedStream(incoming, head.headers));
   }
   // A response without a body (HEAD, 204, 304) keeps its head: there is nothing to rewrite.
   const wireHeaders = noBody

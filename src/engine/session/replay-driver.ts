@@ -4,7 +4,7 @@
 // RecordedTransport, and the recorded framing of what went upstream. Unlike runRequest() it
 // follows a redirect only when the recorded client did (or would have had to: a redirect the
 // recording does not have is followed, as a browser would).
-import { getHeader, getHeaderValues, withHeader } from '../headers.js';
+import { getHeader, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
 import type { HttpHeaders } from '../types.js';
 import type { RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
@@ -109,7 +109,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
       if (filters.length > 0) {
         // Firefox's StreamFilters get the recorded body as they got the live one (what they write goes nowhere).
         const body = answer.body instanceof Uint8Array ? answer.body : undefined;
-        const { outcome } = await filterWholeBody(filters, body, getHeaderValues(answer.headers, 'content-encoding').join(', ') || undefined, lifecycle.listenerTimeoutMs);
+        const outcome = await filterWholeBody(filters, body, answer.headers, lifecycle.listenerTimeoutMs);
         if (outcome.kind === 'timed-out') {
           const owners = filters.map((filter) => filter.ownerId).join(', ');
           context.journal.append({ kind: 'log', level: 'warn', source: 'replay', message: `request ${flight.requestId}: the StreamFilter of ${owners} did not close within ${lifecycle.listenerTimeoutMs} ms; replay goes on without it`, requestId: flight.requestId });

@@ -5,9 +5,11 @@
 // client gets the header unchanged.
 import { Transform, pipeline, type Duplex, type Readable, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
+import { getHeaderValues } from '../headers.js';
+import type { HttpHeaders } from '../types.js';
 
 /** The streams that undo `contentEncoding`, outermost coding first; undefined: cannot (or need not) be undone. */
-export function decodersFor(contentEncoding: string | undefined): Transform[] | undefined {
+function decodersFor(contentEncoding: string | undefined): Transform[] | undefined {
   if (contentEncoding === undefined) return undefined;
   const codings = contentEncoding
     .split(',')
@@ -23,9 +25,9 @@ export function decodersFor(contentEncoding: string | undefined): Transform[] | 
   return decoders;
 }
 
-/** `body` with `contentEncoding` undone, and whether it was; a decoding error surfaces as the returned stream's 'error'. */
-export function decodedStream(body: Readable, contentEncoding: string | undefined): { stream: Readable; decoded: boolean } {
-  const decoders = decodersFor(contentEncoding);
+/** `body` with the Content-Encoding `headers` name undone, and whether it was; a decoding error surfaces as the returned stream's 'error'. */
+export function decodedStream(body: Readable, headers: HttpHeaders): { stream: Readable; decoded: boolean } {
+  const decoders = decodersFor(getHeaderValues(headers, 'content-encoding').join(', ') || undefined);
   if (!decoders) return { stream: body, decoded: false };
   return { stream: pipeline([body, ...decoders] as [Readable, ...Duplex[]], () => {}) as unknown as Readable, decoded: true };
 }

@@ -124,11 +124,15 @@ interface PersonaFilter {
   journalAlways?: boolean;
 }
 
+/** What takeFilters gives for the many requests no filter was made for. */
+const NO_FILTERS: readonly ResponseFilter[] = Object.freeze([]);
+
 /** Personas that tell a server redirect's onBeforeRedirect only once the client follows it (Firefox). */
 const toldWhenFollowed = (persona: Persona) => persona.redirectNoticeWhenFollowed;
 
 /** Firefox's auth retry: the events only it fires again. */
 const AUTH_RETRY_REFIRES: PersonaFilter = { test: (persona) => persona.refiresAuthRetry, names: ['firefox'], journalAlways: true };
+
 /** onBeforeRequest is re-fired for Firefox only, and journaled only then (a journaled onBeforeRequest starts a request). */
 const AUTH_RETRY_BEFORE_REQUEST: PersonaFilter = { ...AUTH_RETRY_REFIRES, journalAlways: false };
 
@@ -303,13 +307,13 @@ export class RequestFlight {
     if (!value) return;
     this.lifecycle.ended(this);
     // Filters that never saw a body: the request ended before it (cancelled, failed, answered by wrtui).
-    for (const filter of this.#filters.splice(0)) filter.abandon();
+    for (const filter of this.takeFilters()) filter.abandon();
   }
   #finished = false;
   /** Owners whose blocking listeners were given this request (Firefox's getSecurityInfo answers them). */
   readonly tracedBy = new Set<string>();
-  /** StreamFilters waiting for this request's response body (Firefox's filterResponseData). */
-  #filters: ResponseFilter[] = [];
+  /** StreamFilters waiting for this request's response body (Firefox's filterResponseData); made on first use, as most requests have none. */
+  #filters: ResponseFilter[] | undefined;
   /** onResponseStarted fired for the latest response: too late for a new filter. */
   #bodyStarted = false;
   /** The TLS connection of the latest response, if it came over TLS. */
@@ -366,14 +370,15 @@ export class RequestFlight {
     return fields;
   }
 
-  readonly #personaFieldsJson = new Map<Persona, string>();
+  /** Made on first use: only requests a worker's listener sees under a browser persona need it. */
+  #personaFieldsJson: Map<Persona, string> | undefined;
 
   fieldsJsonFor(persona: Persona): string {
-    let json = this.#personaFieldsJson.get(persona);
+    let json = this.#personaFieldsJson?.get(persona);
     if (json === undefined) {
       // `type` first: never an empty object, whatever the persona adds.
       json = JSON.stringify({ type: persona.typeOf(this.type), ...this.fieldsFor(persona) });
-      this.#personaFieldsJson.set(persona, json);
+      (this.#personaFieldsJson ??= new Map()).set(persona, json);
     }
     return json;
   }
@@ -557,13 +562,15 @@ export class RequestFlight {
   attachFilter(ownerId: string, endpoint: FilterEndpoint): ResponseFilter | undefined {
     if (this.finished || this.#bodyStarted) return undefined;
     const filter = new ResponseFilter(ownerId, endpoint);
-    this.#filters.push(filter);
+    (this.#filters ??= []).push(filter);
     return filter;
   }
 
   /** The filters the next response body goes through, in the order they were made (the caller runs them). */
-  takeFilters(): ResponseFilter[] {
-    return this.#filters.splice(0);
+  takeFilters(): readonly ResponseFilter[] {
+    const filters = this.#filters;
+    this.#filters = undefined;
+    return filters ?? NO_FILTERS;
   }
 
   /** onResponseStarted: the first byte of the body arrived (or the head, for an empty body). */

@@ -13,6 +13,7 @@
 // most HIGH_WATER bytes unacknowledged per filter and pauses the body's source meanwhile, so a
 // filter that copies a 100 MiB stream runs in flat memory.
 import { Readable } from 'node:stream';
+import type { HttpHeaders } from '../types.js';
 import { decodedStream } from './content-decoding.js';
 
 /** The extension's end of one filter (an extension worker, or a test). */
@@ -209,7 +210,6 @@ export class FilterChain {
   #settled = false;
   #paused = false;
   #sinkFull = false;
-  #sourceEnded = false;
 
   /** `filters` in the order they were made; the body meets them in the reverse order. */
   constructor(filters: readonly ResponseFilter[], source: Readable, sink: BodySink) {
@@ -243,21 +243,13 @@ export class FilterChain {
     }
     const first = this.#filters[0]!;
     this.#source.on('data', (chunk: Uint8Array) => first.push(chunk));
-    this.#source.once('end', () => {
-      this.#sourceEnded = true;
-      first.end();
-    });
+    this.#source.once('end', () => first.end());
     this.#source.once('error', (error: unknown) => {
       if (this.#settled) return;
       for (const filter of this.#filters) filter.end();
       this.#finish({ kind: 'source-failed', error });
     });
     this.update();
-  }
-
-  /** Whether the source has given its last byte. */
-  get sourceEnded(): boolean {
-    return this.#sourceEnded;
   }
 
   /** Pauses the source while any filter or the client is behind; resumes it once none is. */
@@ -295,18 +287,18 @@ export class FilterChain {
 
 /**
  * A whole body (a recorded one, in replay) through `filters`, decoded first as a browser decodes
- * it: what the filters wrote, or why they could not finish.
+ * it (`headers` say how it was encoded); what the filters write goes nowhere. Resolves with how
+ * the chain ended.
  */
 export async function filterWholeBody(
   filters: readonly ResponseFilter[],
   body: Uint8Array | undefined,
-  contentEncoding: string | undefined,
+  headers: HttpHeaders,
   /** A filter not closed by then is given up on (told `stop`, its output dropped): replay must not wait for ever. */
   timeoutMs: number,
-): Promise<{ outcome: ChainOutcome | { kind: 'timed-out' }; written: Uint8Array }> {
-  const source = decodedStream(Readable.from(body && body.length > 0 ? [body] : []), contentEncoding).stream;
-  const parts: Uint8Array[] = [];
-  const chain = new FilterChain(filters, source, { write: (chunk) => (parts.push(chunk), true), end: () => {}, once: () => undefined });
+): Promise<ChainOutcome | { kind: 'timed-out' }> {
+  const source = decodedStream(Readable.from(body && body.length > 0 ? [body] : []), headers).stream;
+  const chain = new FilterChain(filters, source, { write: () => true, end: () => {}, once: () => undefined });
   chain.start();
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
@@ -319,5 +311,5 @@ export async function filterWholeBody(
     }),
   ]);
   clearTimeout(timer);
-  return { outcome, written: Buffer.concat(parts) };
+  return outcome;
 }

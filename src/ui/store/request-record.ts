@@ -2,7 +2,7 @@
 // record (every hop of a redirect chain keeps the requestId, so one record per chain), plus the
 // bodies and cookie changes that belong to it. Folding is O(1) per entry: it runs for every
 // journal entry, thousands a second.
-import type { BodyEntry, DnrEntry, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../../engine/journal.js';
+import type { BodyEntry, DnrEntry, ListenerOutcome, LogEntry, WebRequestEntry, WrtuiAddedHeader } from '../../engine/journal.js';
 import type {
   BlockingResponse,
   CookieChangeInfo,
@@ -108,11 +108,8 @@ export interface RequestRecord extends FilterableRequest {
   notes: RequestNote[];
 }
 
-export interface RequestNote {
-  level: 'debug' | 'info' | 'warn' | 'error';
-  source: string;
-  message: string;
-}
+/** A log entry about the request, as the Timeline tab shows it. */
+export type RequestNote = Pick<LogEntry, 'level' | 'source' | 'message'>;
 
 /** Notes kept per request: the first ones say what happened; a request logged about without end keeps no more. */
 export const MAX_NOTES = 20;

@@ -15,6 +15,9 @@ type Handler = ((event: Event) => unknown) | null;
 const EVENTS = ['start', 'data', 'stop', 'error'] as const;
 type FilterEvent = (typeof EVENTS)[number];
 
+/** Where write(), close() and disconnect() are allowed: from `start` until the filter is closed, disconnected or failed. */
+const STEERABLE: ReadonlySet<Status> = new Set(['transferringdata', 'suspended', 'finishedtransferringdata']);
+
 /** Firefox throws an XPCOM exception for a call in the wrong state: name NS_ERROR_FAILURE, empty message. */
 function failure(): Error {
   const error = new Error('');
@@ -22,7 +25,6 @@ function failure(): Error {
   Object.defineProperty(error, 'result', { value: 0x80004005 });
   return error;
 }
-
 
 class StreamFilterState {
   status: Status = 'uninitialized';
@@ -59,7 +61,7 @@ export class StreamFilter {
     if (kind !== '[object ArrayBuffer]' && kind !== '[object Uint8Array]') {
       throw new TypeError('StreamFilter.write: Argument 1 could not be converted to any of: ArrayBuffer, Uint8Array.');
     }
-    if (state.status !== 'transferringdata' && state.status !== 'suspended' && state.status !== 'finishedtransferringdata') throw failure();
+    if (!STEERABLE.has(state.status)) throw failure();
     // A copy: the extension may reuse its buffer at once.
     const bytes = kind === '[object ArrayBuffer]' ? new Uint8Array((data as ArrayBuffer).slice(0)) : (data as Uint8Array).slice();
     const { fid, filters } = owners.get(this)!;
@@ -69,7 +71,7 @@ export class StreamFilter {
   close(): void {
     const state = stateOf(this);
     if (state.status === 'closed') return;
-    if (state.status !== 'transferringdata' && state.status !== 'suspended' && state.status !== 'finishedtransferringdata') throw failure();
+    if (!STEERABLE.has(state.status)) throw failure();
     state.status = 'closed';
     state.buffered = [];
     const { fid, filters } = owners.get(this)!;
@@ -79,7 +81,7 @@ export class StreamFilter {
   disconnect(): void {
     const state = stateOf(this);
     if (state.status === 'disconnected') return;
-    if (state.status !== 'transferringdata' && state.status !== 'suspended' && state.status !== 'finishedtransferringdata') throw failure();
+    if (!STEERABLE.has(state.status)) throw failure();
     state.status = 'disconnected';
     const { fid, filters } = owners.get(this)!;
     // What came while suspended goes on untouched, ahead of the rest.
