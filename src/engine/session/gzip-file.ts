@@ -2,9 +2,10 @@
 // gzip member, so whatever reached the disk decodes up to the last whole member after a crash, and
 // readers gunzip as they stream (several members decode as one stream). Compression runs on
 // libuv's thread pool, off the proxy thread.
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { createGunzip, gunzip, gzip } from 'node:zlib';
 
 /** Whether `bytes` start with gzip's magic bytes. */
 export function isGzipBytes(bytes: Uint8Array): boolean {
@@ -34,4 +35,42 @@ export async function isGzipFile(file: string): Promise<boolean> {
 /** zlib's words for a stream that stops inside a member: the recording was cut off mid-write. */
 export function isTruncatedGzip(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === 'Z_BUF_ERROR';
+}
+
+export interface FileChunksOptions {
+  gzipped: boolean;
+  /** Told the file's own bytes as they are read (compressed bytes for a gzip file): progress. */
+  onRead?: (bytes: number) => void;
+  /** A gzip file stops inside its last member (cut off mid-write): what came before was given. */
+  onCutOff?: () => void;
+}
+
+/**
+ * A file's contents as they stream, gunzipped when `gzipped`. Leaving the loop early closes the
+ * file. A gzip file cut off mid-member ends the stream there (onCutOff) rather than failing.
+ */
+export async function* fileChunks(file: string, options: FileChunksOptions): AsyncGenerator<Buffer> {
+  const fileStream = createReadStream(file, { highWaterMark: 1024 * 1024 });
+  try {
+    if (!options.gzipped) {
+      for await (const chunk of fileStream as AsyncIterable<Buffer>) {
+        options.onRead?.(chunk.length);
+        yield chunk;
+      }
+      return;
+    }
+    const gunzipStream = createGunzip();
+    fileStream.on('data', (chunk: string | Buffer) => options.onRead?.(chunk.length));
+    fileStream.on('error', (error) => gunzipStream.destroy(error));
+    try {
+      for await (const chunk of fileStream.pipe(gunzipStream) as AsyncIterable<Buffer>) yield chunk;
+    } catch (error) {
+      if (!isTruncatedGzip(error)) throw error;
+      options.onCutOff?.();
+    } finally {
+      gunzipStream.destroy();
+    }
+  } finally {
+    fileStream.destroy();
+  }
 }

@@ -2,10 +2,8 @@
 // capture (NDJSON journal without a header) or a HAR 1.2 file. The first line tells: NDJSON lines
 // are whole JSON objects with `format` or `kind`; anything else is read as one JSON document, HAR.
 // Any of them may be gzip-compressed (gzip-file.ts): the first decompressed bytes tell.
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createGunzip } from 'node:zlib';
-import { isGzipFile, isTruncatedGzip } from './gzip-file.js';
+import { fileChunks, isGzipFile } from './gzip-file.js';
 import { readHarFile } from './har/har-import.js';
 import type { ProgressListener } from './progress.js';
 import type { RecordedSession } from './recorded-session.js';
@@ -51,21 +49,12 @@ async function plainHead(file: string): Promise<string> {
 
 /** The first SNIFF_BYTES of what a gzip file holds (or all of it, if less). */
 async function gunzippedHead(file: string): Promise<string> {
-  const source = createReadStream(file);
-  const gunzip = source.pipe(createGunzip());
   const chunks: Buffer[] = [];
   let length = 0;
-  try {
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      length += chunk.length;
-      if (length >= SNIFF_BYTES) break;
-    }
-  } catch (error) {
-    if (!isTruncatedGzip(error)) throw error;
-  } finally {
-    source.destroy();
-    gunzip.destroy();
+  for await (const chunk of fileChunks(file, { gzipped: true })) {
+    chunks.push(chunk);
+    length += chunk.length;
+    if (length >= SNIFF_BYTES) break;
   }
   return Buffer.concat(chunks).subarray(0, SNIFF_BYTES).toString('utf8');
 }

@@ -6,10 +6,8 @@
 // leave a partial last line. A last line that is not JSON and has no newline is skipped with a
 // warning; a broken line anywhere else is an error naming the line. A gzip recording (gzip-file.ts)
 // cut off inside its last member reads up to where it stops, with the same warning.
-import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { createGunzip } from 'node:zlib';
-import { isGzipFile, isTruncatedGzip } from './gzip-file.js';
+import { fileChunks, isGzipFile } from './gzip-file.js';
 import { stat } from 'node:fs/promises';
 import type { JournalEntry } from '../journal.js';
 import type { ProgressListener } from './progress.js';
@@ -72,30 +70,12 @@ export async function readSessionFile(file: string, options: { onProgress?: Prog
       options.onProgress({ phase: 'reading', done: read, total, unit: 'bytes' });
     }
   };
-  const gzipped = await isGzipFile(file);
-  const fileStream = createReadStream(file, { highWaterMark: 1024 * 1024 });
-  let source: AsyncIterable<Buffer> = fileStream;
-  if (gzipped) {
-    // Progress counts the file's own (compressed) bytes.
-    const gunzip = createGunzip();
-    fileStream.on('data', (chunk) => progress(chunk.length));
-    fileStream.on('error', (error) => gunzip.destroy(error));
-    source = fileStream.pipe(gunzip);
-  }
   const decoder = new StringDecoder('utf8');
   let cutOff = false;
-  try {
-    for await (const bytes of source) {
-      if (!gzipped) progress(bytes.length);
-      const lines = (carry + decoder.write(bytes)).split('\n');
-      carry = lines.pop()!;
-      for (const line of lines) handle(line, false);
-    }
-  } catch (error) {
-    if (!gzipped || !isTruncatedGzip(error)) throw error;
-    cutOff = true;
-  } finally {
-    fileStream.destroy();
+  for await (const bytes of fileChunks(file, { gzipped: await isGzipFile(file), onRead: progress, onCutOff: () => (cutOff = true) })) {
+    const lines = (carry + decoder.write(bytes)).split('\n');
+    carry = lines.pop()!;
+    for (const line of lines) handle(line, false);
   }
   carry += decoder.end();
   if (cutOff) contents.warnings.push(`${file}: the compressed recording stops inside its last block (it was cut off); read up to there`);
