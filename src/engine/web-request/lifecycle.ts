@@ -195,7 +195,7 @@ export class RequestLifecycle {
    */
   securityInfo(ownerId: string, requestId: string, options: SecurityInfoOptions): Record<string, unknown> | undefined {
     const flight = this.#inFlight.get(requestId);
-    return flight?.tracedBy.has(ownerId) ? flight.securityInfo(options) : undefined;
+    return flight?.tracedBy?.has(ownerId) ? flight.securityInfo(options) : undefined;
   }
 
   /**
@@ -228,7 +228,9 @@ export class RequestLifecycle {
       return { verdict: {} };
     }
     for (const listener of listeners) {
-      if (listener.blocking && listener.owner.persona.hasSecurityInfo) this.#inFlight.get(details.requestId)?.tracedBy.add(listener.owner.id);
+      if (!listener.blocking || !listener.owner.persona.hasSecurityInfo) continue;
+      const flight = this.#inFlight.get(details.requestId);
+      if (flight) (flight.tracedBy ??= new Set()).add(listener.owner.id);
     }
     const dispatched = dispatch(event, listeners, details, this.#dispatchOptions(event, request));
     if (dispatched instanceof Promise) this.listenerWaits++;
@@ -310,8 +312,8 @@ export class RequestFlight {
     for (const filter of this.takeFilters()) filter.abandon();
   }
   #finished = false;
-  /** Owners whose blocking listeners were given this request (Firefox's getSecurityInfo answers them). */
-  readonly tracedBy = new Set<string>();
+  /** Owners whose blocking listeners were given this request (Firefox's getSecurityInfo answers them); made on first use, as most requests reach no such listener. */
+  tracedBy: Set<string> | undefined;
   /** StreamFilters waiting for this request's response body (Firefox's filterResponseData); made on first use, as most requests have none. */
   #filters: ResponseFilter[] | undefined;
   /** onResponseStarted fired for the latest response: too late for a new filter. */
