@@ -1,6 +1,9 @@
 // Conditions beyond the URL (initiator, party, response headers, a frame allowed by
 // allowAllRequests) and the chrome.declarativeNetRequest calls an extension makes, with the errors
 // and limits Chrome documents.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DnrEngine, type DnrRequestInfo } from '../../src/engine/dnr/dnr-engine.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
@@ -82,6 +85,24 @@ describe('chrome.declarativeNetRequest calls', () => {
     await expect(dnr.call(ID, 'updateDynamicRules', [{ addRules: [{ id: 1, action: { type: 'block' }, condition: { urlFilter: 'b' } }] }])).rejects.toThrow('Rule with id 1 does not have a unique ID.');
     await dnr.call(ID, 'updateDynamicRules', [{ removeRuleIds: [1], addRules: [{ id: 1, action: { type: 'block' }, condition: { urlFilter: 'b' } }] }]);
     expect(await dnr.call(ID, 'getDynamicRules', [{ ruleIds: [1] }])).toEqual([{ id: 1, action: { type: 'block' }, condition: { urlFilter: 'b' } }]);
+  });
+
+  it('dynamic rules changed in quick succession: the file ends with the last change, and the engine can be waited on until it is written', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-dnr-writes-'));
+    try {
+      const dnr = new DnrEngine({ stateDir });
+      await dnr.addExtension({ extensionId: ID, name: 'ext', baseUrl: `chrome-extension://${ID}/`, rulesets: [] });
+      const rule = (id: number) => ({ id, action: { type: 'block' }, condition: { urlFilter: `/${id}` } });
+      // Not awaited, as an extension's calls arrive: each one starts a write.
+      for (let id = 1; id <= 5; id++) void dnr.call(ID, 'updateDynamicRules', [{ addRules: [rule(id)] }]);
+      dnr.removeExtension(ID);
+      await dnr.settled();
+      const dir = join(stateDir, 'dnr');
+      expect(await readdir(dir)).toEqual([`${ID}.json`]); // no temporary file left behind
+      expect(JSON.parse(await readFile(join(dir, `${ID}.json`), 'utf8')).dynamicRules.map((r: { id: number }) => r.id)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await rm(stateDir, { recursive: true });
+    }
   });
 
   it('tabIds only in session rules; updateEnabledRulesets refuses an unknown ruleset', async () => {

@@ -73,6 +73,8 @@ interface ExtensionState {
   matched: MatchedRecord[];
   matchedRulesCalls: number[];
   file: AtomicJsonFile<PersistedRules> | undefined;
+  /** The last write of `file`: writes go one after another, so an older one never lands last. */
+  writing: Promise<void>;
 }
 
 interface PersistedRules {
@@ -116,6 +118,7 @@ const SOURCE_RANK: Record<string, number> = { [SESSION_RULESET_ID]: 0, [DYNAMIC_
 
 export class DnrEngine {
   readonly #extensions = new Map<string, ExtensionState>();
+  readonly #writes = new Set<Promise<void>>();
   readonly #journal: Journal | undefined;
   readonly #stateDir: string | undefined;
   readonly #now: () => number;
@@ -179,6 +182,7 @@ export class DnrEngine {
       matched: previous?.matched ?? [],
       matchedRulesCalls: previous?.matchedRulesCalls ?? [],
       file,
+      writing: previous?.writing ?? Promise.resolve(),
     });
     this.#rulesChanged();
     return { warnings };
@@ -494,7 +498,26 @@ export class DnrEngine {
   }
 
   async #persist(state: ExtensionState): Promise<void> {
-    await state.file?.write({ dynamicRules: state.dynamic.rules.map((rule) => rule.rule), enabledRulesets: [...state.enabled] });
+    const { file } = state;
+    if (!file) return;
+    const data: PersistedRules = { dynamicRules: state.dynamic.rules.map((rule) => rule.rule), enabledRulesets: [...state.enabled] };
+    const write = state.writing.catch(() => undefined).then(() => file.write(data));
+    state.writing = write;
+    this.#writes.add(write);
+    try {
+      await write;
+    } finally {
+      this.#writes.delete(write);
+    }
+  }
+
+  /**
+   * Resolves when every rules file write begun so far has ended, those of extensions since removed
+   * too: whoever closes wrtui or deletes the state directory waits for this, so no write is lost
+   * or lands in a directory being removed.
+   */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.#writes]);
   }
 
   // ── internals ──────────────────────────────────────────────────────────────

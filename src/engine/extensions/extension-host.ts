@@ -360,6 +360,7 @@ export class ExtensionHost {
       await record.services?.close();
     }
     await this.#savingDryRun;
+    await this.engine.dnr.settled();
     this.#changeListeners.clear();
   }
 
