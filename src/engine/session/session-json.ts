@@ -5,11 +5,16 @@
 
 /** Serialises `value` on one line; bytes become {"base64": "…"}. */
 export function encodeLine(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (item instanceof ArrayBuffer) return { base64: Buffer.from(item).toString('base64') };
-    if (ArrayBuffer.isView(item)) return { base64: Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('base64') };
-    return item;
-  });
+  return JSON.stringify(value, bytesAsBase64);
+}
+
+// The holder's own value, not `item`: JSON.stringify calls toJSON first, and a Node Buffer's
+// toJSON makes {"type":"Buffer","data":[…]}, three to four times the size and not read back as bytes.
+function bytesAsBase64(this: unknown, key: string, item: unknown): unknown {
+  const original = (this as Record<string, unknown>)[key];
+  if (original instanceof ArrayBuffer) return { base64: Buffer.from(original).toString('base64') };
+  if (ArrayBuffer.isView(original)) return { base64: Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64') };
+  return item;
 }
 
 /** Parses one line; {"base64": "…"} objects become Uint8Arrays. Throws SyntaxError for bad JSON. */

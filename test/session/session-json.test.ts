@@ -1,0 +1,21 @@
+// The session file's line encoding: "Bytes are written as {"base64":"…"}" (session README), and
+// read back as bytes.
+import { describe, expect, it } from 'vitest';
+import { bytesOf, decodeLine, encodeLine } from '../../src/engine/session/session-json.js';
+
+describe('session lines', () => {
+  it('bytes are written as {"base64": …} whatever holds them (Uint8Array, Node Buffer, ArrayBuffer) and read back as the same bytes', () => {
+    const data = [0, 1, 2, 250, 255];
+    for (const bytes of [new Uint8Array(data), Buffer.from(data), new Uint8Array(data).buffer]) {
+      const line = encodeLine({ kind: 'body', bytes });
+      // A Buffer's own toJSON would give {"type":"Buffer","data":[…]}: bigger, and not bytes when read back.
+      expect(line).toBe('{"kind":"body","bytes":{"base64":"AAEC+v8="}}');
+      expect([...bytesOf((decodeLine(line) as { bytes: unknown }).bytes)!]).toEqual(data);
+    }
+  });
+
+  it('a line without bytes reads back as it was written', () => {
+    const entry = { kind: 'log', message: 'base64 is just a word here', nested: { base64: 1 } };
+    expect(decodeLine(encodeLine(entry))).toEqual(entry);
+  });
+});
