@@ -7,7 +7,10 @@ import type { JournalEntry, WebRequestEntry } from '../../src/engine/journal.js'
 import { eventSignature } from '../../src/engine/session/event-signature.js';
 import { openRecording } from '../../src/engine/session/open-recording.js';
 import type { RecordedSession } from '../../src/engine/session/recorded-session.js';
-import { replaySession, type ReplayResult } from '../../src/engine/session/session-replay.js';
+import { streamedReplayInput } from '../../src/engine/session/replay-input.js';
+import type { RequestDiff } from '../../src/engine/session/request-diff.js';
+import { readSessionEntries } from '../../src/engine/session/session-reader.js';
+import { replay, replaySession, type ReplayResult } from '../../src/engine/session/session-replay.js';
 import type { OnSendHeadersDetails } from '../../src/engine/types.js';
 import { NO_IMAGES_RULE, recordSession, rule, type Recording } from './session-harness.js';
 
@@ -200,5 +203,29 @@ describe('record → replay under edited rules', () => {
     const tracker = result.diffs.find((diff) => diff.url.endsWith('/tracker/pixel.gif'))!;
     expect(tracker.changes).toEqual(['no-longer-blocked']);
     expect(result.journal.some((e) => e.kind === 'webRequest' && e.outcomes.some((o) => o.owner === 'block-tracker' && o.status === 'dry-run'))).toBe(true);
+  });
+});
+
+describe('streamed, as printed output replays a file (read as it is replayed)', () => {
+  const verdicts = (diffs: RequestDiff[]) => diffs.map(({ replayedRequestId: _id, ...diff }) => diff);
+  const streamed = async (rulesDir: string) => {
+    const diffs: RequestDiff[] = [];
+    const result = await replay(streamedReplayInput(recording.file, readSessionEntries(recording.file)), { rulesDir, keepJournal: false, onDiff: (diff) => diffs.push(diff) });
+    return { diffs, summary: result.summary };
+  };
+
+  it('gives every request the same verdict, in recording order, as the file read whole: under the same rules and under edited ones', async () => {
+    const same = await streamed(recording.rulesDir);
+    expect(same.diffs.map((diff) => diff.index)).toEqual(sameRules.diffs.map((diff) => diff.index));
+    expect(verdicts(same.diffs)).toEqual(verdicts(sameRules.diffs));
+    const { durationMs: _a, requestsPerSecond: _b, ...summary } = same.summary;
+    const { durationMs: _c, requestsPerSecond: _d, ...wholeSummary } = sameRules.summary;
+    expect(summary).toEqual(wholeSummary);
+
+    const edited = await recording.editedRules({ 'no-images.ts': NO_IMAGES_RULE });
+    const whole = await replaySession(session, { rulesDir: edited });
+    const stream = await streamed(edited);
+    expect(verdicts(stream.diffs)).toEqual(verdicts(whole.diffs));
+    expect(stream.diffs.filter((diff) => !diff.identical).map((diff) => new URL(diff.url).pathname)).toEqual(['/img/a.png', '/img/b.png']);
   });
 });

@@ -23,7 +23,12 @@ export interface ReplayDriverContext {
 /** Replays `recorded`; resolves with the requestId it got in the replay. */
 export async function replayRequest(recorded: RecordedRequest, context: ReplayDriverContext, gate: StepGate): Promise<string> {
   const { transport, lifecycle } = context;
-  const at = gate.at;
+  /** The latest recorded position this request reached: where a step with no recorded counterpart sits. */
+  let position = 0;
+  const at: StepGate['at'] = (stepAt, options) => {
+    if (stepAt !== undefined) position = stepAt;
+    return gate.at(stepAt, options);
+  };
   /** A lifecycle step; if it started waiting for listeners, the scheduler may start the next step meanwhile. */
   const step = <T>(run: () => Promise<T>): Promise<T> => {
     const waits = lifecycle.listenerWaits;
@@ -91,6 +96,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
           flight.requestId,
           hop,
           expected,
+          expected?.at.response ?? position,
         );
       } catch (error) {
         flight.fail(error instanceof TransportError ? error.netError : 'net::ERR_FAILED');

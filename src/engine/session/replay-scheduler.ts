@@ -19,6 +19,10 @@
 //
 // The scheduler is also the replay's clock: the engine reads `now()` for timeStamps and cookie
 // expiry, and it follows the recording.
+//
+// Tasks may be given all at once (`run`) or as a recording is read (`add`, `advance`, `end`): a
+// step starts only once the reader has said that no task still to come has an earlier step (the
+// frontier), so a streamed replay runs exactly as a whole one.
 
 export interface StepOptions {
   /** The step reads the cookie store (the request's Cookie header). */
@@ -73,16 +77,27 @@ interface Waiting {
 }
 
 export class ReplayScheduler {
-  readonly #times: readonly number[];
+  /** Recorded times of positions `#timesBase` onwards (older ones are let go once passed). */
+  #times: number[];
+  #timesBase = 0;
   readonly #heap: Waiting[] = [];
   readonly #overlap: number;
   /** Tasks whose step is set aside (waiting on a worker). */
   readonly #aside = new Set<TaskState>();
   #now: number;
+  /** The position of the latest step started. */
+  #position = 0;
   #changed: (() => void) | undefined;
+  /** Streamed input: no task still to be added has a step before this position. */
+  #frontier = 0;
+  #inputEnded = false;
+  #added = 0;
+  #settled = 0;
+  #inputWanted: { limit: number; resolve: () => void } | undefined;
+  #onSettled: (error: unknown) => void = () => undefined;
 
   constructor(times: readonly number[], startedAt: number, options: ReplaySchedulerOptions = {}) {
-    this.#times = times;
+    this.#times = [...times];
     this.#now = startedAt;
     this.#overlap = options.overlap ?? 0;
   }
@@ -92,37 +107,81 @@ export class ReplayScheduler {
     return this.#now;
   }
 
+  /** No step from now on starts, and no task set aside resumes, before this position. */
+  lowWater(): number {
+    let lowest = this.#position;
+    for (const task of this.#aside) lowest = Math.min(lowest, task.position);
+    return lowest;
+  }
+
   /** Runs every task to its end; `onSettled` after each task ends (a thrown error is passed along). */
   async run(tasks: readonly ReplayTask[], onSettled: (error: unknown) => void): Promise<void> {
-    let settled = 0;
-    for (const task of tasks) {
-      const state: TaskState = { onYield: undefined, setAside: undefined, position: task.position, writes: false, stepsAt: task.stepsAt ?? [], writesAt: task.writesAt ?? [], next: Infinity };
-      const gate: StepGate = {
-        at: (position, options = {}) => {
-          if (position === undefined) return Promise.resolve();
-          return new Promise((resume) => {
-            push(this.#heap, { position, task: state, readsCookies: options.readsCookies ?? false, writesCookies: options.writesCookies ?? false, resume });
-            this.#yieldOf(state);
-          });
-        },
-        waiting: () => state.setAside?.(),
-      };
-      const end = (error: unknown) => {
-        settled++;
-        onSettled(error);
-        this.#yieldOf(state);
-      };
-      push(this.#heap, { position: task.position, task: state, readsCookies: false, writesCookies: false, resume: () => void task.run(gate).then(() => end(undefined), end) });
-    }
-    while (settled < tasks.length) {
+    for (const task of tasks) this.add(task);
+    this.end();
+    await this.drain(onSettled);
+  }
+
+  // ── streamed input: a recording read as it is replayed ──────────────────────
+
+  /** The recorded times of the next positions. */
+  addTimes(times: readonly number[]): void {
+    for (const time of times) this.#times.push(time);
+  }
+
+  /** A task to run; its first step may not be before the frontier given so far. */
+  add(task: ReplayTask): void {
+    this.#added++;
+    const state: TaskState = { onYield: undefined, setAside: undefined, position: task.position, writes: false, stepsAt: task.stepsAt ?? [], writesAt: task.writesAt ?? [], next: Infinity };
+    const gate: StepGate = {
+      at: (position, options = {}) => {
+        if (position === undefined) return Promise.resolve();
+        return new Promise((resume) => {
+          push(this.#heap, { position, task: state, readsCookies: options.readsCookies ?? false, writesCookies: options.writesCookies ?? false, resume });
+          this.#yieldOf(state);
+        });
+      },
+      waiting: () => state.setAside?.(),
+    };
+    push(this.#heap, { position: task.position, task: state, readsCookies: false, writesCookies: false, resume: () => void task.run(gate).then(() => this.#end(state, undefined), (error: unknown) => this.#end(state, error)) });
+    this.#wake();
+  }
+
+  /** No task still to come has a step before `position`: steps before it may start. */
+  advance(position: number): void {
+    this.#frontier = Math.max(this.#frontier, position);
+    this.#wake();
+  }
+
+  /** No more tasks. */
+  end(): void {
+    this.#inputEnded = true;
+    this.#frontier = Infinity;
+    this.#wake();
+  }
+
+  /**
+   * Resolves when fewer than `limit` tasks are added and not yet ended, or when nothing can start
+   * for want of input: the reader of a recording waits on this, so that it stays only so far ahead.
+   */
+  wantsInput(limit: number): Promise<void> {
+    if (this.#added - this.#settled < limit || this.#starved()) return Promise.resolve();
+    return new Promise((resolve) => (this.#inputWanted = { limit, resolve }));
+  }
+
+  /** Runs tasks as they are added until end() and every task has ended. */
+  async drain(onSettled: (error: unknown) => void): Promise<void> {
+    this.#onSettled = onSettled;
+    while (!this.#inputEnded || this.#settled < this.#added) {
       const next = this.#heap[0];
-      if (!next || (this.#overlap > 0 && this.#aside.size >= this.#overlap) || this.#asideStepBefore(next.position) || (next.readsCookies && this.#writerAsideBefore(next.position))) {
-        // Nothing may start now: wait for a step set aside to come back (or a task to end).
+      if (!next || next.position >= this.#frontier || (this.#overlap > 0 && this.#aside.size >= this.#overlap) || this.#asideStepBefore(next.position) || (next.readsCookies && this.#writerAsideBefore(next.position))) {
+        // Nothing may start now: wait for a step set aside to come back, a task to end, or more input.
+        this.#offerInput();
         await new Promise<void>((resolve) => (this.#changed = resolve));
         continue;
       }
       pop(this.#heap);
-      this.#now = Math.max(this.#now, this.#times[next.position] ?? this.#now);
+      this.#position = next.position;
+      this.#now = Math.max(this.#now, this.#timeAt(next.position) ?? this.#now);
       const task = next.task;
       task.position = next.position;
       task.writes = next.writesCookies;
@@ -154,6 +213,39 @@ export class ReplayScheduler {
     }
   }
 
+  #end(task: TaskState, error: unknown): void {
+    this.#settled++;
+    this.#onSettled(error);
+    this.#offerInput();
+    this.#yieldOf(task);
+  }
+
+  /** Nothing in the heap may start until more input comes. */
+  #starved(): boolean {
+    const next = this.#heap[0];
+    return !next || next.position >= this.#frontier;
+  }
+
+  #offerInput(): void {
+    const wanted = this.#inputWanted;
+    if (!wanted || (this.#added - this.#settled >= wanted.limit && !this.#starved())) return;
+    this.#inputWanted = undefined;
+    wanted.resolve();
+  }
+
+  /** The recorded time of a position (a half position, between two entries, has none). */
+  #timeAt(position: number): number | undefined {
+    if (!Number.isInteger(position)) return undefined;
+    const index = position - this.#timesBase;
+    const time = this.#times[index];
+    // Steps start in position order: what lies well behind this one is never read again.
+    if (index > DROP_TIMES_AFTER) {
+      this.#times.splice(0, index - 1);
+      this.#timesBase += index - 1;
+    }
+    return time;
+  }
+
   #yieldOf(task: TaskState): void {
     const onYield = task.onYield;
     task.onYield = undefined;
@@ -183,6 +275,9 @@ export class ReplayScheduler {
     return false;
   }
 }
+
+/** How many passed positions' times are kept before they are let go in one go. */
+const DROP_TIMES_AFTER = 1 << 16;
 
 // A binary min-heap on position: tasks come back with later positions all the time.
 function push(heap: Waiting[], item: Waiting): void {

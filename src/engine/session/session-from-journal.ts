@@ -4,6 +4,7 @@
 // received (onHeadersReceived's details, before listeners changed it) and how it ended. The
 // client's headers are onBeforeSendHeaders' without what the cookie store added
 // (store-cookie-timeline.ts); bodies come from the `body` entries.
+import type { SerializedCookie } from 'tough-cookie';
 import type { JournalEntry, WebRequestEntry } from '../journal.js';
 import {
   ERR_BLOCKED_BY_CLIENT,
@@ -18,7 +19,7 @@ import {
   type WebRequestEventName,
 } from '../types.js';
 import type { RecordedExchange, RecordedRequest, RecordedResponse, RecordedSession } from './recorded-session.js';
-import { traceJournal } from './request-trace.js';
+import { JournalTracer } from './request-trace.js';
 import type { SessionFileContents } from './session-reader.js';
 import { arrayBufferOf, bytesOf } from './session-json.js';
 import { StoreCookieTimeline } from './store-cookie-timeline.js';
@@ -30,6 +31,10 @@ interface Recorded {
 
 interface RequestInProgress {
   request: RecordedRequest;
+  /** Timeline position of its first entry. */
+  firstPosition: number;
+  /** Its end is in (onCompleted or onErrorOccurred). */
+  ended?: boolean;
   lastEvent: WebRequestEventName | undefined;
   /** Timeline position of its latest event. */
   lastPosition: number | undefined;
@@ -40,58 +45,16 @@ interface RequestInProgress {
 
 export function sessionFromJournal(file: string, contents: SessionFileContents): RecordedSession {
   const { header, entries } = contents;
-  const storeIds = new Map<string, string>();
-  for (const trace of traceJournal(entries).requests.values()) if (trace.storeId) storeIds.set(trace.requestId, trace.storeId);
-  const timeline = new StoreCookieTimeline(header?.cookies);
-  const building = new Map<string, RequestInProgress>();
-  const requestBodies = new Map<string, Recorded>();
+  const builder = new SessionBuilder(header?.cookies);
   const times: number[] = [];
-
-  entries.forEach((entry, position) => {
+  for (const entry of entries) {
     times.push(entry.time);
-    switch (entry.kind) {
-      case 'webRequest': {
-        const requestId = entry.details.requestId;
-        let state = building.get(requestId);
-        if (!state) {
-          state = { request: newRequest(entry, building.size, storeIds.get(requestId) ?? '0'), lastEvent: undefined, lastPosition: undefined, responseBodies: [] };
-          building.set(requestId, state);
-        }
-        // Firefox's re-fired onBeforeRequest on an auth retry is no new hop.
-        if (entry.event === 'onBeforeRequest' && entry.firedFor) return;
-        if (entry.event === 'onBeforeRequest') {
-          state.requestBody = requestBodies.get(requestId);
-          requestBodies.delete(requestId);
-        }
-        follow(state, entry, position, timeline);
-        state.lastEvent = entry.event;
-        state.lastPosition = position;
-        return;
-      }
-      case 'body': {
-        const body = { bytes: bytesOf(entry.bytes) ?? new Uint8Array(), complete: entry.complete };
-        // A request body comes just before its hop's onBeforeRequest: kept until that event.
-        if (entry.direction === 'request') requestBodies.set(entry.requestId, body);
-        else building.get(entry.requestId)?.responseBodies.push(body);
-        return;
-      }
-      case 'cookieChanged':
-        timeline.apply(entry.changeInfo);
-        return;
-      default:
-        return;
-    }
-  });
-
-  const requests: RecordedRequest[] = [];
-  for (const state of building.values()) {
-    attachResponseBodies(state);
-    state.request.index = requests.length;
-    requests.push(state.request);
+    builder.add(entry);
   }
-  const incomplete = requests.filter((request) => !request.complete).length;
+  builder.finish();
+  const requests = builder.requests;
   const warnings = [...contents.warnings];
-  if (incomplete > 0) warnings.push(`${incomplete} request(s) did not finish before the recording ended; they are not replayed`);
+  if (builder.incomplete > 0) warnings.push(incompleteWarning(builder.incomplete));
   return {
     source: contents.source,
     file,
@@ -107,7 +70,140 @@ export function sessionFromJournal(file: string, contents: SessionFileContents):
   };
 }
 
-function newRequest(entry: WebRequestEntry & JournalEntry, index: number, storeId: string): RecordedRequest {
+export function incompleteWarning(count: number): string {
+  return `${count} request(s) did not finish before the recording ended; they are not replayed`;
+}
+
+/**
+ * Builds requests entry by entry, as a recording is read: each entry is the next timeline
+ * position. A request is handed out (`take()`) once it has ended and the entry after its end is in
+ * (the proxy journals a response's body just after the request's end); one that never ends is
+ * counted in `incomplete` when the recording does. `frontier()` says how far a replay may go: no
+ * request still to be handed out has a step before it.
+ */
+export class SessionBuilder {
+  /** The recorded journal cut into requests, as it is read: what a replay compares with (take() each request's trace). */
+  readonly tracer = new JournalTracer();
+  /** Requests that never ended, once finish() ran. */
+  incomplete = 0;
+  /** Every request, in start order, while `keep` (sessionFromJournal); otherwise empty. */
+  readonly requests: RecordedRequest[] = [];
+  readonly #keep: boolean;
+  readonly #timeline: StoreCookieTimeline;
+  /** Started and not yet handed out, in start order (a Map keeps insertion order). */
+  readonly #building = new Map<string, RequestInProgress>();
+  readonly #requestBodies = new Map<string, Recorded>();
+  /** Ended, waiting for the entry after their end (a response body may be it). */
+  #ended: RequestInProgress[] = [];
+  #ready: RecordedRequest[] = [];
+  #position = 0;
+  #started = 0;
+
+  constructor(cookies: Record<string, SerializedCookie[]> | undefined, options: { keep?: boolean } = {}) {
+    this.#timeline = new StoreCookieTimeline(cookies);
+    this.#keep = options.keep ?? true;
+  }
+
+  /** Positions read so far (the next entry's position). */
+  get position(): number {
+    return this.#position;
+  }
+
+  /** The lowest position any request not yet handed out may have a step at. */
+  frontier(): number {
+    for (const state of this.#building.values()) return state.firstPosition;
+    return this.#position;
+  }
+
+  /** The lowest index of a request not yet handed out. */
+  lowestIndexToCome(): number {
+    for (const state of this.#building.values()) return state.request.index;
+    return this.#started;
+  }
+
+  /** Requests ready since the last call, in the order they became ready. */
+  take(): RecordedRequest[] {
+    const ready = this.#ready;
+    this.#ready = [];
+    return ready;
+  }
+
+  add(entry: JournalEntry): void {
+    const position = this.#position++;
+    if (this.#ended.length > 0) this.#settleEnded(entry);
+    this.tracer.add(entry);
+    switch (entry.kind) {
+      case 'webRequest': {
+        const requestId = entry.details.requestId;
+        let state = this.#building.get(requestId);
+        if (!state) {
+          const request = newRequest(entry, this.#started++);
+          if (this.#keep) this.requests.push(request);
+          state = { request, firstPosition: position, lastEvent: undefined, lastPosition: undefined, responseBodies: [] };
+          this.#building.set(requestId, state);
+        }
+        // Firefox's re-fired onBeforeRequest on an auth retry is no new hop.
+        if (entry.event === 'onBeforeRequest' && entry.firedFor) return;
+        if (entry.event === 'onBeforeRequest') {
+          state.requestBody = this.#requestBodies.get(requestId);
+          this.#requestBodies.delete(requestId);
+        }
+        follow(state, entry, position, this.#timeline);
+        state.lastEvent = entry.event;
+        state.lastPosition = position;
+        if (state.request.complete && !state.ended) {
+          state.ended = true;
+          this.#ended.push(state);
+        }
+        return;
+      }
+      case 'body': {
+        const body = { bytes: bytesOf(entry.bytes) ?? new Uint8Array(), complete: entry.complete };
+        // A request body comes just before its hop's onBeforeRequest: kept until that event.
+        if (entry.direction === 'request') this.#requestBodies.set(entry.requestId, body);
+        else this.#building.get(entry.requestId)?.responseBodies.push(body);
+        return;
+      }
+      case 'cookieChanged':
+        this.#timeline.apply(entry.changeInfo);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The recording ended: what ended is handed out; what did not is counted, never replayed. */
+  finish(): void {
+    for (const state of this.#ended) this.#handOut(state);
+    this.#ended = [];
+    for (const state of this.#building.values()) {
+      attachResponseBodies(state);
+      this.incomplete++;
+    }
+    this.#building.clear();
+    this.#requestBodies.clear();
+  }
+
+  /** Ended requests are handed out at the next entry, unless it is their own response body. */
+  #settleEnded(next: JournalEntry): void {
+    const waiting: RequestInProgress[] = [];
+    for (const state of this.#ended) {
+      if (next.kind === 'body' && next.direction === 'response' && next.requestId === state.request.requestId) waiting.push(state);
+      else this.#handOut(state);
+    }
+    this.#ended = waiting;
+  }
+
+  #handOut(state: RequestInProgress): void {
+    attachResponseBodies(state);
+    const { request } = state;
+    request.storeId = this.tracer.trace().requests.get(request.requestId)?.storeId ?? '0';
+    this.#building.delete(request.requestId);
+    this.#ready.push(request);
+  }
+}
+
+function newRequest(entry: WebRequestEntry & JournalEntry, index: number): RecordedRequest {
   const { details } = entry;
   return {
     index,
@@ -116,7 +212,8 @@ function newRequest(entry: WebRequestEntry & JournalEntry, index: number, storeI
     tabId: details.tabId,
     frameId: details.frameId,
     parentFrameId: details.parentFrameId,
-    storeId,
+    // Known once it has ended: "1" when a cookie change it caused was in the incognito store.
+    storeId: '0',
     hops: [],
     redirectNotFollowed: false,
     complete: false,

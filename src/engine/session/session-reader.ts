@@ -28,59 +28,93 @@ export class SessionFileError extends Error {
   }
 }
 
+/** What a session file holds, read whole (small files, tests, the TUI's re-runs). */
 export async function readSessionFile(file: string, options: { onProgress?: ProgressListener } = {}): Promise<SessionFileContents> {
-  const total = (await stat(file)).size;
-  const contents: SessionFileContents = { source: 'wrtui-journal', header: undefined, entries: [], warnings: [] };
-  let lineNumber = 0;
-  let carry = '';
-  let read = 0;
-  let lastReport = 0;
-
-  const handle = (line: string, isLast: boolean) => {
-    lineNumber++;
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = decodeLine(line);
-    } catch (error) {
-      if (isLast) {
-        contents.warnings.push(`${file}:${lineNumber}: the last line is incomplete (the recording was cut off); ignored`);
-        return;
-      }
-      throw new SessionFileError(file, lineNumber, `not JSON (${(error as Error).message})`);
-    }
-    if (lineNumber === 1 && isSessionHeader(value)) {
-      if (value.version > SESSION_FORMAT_VERSION) {
-        throw new SessionFileError(file, 1, `a version ${value.version} "${SESSION_FORMAT}" file, newer than this wrtui reads (${SESSION_FORMAT_VERSION})`);
-      }
-      contents.header = value;
-      contents.source = 'wrtui-session';
-      return;
-    }
-    if (typeof value !== 'object' || value === null || typeof (value as { kind?: unknown }).kind !== 'string') {
-      throw new SessionFileError(file, lineNumber, 'not a journal entry (no "kind")');
-    }
-    contents.entries.push(value as JournalEntry);
-  };
-
-  const progress = (bytes: number) => {
-    read += bytes;
-    if (options.onProgress && (read - lastReport > 4 * 1024 * 1024 || read === total)) {
-      lastReport = read;
-      options.onProgress({ phase: 'reading', done: read, total, unit: 'bytes' });
-    }
-  };
-  const decoder = new StringDecoder('utf8');
-  let cutOff = false;
-  for await (const bytes of fileChunks(file, { gzipped: await isGzipFile(file), onRead: progress, onCutOff: () => (cutOff = true) })) {
-    const lines = (carry + decoder.write(bytes)).split('\n');
-    carry = lines.pop()!;
-    for (const line of lines) handle(line, false);
-  }
-  carry += decoder.end();
-  if (cutOff) contents.warnings.push(`${file}: the compressed recording stops inside its last block (it was cut off); read up to there`);
-  // Text after the last newline: a complete line if it parses, a cut-off write otherwise.
-  if (carry !== '') handle(carry, true);
-  options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
+  const reading = readSessionEntries(file, options);
+  const contents: SessionFileContents = { source: reading.source, header: undefined, entries: [], warnings: reading.warnings };
+  for await (const batch of reading.batches()) for (const entry of batch) contents.entries.push(entry);
+  contents.source = reading.source;
+  contents.header = reading.header;
   return contents;
+}
+
+/**
+ * A session file read as a stream of journal entries, a batch per chunk read, so that a replay
+ * need not hold the file: `header` and `source` are known once the first batch is out (or the
+ * file ended), `warnings` once it has ended.
+ */
+export interface SessionEntryStream {
+  source: 'wrtui-session' | 'wrtui-journal';
+  header: SessionHeader | undefined;
+  warnings: string[];
+  batches(): AsyncGenerator<JournalEntry[]>;
+}
+
+export function readSessionEntries(file: string, options: { onProgress?: ProgressListener } = {}): SessionEntryStream {
+  const stream: SessionEntryStream = {
+    source: 'wrtui-journal',
+    header: undefined,
+    warnings: [],
+    async *batches() {
+      const total = (await stat(file)).size;
+      let lineNumber = 0;
+      let carry = '';
+      let read = 0;
+      let lastReport = 0;
+      let batch: JournalEntry[] = [];
+
+      const handle = (line: string, isLast: boolean) => {
+        lineNumber++;
+        if (line.trim() === '') return;
+        let value: unknown;
+        try {
+          value = decodeLine(line);
+        } catch (error) {
+          if (isLast) {
+            stream.warnings.push(`${file}:${lineNumber}: the last line is incomplete (the recording was cut off); ignored`);
+            return;
+          }
+          throw new SessionFileError(file, lineNumber, `not JSON (${(error as Error).message})`);
+        }
+        if (lineNumber === 1 && isSessionHeader(value)) {
+          if (value.version > SESSION_FORMAT_VERSION) {
+            throw new SessionFileError(file, 1, `a version ${value.version} "${SESSION_FORMAT}" file, newer than this wrtui reads (${SESSION_FORMAT_VERSION})`);
+          }
+          stream.header = value;
+          stream.source = 'wrtui-session';
+          return;
+        }
+        if (typeof value !== 'object' || value === null || typeof (value as { kind?: unknown }).kind !== 'string') {
+          throw new SessionFileError(file, lineNumber, 'not a journal entry (no "kind")');
+        }
+        batch.push(value as JournalEntry);
+      };
+
+      const progress = (bytes: number) => {
+        read += bytes;
+        if (options.onProgress && (read - lastReport > 4 * 1024 * 1024 || read === total)) {
+          lastReport = read;
+          options.onProgress({ phase: 'reading', done: read, total, unit: 'bytes' });
+        }
+      };
+      const decoder = new StringDecoder('utf8');
+      let cutOff = false;
+      for await (const bytes of fileChunks(file, { gzipped: await isGzipFile(file), onRead: progress, onCutOff: () => (cutOff = true) })) {
+        const lines = (carry + decoder.write(bytes)).split('\n');
+        carry = lines.pop()!;
+        for (const line of lines) handle(line, false);
+        if (batch.length > 0) {
+          yield batch;
+          batch = [];
+        }
+      }
+      carry += decoder.end();
+      if (cutOff) stream.warnings.push(`${file}: the compressed recording stops inside its last block (it was cut off); read up to there`);
+      // Text after the last newline: a complete line if it parses, a cut-off write otherwise.
+      if (carry !== '') handle(carry, true);
+      if (batch.length > 0) yield batch;
+      options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
+    },
+  };
+  return stream;
 }

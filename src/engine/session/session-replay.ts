@@ -4,12 +4,13 @@
 // live: recorded Set-Cookie headers go into the store through the lifecycle and later requests
 // carry them. Rules load from the folder once (ExtensionHost, watch off), applied or, with dryRun, not.
 // Requests run through replay-driver.ts in the recorded interleaving (replay-scheduler.ts) over
-// RecordedTransport: no network at all.
+// RecordedTransport: no network at all. A session file is replayed as it is read
+// (replay-input.ts): each request is compared as soon as its replay ends and then let go.
 //
 // Compared with: for a wrtui session, the recorded journal itself. A HAR has no journal (no
 // events, no outcomes), so it is first replayed with no rules, and the rules' replay is compared
 // with that: the differences are then exactly what the rules do.
-import { Cookie as ToughCookie } from 'tough-cookie';
+import { Cookie as ToughCookie, type SerializedCookie } from 'tough-cookie';
 import { Engine } from '../engine.js';
 import type { JournalEntry } from '../journal.js';
 import type { CookieChangeInfo } from '../types.js';
@@ -18,14 +19,17 @@ import type { ProgressListener } from './progress.js';
 import type { RecordedRequest, RecordedSession } from './recorded-session.js';
 import { RecordedTransport } from './recorded-transport.js';
 import { redactEntry } from './redaction.js';
-import type { ReplayDiffEntry, ReplayStreamEntry, ReplaySummaryEntry } from './replay-entries.js';
+import type { ReplaySummaryEntry } from './replay-entries.js';
 import { replayRequest } from './replay-driver.js';
-import { ReplayScheduler, type StepGate } from './replay-scheduler.js';
-import { DIFF_KINDS, diffCookieChanges, diffRequest, type RequestDiff } from './request-diff.js';
-import { JournalTracer, traceJournal, type JournalTrace, type RequestTrace } from './request-trace.js';
+import { wholeReplayInput, type ReplayInput } from './replay-input.js';
+import { ReplayScheduler, type ReplayTask, type StepGate } from './replay-scheduler.js';
+import { DIFF_KINDS, diffCookieChanges, diffRequest, type DiffKind, type RequestDiff } from './request-diff.js';
+import { JournalTracer, type RequestTrace } from './request-trace.js';
 
 /** How many steps waiting on workers may overlap (replay-scheduler.ts). */
 const REPLAY_OVERLAP = 64;
+/** A streamed recording is read this many requests ahead of the replay, and no further (unless it must be). */
+const READ_AHEAD_REQUESTS = 512;
 
 export interface ReplayOptions {
   /** The rules folder; undefined replays with no rules. */
@@ -37,21 +41,27 @@ export interface ReplayOptions {
   /** Defaults to the recording's own, else the engine's default. */
   listenerTimeoutMs?: number;
   onProgress?: ProgressListener;
-  /** Every entry of the replay, as it happens: journal entries, then replayDiff entries and the summary. */
-  onEntry?: (entry: ReplayStreamEntry) => void;
+  /** Every entry of the replay's journal, as it happens. */
+  onEntry?: (entry: JournalEntry) => void;
+  /** Each request's verdict, in recording order (index), as soon as it and every earlier request is known. */
+  onDiff?: (diff: RequestDiff) => void;
   /**
-   * Keep the replay's whole journal in the result (the TUI shows it). Without it (the CLI's
-   * output, CI) each request's entries are let go once it has been compared, so the replay's own
-   * memory does not grow with the session. Default true.
+   * Keep the replay's whole journal and every diff in the result (the TUI shows them). Without it
+   * (the CLI's output, CI) each request's entries are let go once it has been compared, so the
+   * replay's own memory does not grow with the session. Default true.
    */
   keepJournal?: boolean;
 }
 
 export interface ReplayResult {
+  /** Every request's verdict, in recording order; empty unless kept (keepJournal). */
   diffs: RequestDiff[];
   summary: ReplaySummaryEntry;
-  /** The replay's journal (the rules' run), as a live session's: without the replayDiff entries. */
+  /** The replay's journal (the rules' run), as a live session's: without the replayDiff entries; empty unless kept. */
   journal: JournalEntry[];
+  /** The seq of the replay journal's last entry, and the replay clock at the end: replayDiff entries are numbered on from these. */
+  lastSeq: number;
+  endTime: number;
 }
 
 interface ReplayRun {
@@ -59,8 +69,6 @@ interface ReplayRun {
   host: ExtensionHost | undefined;
   /** The replay's journal; empty unless kept (keepJournal). */
   journal: JournalEntry[];
-  /** Replayed requestId per recorded request. */
-  replayedIds: Map<RecordedRequest, string>;
   /** Cookie changes no replayed request caused (a rule's cookies.set, …). */
   unattributedCookieChanges: CookieChangeInfo[];
   /** The seq of the replay journal's latest entry. */
@@ -72,71 +80,81 @@ interface ReplayRun {
 /** Told as each request's replay ends, with the trace of its journal entries (then forgotten). */
 type RequestReplayed = (request: RecordedRequest, replayedId: string | undefined, trace: RequestTrace | undefined) => void;
 
-export async function replaySession(session: RecordedSession, options: ReplayOptions = {}): Promise<ReplayResult> {
+/** Replays a recording held in memory (the TUI's, a HAR). */
+export function replaySession(session: RecordedSession, options: ReplayOptions = {}): Promise<ReplayResult> {
+  return replay(wholeReplayInput(session), options);
+}
+
+/**
+ * Replays `input`: each request is compared as soon as its replay ends, and its recorded trace
+ * and replayed entries are let go then (unless keepJournal), so a streamed recording replays in
+ * memory that does not grow with its size.
+ */
+export async function replay(input: ReplayInput, options: ReplayOptions = {}): Promise<ReplayResult> {
   const started = performance.now();
-  const replayable = session.requests.filter((request) => request.complete && request.hops.length > 0);
-  let baseline: JournalTrace;
-  let baselineIds: Map<RecordedRequest, string> | undefined;
-  if (session.journal) baseline = traceJournal(session.journal);
-  else {
-    const traces = new Map<string, RequestTrace>();
-    const reference = await runReplay(
-      session,
-      replayable,
-      { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, keepJournal: false },
-      'replaying without rules',
-      (_request, replayedId, trace) => {
-        if (replayedId !== undefined && trace) traces.set(replayedId, trace);
-      },
-    );
+  let takeRecorded: (request: RecordedRequest) => RequestTrace | undefined;
+  let recordedUnattributed: () => CookieChangeInfo[];
+  if (input.baseline) {
+    const baseline = input.baseline;
+    takeRecorded = (request) => baseline.take(request.requestId);
+    recordedUnattributed = () => baseline.unattributedCookieChanges();
+  } else {
+    // A HAR has no journal: the rules' replay is compared with a replay without rules.
+    const traces = new Map<RecordedRequest, RequestTrace>();
+    const reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, keepJournal: false }, 'replaying without rules', (request, _replayedId, trace) => {
+      if (trace) traces.set(request, trace);
+    });
     await reference.close();
-    baseline = { requests: traces, unattributedCookieChanges: reference.unattributedCookieChanges };
-    baselineIds = reference.replayedIds;
+    takeRecorded = (request) => {
+      const trace = traces.get(request);
+      traces.delete(request);
+      return trace;
+    };
+    recordedUnattributed = () => reference.unattributedCookieChanges;
   }
 
-  // Each request is compared as soon as its replay ends; its recorded trace is let go then too.
-  const diffsByRequest = new Map<RecordedRequest, RequestDiff>();
-  const compare: RequestReplayed = (request, _replayedId, replayedTrace) => {
-    const recordedId = baselineIds ? baselineIds.get(request) : request.requestId;
-    const recordedTrace = recordedId === undefined ? undefined : baseline.requests.get(recordedId);
-    if (recordedId !== undefined) baseline.requests.delete(recordedId);
-    diffsByRequest.set(
-      request,
-      diffRequest({ index: request.index, method: request.hops[0]!.method, url: request.hops[0]!.url, type: request.type, recordedRequestId: request.requestId }, recordedTrace, replayedTrace),
-    );
-  };
-  const run = await runReplay(session, replayable, options, 'replaying', compare);
+  const keep = options.keepJournal ?? true;
+  const diffs: RequestDiff[] = [];
+  const tally = new DiffTally();
+  const order = new IndexOrder((diff) => {
+    tally.add(diff);
+    if (keep) diffs.push(diff);
+    options.onDiff?.(diff);
+  });
+  const run = await runReplay(
+    input,
+    options,
+    'replaying',
+    (request, _replayedId, replayedTrace) => {
+      const recordedTrace = takeRecorded(request);
+      order.finished(request.index, diffRequest({ index: request.index, method: request.hops[0]!.method, url: request.hops[0]!.url, type: request.type, recordedRequestId: request.requestId }, recordedTrace, replayedTrace));
+    },
+    order,
+  );
   try {
-    // A request whose replay threw has no replayed trace: it is compared with nothing.
-    for (const request of replayable) if (!diffsByRequest.has(request)) compare(request, undefined, undefined);
-    const diffs = replayable.map((request) => diffsByRequest.get(request)!);
-    const journal = run.journal;
-    // Streamed after the replay's journal, numbered on from its last entry, so that one NDJSON
-    // stream reads in order. Not appended to the engine's journal: the journal knows nothing of
-    // the features that subscribe to it.
-    let seq = run.lastSeq();
-    const time = run.engine.lifecycle.now(); // the replay's clock, as the journal's entries have
-    if (options.onEntry) for (const diff of diffs) options.onEntry({ kind: 'replayDiff', ...diff, seq: ++seq, time } satisfies ReplayDiffEntry & { seq: number; time: number });
+    order.flush();
     const durationMs = performance.now() - started;
-    const summary = summarize(session, diffs, {
-      skipped: session.requests.length - replayable.length,
-      cookies: diffCookieChanges(baseline.unattributedCookieChanges, run.unattributedCookieChanges),
+    const summary = tally.summary(input, {
+      skipped: input.skipped,
+      cookies: diffCookieChanges(recordedUnattributed(), run.unattributedCookieChanges),
       rules: run.host?.rules().filter((rule) => rule.state === 'active').map((rule) => rule.name) ?? [],
       dryRun: options.dryRun ?? false,
       durationMs,
-      baseline: session.journal ? 'recording' : 'no-rules',
-      warnings: [...session.warnings, ...run.failures],
+      baseline: input.baseline ? 'recording' : 'no-rules',
+      warnings: [...input.warnings, ...run.failures],
     });
-    options.onEntry?.(summary);
-    return { diffs, summary, journal };
+    return { diffs, summary, journal: run.journal, lastSeq: run.lastSeq(), endTime: run.engine.lifecycle.now() };
   } finally {
     await run.close();
   }
 }
 
-async function runReplay(session: RecordedSession, requests: RecordedRequest[], options: ReplayOptions, phase: string, replayed: RequestReplayed): Promise<ReplayRun> {
-  const scheduler = new ReplayScheduler(session.times, session.startedAt, { overlap: REPLAY_OVERLAP });
-  const listenerTimeoutMs = options.listenerTimeoutMs ?? session.listenerTimeoutMs;
+async function runReplay(input: ReplayInput, options: ReplayOptions, phase: string, replayed: RequestReplayed, order?: IndexOrder): Promise<ReplayRun> {
+  const chunks = input.chunks();
+  // The first chunk brings the header: the timeline's start, the cookie stores, the recording's timeout.
+  let next = await chunks.next();
+  const scheduler = new ReplayScheduler([], input.startedAt, { overlap: REPLAY_OVERLAP });
+  const listenerTimeoutMs = options.listenerTimeoutMs ?? input.listenerTimeoutMs;
   const engine = await Engine.open({ now: () => scheduler.now(), dryRun: options.dryRun ?? false, ...(listenerTimeoutMs !== undefined && { listenerTimeoutMs }) });
   const keep = options.keepJournal ?? true;
   const journal: JournalEntry[] = [];
@@ -144,17 +162,20 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
   const tracer = new JournalTracer();
   const failures: string[] = [];
   let loading = true;
+  let closing = false;
   let lastSeq = 0;
   engine.journal.subscribe((entry) => {
+    // What the engine journals while closing (workers stopping) is no part of the replay's story.
+    if (closing) return;
     lastSeq = entry.seq;
     if (keep) journal.push(entry);
-    tracer.add(session.redacted ? redactEntry(entry) : entry);
+    tracer.add(input.redacted ? redactEntry(entry) : entry);
     // What loading the rules and extensions said (a missing folder, a rule that failed): the replay's result depends on it.
     if (loading && entry.kind === 'log' && (entry.level === 'warn' || entry.level === 'error') && (entry.source === 'rules' || entry.source === 'extensions')) failures.push(entry.message);
     if (loading && entry.kind === 'rule' && entry.action === 'failed') failures.push(`${entry.rule} failed to load: ${entry.message ?? ''}${entry.location ? ` (${entry.location})` : ''}`);
-    options.onEntry?.(entry as ReplayStreamEntry);
+    options.onEntry?.(entry);
   });
-  seedCookies(engine, session);
+  seedCookies(engine, input.cookies);
   let host: ExtensionHost | undefined;
   try {
     host =
@@ -162,54 +183,170 @@ async function runReplay(session: RecordedSession, requests: RecordedRequest[], 
         ? await ExtensionHost.start(engine, { ...(options.rulesDir && { rulesDir: options.rulesDir }), extensions: options.extensions ?? [], watch: false, typeCheck: false, ...(options.persona && { persona: options.persona }) })
         : undefined;
   } catch (error) {
+    await chunks.return(undefined);
     await engine.close();
     throw error;
   }
-  const transport = new RecordedTransport(session, engine.journal);
-  const replayedIds = new Map<RecordedRequest, string>();
+  const transport = new RecordedTransport(engine.journal);
   loading = false;
   const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport };
   let done = 0;
-  const report = () => options.onProgress?.({ phase, done, total: requests.length, unit: 'requests' });
-  report();
-  await scheduler.run(
-    requests.map((request) => {
-      const stepsAt = stepPositionsOf(request);
-      return {
-        position: stepsAt[0] ?? 0,
-        stepsAt,
-        writesAt: cookieWritesOf(request, engine),
-        run: async (at: StepGate) => {
-          const replayedId = await replayRequest(request, context, at);
-          replayedIds.set(request, replayedId);
-          replayed(request, replayedId, tracer.take(replayedId));
-        },
-      };
-    }),
-    (error) => {
-      done++;
-      if (error) failures.push(`a request could not be replayed: ${(error as Error).stack ?? String(error)}`);
-      if (done % 64 === 0 || done === requests.length) report();
-    },
-  );
+  let total = 0;
+  const report = () => options.onProgress?.({ phase, done, total, unit: 'requests' });
+  const taskOf = (request: RecordedRequest): ReplayTask => {
+    const stepsAt = stepPositionsOf(request);
+    return {
+      position: stepsAt[0] ?? 0,
+      stepsAt,
+      writesAt: cookieWritesOf(request, engine),
+      run: async (at: StepGate) => {
+        const replayedId = await replayRequest(request, context, at);
+        replayed(request, replayedId, tracer.take(replayedId));
+      },
+    };
+  };
+  const drained = scheduler.drain((error) => {
+    done++;
+    if (error) failures.push(`a request could not be replayed: ${(error as Error).stack ?? String(error)}`);
+    if (done % 64 === 0) report();
+  });
+  try {
+    // Reads on while the replay needs more: a few hundred requests ahead, and as far as a request
+    // still in flight in the recording makes it (its later steps decide when others may start).
+    while (!next.done) {
+      const chunk = next.value;
+      scheduler.addTimes(chunk.times);
+      for (const request of chunk.requests) {
+        transport.add(request);
+        order?.added(request.index);
+        scheduler.add(taskOf(request));
+      }
+      total += chunk.requests.length;
+      order?.toCome(chunk.lowestIndexToCome);
+      scheduler.advance(chunk.frontier);
+      transport.forgetBefore(scheduler.lowWater());
+      await scheduler.wantsInput(READ_AHEAD_REQUESTS);
+      next = await chunks.next();
+    }
+    scheduler.end();
+    await drained;
+    report();
+  } catch (error) {
+    // The file broke off or could not be read: what is in flight ends first.
+    scheduler.end();
+    await drained.catch(() => undefined);
+    await chunks.return(undefined);
+    await host?.close();
+    await engine.close();
+    throw error;
+  }
   return {
     engine,
     host,
     journal,
-    replayedIds,
     unattributedCookieChanges: tracer.trace().unattributedCookieChanges,
     lastSeq: () => lastSeq,
     failures,
     async close() {
+      closing = true;
       await host?.close();
       await engine.close();
     },
   };
 }
 
+/**
+ * Hands out request verdicts in recording order (index) as soon as every earlier request is
+ * known: requests finish out of order, and a streamed recording hands them out as they end.
+ */
+class IndexOrder {
+  readonly #emit: (diff: RequestDiff) => void;
+  /** Indices handed to the scheduler and not finished, ascending. */
+  readonly #running: number[] = [];
+  /** Finished verdicts not yet handed out, ascending by index. */
+  readonly #finished: RequestDiff[] = [];
+  #toCome = 0;
+
+  constructor(emit: (diff: RequestDiff) => void) {
+    this.#emit = emit;
+  }
+
+  added(index: number): void {
+    insertSorted(this.#running, index, (value) => value);
+  }
+
+  /** No request still to be added has an index below `index`. */
+  toCome(index: number): void {
+    this.#toCome = index;
+    this.#release();
+  }
+
+  finished(index: number, diff: RequestDiff): void {
+    const at = this.#running.indexOf(index);
+    if (at !== -1) this.#running.splice(at, 1);
+    insertSorted(this.#finished, diff, (value) => value.index);
+    this.#release();
+  }
+
+  /** Everything has been added and has finished. */
+  flush(): void {
+    this.#toCome = Infinity;
+    this.#running.length = 0;
+    this.#release();
+  }
+
+  #release(): void {
+    const lowest = Math.min(this.#running[0] ?? Infinity, this.#toCome);
+    let count = 0;
+    while (count < this.#finished.length && this.#finished[count]!.index < lowest) count++;
+    if (count === 0) return;
+    for (const diff of this.#finished.splice(0, count)) this.#emit(diff);
+  }
+}
+
+/** Inserts into an ascending list; near its end is where values usually go. */
+function insertSorted<T>(list: T[], value: T, key: (value: T) => number): void {
+  let i = list.length;
+  while (i > 0 && key(list[i - 1]!) > key(value)) i--;
+  list.splice(i, 0, value);
+}
+
+/** The summary's counts, kept as verdicts come in (the verdicts themselves need not be kept). */
+class DiffTally {
+  #requests = 0;
+  #identical = 0;
+  readonly #changes = new Map<DiffKind, number>();
+
+  add(diff: RequestDiff): void {
+    this.#requests++;
+    if (diff.identical) this.#identical++;
+    for (const kind of new Set(diff.changes)) this.#changes.set(kind, (this.#changes.get(kind) ?? 0) + 1);
+  }
+
+  summary(input: ReplayInput, rest: Pick<ReplaySummaryEntry, 'skipped' | 'cookies' | 'rules' | 'dryRun' | 'durationMs' | 'baseline' | 'warnings'>): ReplaySummaryEntry {
+    const changes: ReplaySummaryEntry['changes'] = {};
+    for (const kind of DIFF_KINDS) {
+      const count = this.#changes.get(kind);
+      if (count) changes[kind] = count;
+    }
+    return {
+      kind: 'replaySummary',
+      file: input.file,
+      source: input.source,
+      requests: this.#requests,
+      identical: this.#identical,
+      differing: this.#requests - this.#identical,
+      changes,
+      ...rest,
+      durationMs: Math.round(rest.durationMs),
+      requestsPerSecond: rest.durationMs > 0 ? Math.round((this.#requests / rest.durationMs) * 1000) : 0,
+    };
+  }
+}
+
 /** The cookie stores as they were when recording started (silently: nothing changed, as far as rules can tell). */
-function seedCookies(engine: Engine, session: RecordedSession): void {
-  for (const [storeId, serialized] of Object.entries(session.cookies)) {
+function seedCookies(engine: Engine, cookies: Record<string, SerializedCookie[]>): void {
+  for (const [storeId, serialized] of Object.entries(cookies)) {
     if (!engine.cookies.hasStore(storeId)) continue;
     const cookies = serialized.map((json) => ToughCookie.fromJSON(json)).filter((cookie): cookie is ToughCookie => cookie !== null);
     engine.cookies.store(storeId).restore(cookies);
@@ -255,30 +392,4 @@ function listenersMayChangeResponseHeaders(engine: Engine, request: RecordedRequ
   }
   const listeners = engine.lifecycle.registry.listenersFor('onHeadersReceived', { url: parsed, type: request.type, tabId: request.tabId, windowId: -1, storeId: request.storeId });
   return listeners.some((listener) => listener.blocking && listener.extraInfoSpec.has('responseHeaders'));
-}
-
-
-function summarize(
-  session: RecordedSession,
-  diffs: RequestDiff[],
-  rest: Pick<ReplaySummaryEntry, 'skipped' | 'cookies' | 'rules' | 'dryRun' | 'durationMs' | 'baseline' | 'warnings'>,
-): ReplaySummaryEntry {
-  const changes: ReplaySummaryEntry['changes'] = {};
-  for (const kind of DIFF_KINDS) {
-    const count = diffs.filter((diff) => diff.changes.includes(kind)).length;
-    if (count > 0) changes[kind] = count;
-  }
-  const identical = diffs.filter((diff) => diff.identical).length;
-  return {
-    kind: 'replaySummary',
-    file: session.file,
-    source: session.source,
-    requests: diffs.length,
-    identical,
-    differing: diffs.length - identical,
-    changes,
-    ...rest,
-    durationMs: Math.round(rest.durationMs),
-    requestsPerSecond: rest.durationMs > 0 ? Math.round((diffs.length / rest.durationMs) * 1000) : 0,
-  };
 }

@@ -1,0 +1,142 @@
+// What a replay reads, whatever the recording: requests as they become ready to replay, with the
+// recorded timeline, in chunks. A session file is read as a stream (SessionBuilder hands out each
+// request once it has ended), so a replay holds only what is in flight, not the file; a recording
+// already in memory (the TUI's, a HAR) is one chunk.
+import type { SerializedCookie } from 'tough-cookie';
+import type { CookieChangeInfo } from '../types.js';
+import type { RecordedRequest, RecordedSession, SessionSource } from './recorded-session.js';
+import { traceJournal, type RequestTrace } from './request-trace.js';
+import { incompleteWarning, SessionBuilder } from './session-from-journal.js';
+import type { SessionEntryStream } from './session-reader.js';
+
+export interface ReplayChunk {
+  /** Recorded times of the timeline positions this chunk adds, in order. */
+  times: number[];
+  /** Requests ready to replay (whole, ended), each with its timeline positions. */
+  requests: RecordedRequest[];
+  /** No request of a later chunk has a step before this position. */
+  frontier: number;
+  /** No request of a later chunk has an index below this. */
+  lowestIndexToCome: number;
+}
+
+/** What the recording says happened, cut into requests: what a replay is compared with. */
+export interface RecordedBaseline {
+  /** A request's recorded trace, once it is ready to replay; forgotten once taken. */
+  take(requestId: string): RequestTrace | undefined;
+  /** Cookie changes no request caused (known once every chunk is read). */
+  unattributedCookieChanges(): CookieChangeInfo[];
+}
+
+export interface ReplayInput {
+  source: SessionSource;
+  file: string;
+  /** When recording started (replay's clock starts here). Known once the first chunk is read. */
+  startedAt: number;
+  /** Cookie stores as recording started, by store id. Known once the first chunk is read. */
+  cookies: Record<string, SerializedCookie[]>;
+  redacted: boolean;
+  listenerTimeoutMs: number | undefined;
+  /** A wrtui recording's own journal; undefined for a HAR (see session-replay.ts). */
+  baseline: RecordedBaseline | undefined;
+  chunks(): AsyncGenerator<ReplayChunk>;
+  /** Requests not replayed (they never ended); complete once every chunk is read. */
+  skipped: number;
+  /** Complete once every chunk is read. */
+  warnings: string[];
+}
+
+/** Requests a replay can drive: they ended, and they have a hop. */
+export function isReplayable(request: RecordedRequest): boolean {
+  return request.complete && request.hops.length > 0;
+}
+
+/** A session file as it is read, batch by batch. */
+export function streamedReplayInput(file: string, stream: SessionEntryStream): ReplayInput {
+  // Made with the first batch, when the header (the cookie stores the recording started with) is in.
+  let builder: SessionBuilder | undefined;
+  const input: ReplayInput = {
+    source: stream.source,
+    file,
+    startedAt: Date.now(),
+    cookies: {},
+    redacted: false,
+    listenerTimeoutMs: undefined,
+    baseline: {
+      take: (requestId) => builder?.tracer.take(requestId),
+      unattributedCookieChanges: () => builder?.tracer.trace().unattributedCookieChanges ?? [],
+    },
+    skipped: 0,
+    warnings: stream.warnings,
+    async *chunks() {
+      for await (const entries of stream.batches()) {
+        if (!builder) {
+          // The header is read with the first batch: the timeline's start and the cookie stores.
+          const { header } = stream;
+          input.source = stream.source;
+          input.startedAt = header?.startedAt ?? entries[0]?.time ?? Date.now();
+          input.cookies = header?.cookies ?? {};
+          input.redacted = header?.redacted ?? false;
+          input.listenerTimeoutMs = header?.listenerTimeoutMs;
+          builder = new SessionBuilder(input.cookies, { keep: false });
+        }
+        const times: number[] = [];
+        for (const entry of entries) {
+          times.push(entry.time);
+          builder.add(entry);
+        }
+        yield { times, requests: ready(builder, input), frontier: builder.frontier(), lowestIndexToCome: builder.lowestIndexToCome() };
+      }
+      builder ??= new SessionBuilder(undefined, { keep: false });
+      builder.finish();
+      if (builder.incomplete > 0) input.warnings.push(incompleteWarning(builder.incomplete));
+      input.skipped += builder.incomplete;
+      yield { times: [], requests: ready(builder, input), frontier: Infinity, lowestIndexToCome: Infinity };
+    },
+  };
+  return input;
+}
+
+/** A recording already in memory: a wrtui session read whole (the TUI keeps it for re-runs), or a HAR. */
+export function wholeReplayInput(session: RecordedSession): ReplayInput {
+  const replayable = session.requests.filter(isReplayable);
+  let baseline: RecordedBaseline | undefined;
+  if (session.journal) {
+    const trace = traceJournal(session.journal);
+    baseline = {
+      take(requestId) {
+        const taken = trace.requests.get(requestId);
+        trace.requests.delete(requestId);
+        return taken;
+      },
+      unattributedCookieChanges: () => trace.unattributedCookieChanges,
+    };
+  }
+  return {
+    source: session.source,
+    file: session.file,
+    startedAt: session.startedAt,
+    cookies: session.cookies,
+    redacted: session.redacted,
+    listenerTimeoutMs: session.listenerTimeoutMs,
+    baseline,
+    skipped: session.requests.length - replayable.length,
+    warnings: [...session.warnings],
+    async *chunks() {
+      yield { times: session.times, requests: replayable, frontier: Infinity, lowestIndexToCome: Infinity };
+    },
+  };
+}
+
+/** Ended requests without a hop (nothing was ever sent) are counted as skipped, as a whole read counts them. */
+function ready(builder: SessionBuilder, input: ReplayInput): RecordedRequest[] {
+  const replayable: RecordedRequest[] = [];
+  for (const request of builder.take()) {
+    if (isReplayable(request)) replayable.push(request);
+    else {
+      input.skipped++;
+      builder.tracer.take(request.requestId);
+    }
+  }
+  return replayable;
+}

@@ -1,0 +1,113 @@
+// A session file replayed as it is read (replay-input.ts, SessionBuilder, the streamed scheduler):
+// "memory must not grow with the file size", requests are handed out only when whole, and a rule's
+// redirect is answered from what the recording had fetched before.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Journal, type JournalEntry } from '../../src/engine/journal.js';
+import type { RecordedRequest } from '../../src/engine/session/recorded-session.js';
+import { FALLBACK_HORIZON, RecordedTransport } from '../../src/engine/session/recorded-transport.js';
+import { streamedReplayInput } from '../../src/engine/session/replay-input.js';
+import { SessionBuilder } from '../../src/engine/session/session-from-journal.js';
+import { encodeLine } from '../../src/engine/session/session-json.js';
+import { readSessionEntries } from '../../src/engine/session/session-reader.js';
+import { replay } from '../../src/engine/session/session-replay.js';
+import { TransportError } from '../../src/engine/web-request/transport.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'wrtui-streamed-replay-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const BODY = new Uint8Array(2048).fill(97);
+
+/** The journal entries of one small GET, as the proxy records it (a response body after its end). */
+function requestEntries(id: number, url: string): Omit<JournalEntry, 'seq' | 'time'>[] {
+  const base = { requestId: String(id), url, method: 'GET', frameId: 0, parentFrameId: -1, tabId: -1, type: 'xmlhttprequest' as const, timeStamp: 0 };
+  const requestHeaders = [{ name: 'Host', value: new URL(url).host }, { name: 'Accept', value: '*/*' }];
+  const response = { statusCode: 200, statusLine: 'HTTP/1.1 200 OK', responseHeaders: [{ name: 'Content-Type', value: 'text/plain' }, { name: 'Content-Length', value: String(BODY.length) }] };
+  const event = (name: string, details: object) => ({ kind: 'webRequest', event: name, details: { ...base, ...details }, outcomes: [] }) as unknown as JournalEntry;
+  return [
+    event('onBeforeRequest', {}),
+    event('onBeforeSendHeaders', { requestHeaders }),
+    event('onSendHeaders', { requestHeaders }),
+    event('onHeadersReceived', response),
+    event('onResponseStarted', { ...response, fromCache: false, ip: '127.0.0.1' }),
+    event('onCompleted', { ...response, fromCache: false, ip: '127.0.0.1' }),
+    { kind: 'body', requestId: String(id), direction: 'response', url, bytes: BODY, complete: true } as JournalEntry,
+  ];
+}
+
+/** A recording of `count` small GETs, four at a time (their entries interleaved). */
+async function syntheticRecording(name: string, count: number): Promise<string> {
+  const file = join(dir, name);
+  const lines = [encodeLine({ format: 'wrtui-session', version: 1, started: new Date(0).toISOString(), startedAt: 1_000, redacted: false, maxBodySize: 1 << 20, listenerTimeoutMs: 5000, cookies: {} })];
+  let seq = 0;
+  for (let first = 0; first < count; first += 4) {
+    const group = [0, 1, 2, 3].filter((k) => first + k < count).map((k) => requestEntries(first + k + 1, `http://site${(first + k) % 50}.test/item/${first + k}`));
+    for (let step = 0; step < group[0]!.length; step++) for (const entries of group) lines.push(encodeLine({ ...entries[step]!, seq: ++seq, time: 1_000 + seq }));
+  }
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+describe('a recording replayed as it is read', () => {
+  it('"memory must not grow with the file size": the heap after the last request is what it was a third of the way in', { timeout: 60_000 }, async () => {
+    const count = 12_000;
+    const file = await syntheticRecording('big.ndjson', count);
+    const heap: number[] = [];
+    let done = 0;
+    const result = await replay(streamedReplayInput(file, readSessionEntries(file)), {
+      keepJournal: false,
+      onDiff: () => {
+        done++;
+        if (done === count / 3 || done === count) {
+          gc();
+          heap.push(process.memoryUsage().heapUsed);
+        }
+      },
+    });
+    expect(result.summary).toMatchObject({ requests: count, identical: count });
+    // Read whole, the requests alone (2 KB bodies each) would add some 30 MB between the two.
+    expect(heap[1]! - heap[0]!).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it('a request is handed out once whole: after the entry following its end (its response body), never before; one that never ends is counted, not replayed', () => {
+    const builder = new SessionBuilder(undefined, { keep: false });
+    const one = requestEntries(1, 'http://a.test/1').map((entry, i) => ({ ...entry, seq: i + 1, time: i }) as JournalEntry);
+    for (const entry of one.slice(0, 6)) builder.add(entry); // up to onCompleted
+    expect(builder.take()).toEqual([]);
+    expect(builder.frontier()).toBe(0); // request 1 may still need every step from its first
+    builder.add(one[6]!); // its body
+    expect(builder.take()).toEqual([]);
+    const two = requestEntries(2, 'http://a.test/2').map((entry, i) => ({ ...entry, seq: i + 8, time: i + 7 }) as JournalEntry);
+    builder.add(two[0]!);
+    const [ready] = builder.take();
+    expect(ready!.hops[0]!.exchanges[0]!.response!.body).toEqual(BODY);
+    expect(builder.frontier()).toBe(7); // request 2's first step
+    builder.finish();
+    expect(builder.incomplete).toBe(1);
+    expect(builder.take()).toEqual([]);
+  });
+
+  it('a URL the recording fetched earlier answers a step with no recorded answer of its own; one fetched only later, or longer ago than the horizon, does not', () => {
+    const journal = new Journal();
+    const transport = new RecordedTransport(journal);
+    const exchange = (position: number) => ({ at: { response: position }, response: { statusCode: 200, statusLine: 'HTTP/1.1 200 OK', headers: [], fromCache: false, bodyDecoded: false, body: new TextEncoder().encode(`at ${position}`) } });
+    const request = (url: string, position: number): RecordedRequest => ({ index: 0, requestId: '1', type: 'other', tabId: -1, frameId: 0, parentFrameId: -1, storeId: '0', hops: [{ url, method: 'GET', exchanges: [exchange(position)], at: {} }], redirectNotFollowed: false, complete: true });
+    transport.add(request('http://a.test/x', 500));
+    transport.add(request('http://a.test/x', 100)); // added later, recorded earlier
+    const ask = (position: number) => new TextDecoder().decode(transport.answer({ url: 'http://a.test/x', method: 'GET', headers: [] }, '9', undefined, undefined, position).body as Uint8Array);
+    expect(ask(600)).toBe('at 500');
+    expect(ask(300)).toBe('at 100');
+    expect(() => ask(50)).toThrow(TransportError);
+    expect(() => ask(500 + FALLBACK_HORIZON + 1)).toThrow(/not in the recording/);
+  });
+});
