@@ -7,13 +7,17 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { sessionToHar } from '../engine/session/har/har-export.js';
 import { HarFormatError } from '../engine/session/har/har-validation.js';
-import { openRecording } from '../engine/session/open-recording.js';
+import { openRecording, sniff, type RecordingKind } from '../engine/session/open-recording.js';
 import { ProgressBar } from '../engine/session/progress-bar.js';
 import type { RecordedSession } from '../engine/session/recorded-session.js';
+import type { ReplaySummaryEntry } from '../engine/session/replay-entries.js';
+import { streamedReplayInput, wholeReplayInput, type ReplayInput } from '../engine/session/replay-input.js';
 import { formatDiffs, formatSummary } from '../engine/session/replay-report.js';
-import { SessionFileError } from '../engine/session/session-reader.js';
-import { replaySession } from '../engine/session/session-replay.js';
+import type { RequestDiff } from '../engine/session/request-diff.js';
+import { readSessionEntries, SessionFileError } from '../engine/session/session-reader.js';
+import { replay, replaySession, type ReplayOptions, type ReplayResult } from '../engine/session/session-replay.js';
 import { encodeLine } from '../engine/session/session-json.js';
+import { DiffSpool } from './diff-spool.js';
 import { toJsonLine } from './json-line.js';
 
 export interface ReplayCommandOptions {
@@ -47,17 +51,48 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const warn = (line: string) => process.stderr.write(`wrtui: ${line}\n`);
   const progress = new ProgressBar(process.stderr);
-
-  let session: RecordedSession;
-  try {
-    session = await openRecording(resolve(options.file), { onProgress: progress.update });
-  } catch (error) {
+  const file = resolve(options.file);
+  const unreadable = (error: unknown): number => {
     progress.clear();
     if (error instanceof HarFormatError) warn(`${options.file} is not a valid HAR file: ${error.message}`);
     else if (error instanceof SessionFileError) warn(`${error.message}`);
     else if ((error as NodeJS.ErrnoException).code === 'ENOENT') warn(`${options.file}: no such file`);
     else throw error;
     return EXIT_UNREADABLE;
+  };
+
+  const replayOptions = {
+    rulesDir: resolve(options.rulesDir),
+    extensions: (options.extensions ?? []).map((dir) => resolve(dir)),
+    ...(options.persona && { persona: options.persona }),
+    dryRun: options.dryRun,
+    ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
+  };
+  const tui = !options.exportHar && !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
+
+  // Printed output replays a session file as it is read: memory does not grow with the file. The
+  // TUI (which re-runs it), a HAR export and a HAR (one JSON document) read the file whole.
+  let kind: RecordingKind;
+  try {
+    kind = await sniff(file);
+  } catch (error) {
+    return unreadable(error);
+  }
+  if (kind === 'ndjson' && !tui && !options.exportHar) {
+    let result: ReplayResult;
+    try {
+      result = await printReplay(streamedReplayInput(file, readSessionEntries(file, { onProgress: progress.update })), options, replayOptions, progress, out, warn);
+    } catch (error) {
+      return unreadable(error);
+    }
+    return exitCode(options, result.summary);
+  }
+
+  let session: RecordedSession;
+  try {
+    session = await openRecording(file, { onProgress: progress.update });
+  } catch (error) {
+    return unreadable(error);
   }
   progress.clear();
 
@@ -70,52 +105,72 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     return EXIT_OK;
   }
 
-  let diffing = false;
-  const replayOptions = {
-    rulesDir: resolve(options.rulesDir),
-    extensions: (options.extensions ?? []).map((dir) => resolve(dir)),
-    ...(options.persona && { persona: options.persona }),
-    dryRun: options.dryRun,
-    ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
-  };
-  const tui = !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
-  const result = await replaySession(session, {
-    ...replayOptions,
-    // Only the TUI shows the replay's whole journal; printed output lets each request's entries go once compared.
-    keepJournal: tui,
-    onProgress: progress.update,
-    ...(options.json && {
-      onEntry: (entry) => {
-        // The replay's journal as `wrtui headless --json` prints a live one (one jq filter serves
-        // both), then the replayDiff lines and the summary; --diffs-only keeps just those.
-        // What the engine journals after that (workers stopping) is no part of the replay's story.
-        if (entry.kind === 'replayDiff' || entry.kind === 'replaySummary') {
-          diffing = true;
-          out(encodeLine(entry));
-        } else if (!options.diffsOnly && !diffing && JOURNAL_KINDS.has(entry.kind)) out(toJsonLine(entry));
-      },
-    }),
-  });
+  if (!tui) return exitCode(options, (await printReplay(wholeReplayInput(session), options, replayOptions, progress, out, warn)).summary);
+
+  const result = await replaySession(session, { ...replayOptions, onProgress: progress.update });
   progress.clear();
-  const { summary, diffs } = result;
-  if (tui) {
-    for (const warning of summary.warnings) warn(warning);
-    const { runReplayTui } = await import('../ui/run-replay-tui.js');
-    // Saving a rule or an extension re-runs the whole session through the new version.
-    const last = await runReplayTui(result, {
-      file: options.file,
-      stateDir: options.stateDir ?? '.wrtui',
-      dryRun: options.dryRun,
-      watch: [replayOptions.rulesDir, ...replayOptions.extensions],
-      rerun: () => replaySession(session, replayOptions),
-    });
-    Object.assign(summary, last.summary);
-    for (const line of formatSummary(summary)) out(line);
-  } else if (!options.json) {
-    for (const warning of summary.warnings) warn(warning);
-    for (const line of formatDiffs(diffs)) out(line);
-    for (const line of formatSummary(summary)) out(line);
-  }
+  const { summary } = result;
+  for (const warning of summary.warnings) warn(warning);
+  const { runReplayTui } = await import('../ui/run-replay-tui.js');
+  // Saving a rule or an extension re-runs the whole session through the new version.
+  const last = await runReplayTui(result, {
+    file: options.file,
+    stateDir: options.stateDir ?? '.wrtui',
+    dryRun: options.dryRun,
+    watch: [replayOptions.rulesDir, ...replayOptions.extensions],
+    rerun: () => replaySession(session, replayOptions),
+  });
+  Object.assign(summary, last.summary);
+  for (const line of formatSummary(summary)) out(line);
+  return exitCode(options, summary);
+}
+
+function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): number {
   const anythingDiffers = summary.differing > 0 || summary.cookies.added.length + summary.cookies.removed.length > 0;
   return options.failOnDiff && anythingDiffers ? EXIT_DIFFERENT : EXIT_OK;
+}
+
+/**
+ * The printed replay. --json: the replay's journal as `wrtui headless --json` prints a live one
+ * (one jq filter serves both), then the replayDiff lines and the summary (--diffs-only: just
+ * those). The journal lines go out as they happen; the replayDiff lines, which come after all of
+ * them, wait in a temporary file (0600, removed after), not in memory. Readable: the differing
+ * requests (kept, to group what they share), then the summary.
+ */
+async function printReplay(
+  input: ReplayInput,
+  options: ReplayCommandOptions,
+  replayOptions: ReplayOptions,
+  progress: ProgressBar,
+  out: (line: string) => void,
+  warn: (line: string) => void,
+): Promise<ReplayResult> {
+  const differing: RequestDiff[] = [];
+  const spool = options.json ? await DiffSpool.open() : undefined;
+  try {
+    const result = await replay(input, {
+      ...replayOptions,
+      keepJournal: false,
+      onProgress: progress.update,
+      onDiff: (diff) => {
+        if (spool) spool.add(diff);
+        else if (!diff.identical) differing.push(diff);
+      },
+      ...(options.json && !options.diffsOnly && { onEntry: (entry) => JOURNAL_KINDS.has(entry.kind) && out(toJsonLine(entry)) }),
+    });
+    progress.clear();
+    if (spool) {
+      // Numbered on from the journal's last entry, so that one NDJSON stream reads in order.
+      await spool.print(out, result.lastSeq, result.endTime);
+      out(encodeLine(result.summary));
+    } else {
+      for (const warning of result.summary.warnings) warn(warning);
+      for (const line of formatDiffs(differing)) out(line);
+      for (const line of formatSummary(result.summary)) out(line);
+    }
+    return result;
+  } finally {
+    progress.clear();
+    await spool?.close();
+  }
 }

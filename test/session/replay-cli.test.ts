@@ -63,6 +63,11 @@ describe('wrtui replay', { timeout: 60_000 }, () => {
     for (const line of all.slice(0, firstDiff)) expect(['webRequest', 'rule', 'cookieChanged', 'log', 'handlerBehaviorChanged', 'runtime']).toContain(line.kind);
     const lines = all.slice(firstDiff);
     expect(lines.map((line) => line.kind)).toEqual(['replayDiff', 'replayDiff', 'replayDiff', 'replaySummary']);
+    // Numbered on from the replay journal's entries, so the one stream reads in order.
+    const lastJournalSeq = Math.max(...all.slice(0, firstDiff).map((line) => (line as { seq?: number }).seq ?? 0));
+    const diffSeqs = lines.slice(0, 3).map((line) => (line as { seq?: number }).seq!);
+    expect(diffSeqs[0]).toBeGreaterThan(lastJournalSeq);
+    expect(diffSeqs).toEqual([diffSeqs[0], diffSeqs[0]! + 1, diffSeqs[0]! + 2]);
     expect(lines.slice(0, 3).map((line) => [line.index, line.identical, line.changes])).toEqual([
       [0, true, []],
       [1, true, []],
@@ -122,6 +127,18 @@ describe('wrtui replay', { timeout: 60_000 }, () => {
     const noFile = await wrtui(['replay']);
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('replay needs a file');
+  });
+
+  it('a session file broken midway: exits 2 naming the file and line, after replaying what came before it', async () => {
+    const lines = (await readFile(recording.file, 'utf8')).trimEnd().split('\n');
+    const brokenAt = lines.length - 3;
+    lines[brokenAt - 1] = '{"kind":"webRequest", broken';
+    const broken = join(recording.dir, 'broken-midway.ndjson');
+    await writeFile(broken, `${lines.join('\n')}\n`);
+    const run = await wrtui(['replay', broken, '--rules', recording.rulesDir, '--json']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`broken-midway.ndjson:${brokenAt}: not JSON`);
+    expect(run.stdout).not.toContain('"replaySummary"');
   });
 
   it('--export-har writes the session as HAR 1.2 (0600) that DevTools loads', async () => {
