@@ -154,14 +154,18 @@ async function replayThroughput(): Promise<string> {
     const bytes = { text: (await stat(files.text)).size, gzip: (await stat(files.gzip)).size };
     const rows: string[][] = [];
     const rates: number[] = [];
+    const firstVerdicts: number[] = [];
     for (let i = 1; i <= REPLAYS; i++) {
       for (const kind of ['text', 'gzip'] as const) {
         const read = performance.now();
         const session = await openRecording(files[kind]);
         const readMs = performance.now() - read;
         const replayed = performance.now();
-        const result = await replaySession(session, { rulesDir });
+        // The TUI's re-run on save shows each verdict as it is told: the first of them is when the list starts to say something.
+        let firstVerdictMs: number | undefined;
+        const result = await replaySession(session, { rulesDir, onDiff: () => (firstVerdictMs ??= performance.now() - replayed) });
         const replayMs = performance.now() - replayed;
+        if (kind === 'text' && firstVerdictMs !== undefined) firstVerdicts.push(firstVerdictMs);
         const events = result.journal.filter((entry) => entry.kind === 'webRequest').length;
         if (result.summary.identical !== SESSION_REQUESTS) throw new Error(`replay ${i} (${kind}): ${result.summary.differing} requests differ from the recording`);
         if (kind === 'text') rates.push((session.requests.length / replayMs) * 1000);
@@ -173,7 +177,8 @@ async function replayThroughput(): Promise<string> {
       `   session file ${(bytes.text / 1024 / 1024).toFixed(1)} MB (${fmt(bytes.text / SESSION_REQUESTS)} bytes/request); compressed (.gz) ${(bytes.gzip / 1024 / 1024).toFixed(1)} MB ` +
         `(${fmt(bytes.gzip / SESSION_REQUESTS)} bytes/request, ${(bytes.text / bytes.gzip).toFixed(1)}× smaller); generated in ${fmt(generationMs)} ms`,
       table(['run', 'requests', 'events', 'read ms', 'replay ms', 'requests/s', 'identical'], rows),
-      `   median (text): ${fmt(median(rates))} requests/s; "replay ms" is also what a save costs in the TUI's replay (the whole session re-runs)`,
+      `   median (text): ${fmt(median(rates))} requests/s; "replay ms" is also what a save costs in the TUI's replay until the last verdict (the whole`,
+      `   session re-runs); the first verdicts are on screen ${fmt(median(firstVerdicts))} ms after it starts (median, text: rules loaded, first requests replayed)`,
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -183,15 +188,21 @@ async function replayThroughput(): Promise<string> {
 // ── 3. memory against file size ─────────────────────────────────────────────
 
 /** In a child of its own: replays `file` and reports the process's peak RSS while it ran. */
-async function replayRssChild(file: string, rulesDir: string, keepJournal: boolean): Promise<void> {
+async function replayRssChild(file: string, rulesDir: string, keepJournal: boolean, requests: number): Promise<void> {
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  // The peak so far at each quarter of the requests: flat memory stops rising once the replay is under way.
+  const quarters: number[] = [];
+  let done = 0;
+  const onDiff = () => {
+    if (++done % Math.ceil(requests / 4) === 0) quarters.push(Math.max(peak, process.memoryUsage().rss));
+  };
   // The TUI reads the recording whole and keeps it (it re-runs it); printed output streams it.
-  const result = keepJournal ? await replaySession(await openRecording(file), { rulesDir }) : await replay(streamedReplayInput(file, readSessionEntries(file)), { rulesDir, keepJournal: false });
+  const result = keepJournal ? await replaySession(await openRecording(file), { rulesDir, onDiff }) : await replay(streamedReplayInput(file, readSessionEntries(file)), { rulesDir, keepJournal: false, onDiff });
   peak = Math.max(peak, process.memoryUsage().rss);
   clearInterval(sampler);
-  process.send!({ type: 'rss', baseline, peak, requests: result.summary.requests, identical: result.summary.identical });
+  process.send!({ type: 'rss', baseline, peak, quarters, requests: result.summary.requests, identical: result.summary.identical });
   process.exit(0);
 }
 
@@ -209,16 +220,17 @@ async function memoryAgainstSize(): Promise<string> {
       const MiB = 1024 * 1024;
       // The TUI holds the whole session by design; the largest file is for the streamed replay.
       for (const mode of requests > 10_000 ? (['print'] as const) : (['keep', 'print'] as const)) {
-        const proc = child(['replay-rss', file, rulesDir, mode]);
-        const result = await next<{ type: 'rss'; baseline: number; peak: number; requests: number; identical: number }>(proc, 'rss');
-        rows.push([fmt(requests), mode === 'keep' ? 'TUI (whole journal kept)' : 'printed (--json, CI)', (bytes / MiB).toFixed(1), (result.baseline / MiB).toFixed(0), (result.peak / MiB).toFixed(0), ((result.peak - result.baseline) / bytes).toFixed(1), `${result.identical}/${result.requests}`]);
+        const proc = child(['replay-rss', file, rulesDir, mode, String(requests)]);
+        const result = await next<{ type: 'rss'; baseline: number; peak: number; quarters: number[]; requests: number; identical: number }>(proc, 'rss');
+        rows.push([fmt(requests), mode === 'keep' ? 'TUI (read whole, journal kept)' : 'printed (streamed)', (bytes / MiB).toFixed(1), (result.baseline / MiB).toFixed(0), result.quarters.map((rss) => (rss / MiB).toFixed(0)).join(' '), (result.peak / MiB).toFixed(0), `${result.identical}/${result.requests}`]);
       }
     }
     return [
       '3. Memory against file size: each replay in a fresh process (text recordings, the 10 rules), RSS sampled every 20 ms;',
-      '   the TUI keeps the replay\'s whole journal (it shows it), printed output lets each request\'s entries go once compared',
-      table(['requests', 'replay for', 'file MB', 'RSS before MiB', 'peak RSS MiB', 'peak growth ÷ file size', 'identical'], rows),
-      '   printed output streams the recording (read as it is replayed, each request let go once compared): its peak should not grow with the file',
+      '   the TUI reads the file whole and keeps the replay\'s whole journal (it shows it and re-runs it)',
+      table(['requests', 'replay for', 'file MB', 'RSS before MiB', 'peak RSS MiB at ¼ ½ ¾ of it', 'peak RSS MiB', 'identical'], rows),
+      '   "RSS before" is before the 10 rules\' workers start (each its own V8 heap); printed output streams the recording (read as it is',
+      '   replayed, each request let go once compared), so its peak should stop rising once under way and not grow with the file',
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -434,5 +446,5 @@ else if (role === 'generate') {
   for (const [name, source] of Object.entries(RULES)) await writeFile(join(process.argv[5]!, name), source);
   await generateSession(process.argv[3]!, process.argv[5]!, Number(process.argv[4]));
   process.exit(0);
-} else if (role === 'replay-rss') await replayRssChild(process.argv[3]!, process.argv[4]!, process.argv[5] === 'keep');
+} else if (role === 'replay-rss') await replayRssChild(process.argv[3]!, process.argv[4]!, process.argv[5] === 'keep', Number(process.argv[6]));
 else await conduct();

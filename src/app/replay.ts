@@ -118,7 +118,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     stateDir: options.stateDir ?? '.wrtui',
     dryRun: options.dryRun,
     watch: [replayOptions.rulesDir, ...replayOptions.extensions],
-    rerun: () => replaySession(session, replayOptions),
+    rerun: (live) => replaySession(session, { ...replayOptions, ...live }),
   });
   Object.assign(summary, last.summary);
   for (const line of formatSummary(summary)) out(line);

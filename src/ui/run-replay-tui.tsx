@@ -1,11 +1,13 @@
 // `wrtui replay <file>` on a terminal: the replayed session in the TUI (REPLAY in the status bar),
 // each request marked `same` or `CHANGED` against its recording, `is:changed` to see only those,
 // and a Diff tab saying what changed; timeline, bodies and rules verdicts as in live mode. Saving a
-// rule or an extension re-runs the whole session through the new version and updates the list in
-// place; a run whose rules fail to load keeps the last result on screen and says why.
+// rule or an extension re-runs the whole session through the new version: the list starts over
+// and fills in as verdicts come, in recording order; a run whose rules fail to load keeps the last
+// result on screen and says why.
 import type { JournalEntry } from '../engine/journal.js';
 import { FolderWatch } from '../engine/extensions/extension-folders.js';
-import type { ReplayResult } from '../engine/session/session-replay.js';
+import type { RequestDiff } from '../engine/session/request-diff.js';
+import type { ReplayOptions, ReplayResult } from '../engine/session/session-replay.js';
 import { createReplayBackend } from './replay-backend.js';
 import { dropPerformanceEntries } from './run-tui.js';
 import { installFastInkOutput } from './ink-fast-output.js';
@@ -18,7 +20,8 @@ export interface ReplayTuiOptions {
   dryRun: boolean;
   /** Folders whose changes re-run the replay (the rules folder, extension folders). */
   watch?: string[];
-  rerun?: () => Promise<ReplayResult>;
+  /** Runs the session again, telling what happens as it happens (the list fills in as verdicts come). */
+  rerun?: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff'>) => Promise<ReplayResult>;
 }
 
 /** Shows the replay until the user quits; resolves with the result last shown. */
@@ -44,17 +47,42 @@ export async function runReplayTui(first: ReplayResult, options: ReplayTuiOption
     }
     const started = performance.now();
     running = (async () => {
+      let replaced = false;
+      // What loading journals waits until it is known to have gone well.
+      let loading: JournalEntry[] | undefined = [];
       try {
-        const next = await options.rerun!();
-        const failures = next.summary.warnings.filter((warning) => !first.summary.warnings.includes(warning));
-        if (failures.length > 0) return note('warn', `${file} changed, but the replay did not run cleanly: ${failures.join('; ')}; the last result stays on screen`);
+        const next = await options.rerun!({
+          // A save that broke a rule or an extension: the last result stays, and the run stops there.
+          onLoaded: (failures) => {
+            const fresh = failures.filter((failure) => !first.summary.warnings.includes(failure));
+            if (fresh.length > 0) {
+              note('warn', `${file} changed, but the replay did not run cleanly: ${fresh.join('; ')}; the last result stays on screen`);
+              return false;
+            }
+            // Otherwise the list starts over and fills in as the replay goes: the first verdicts show within moments.
+            replaced = true;
+            store.clear();
+            for (const entry of loading ?? []) store.ingest(entry);
+            loading = undefined;
+            return true;
+          },
+          onEntry: (entry) => {
+            const numbered = { ...entry, seq: ++seq };
+            if (loading) loading.push(numbered);
+            else store.ingest(numbered);
+          },
+          onDiff: (diff) => store.ingest(diffEntry(diff, ++seq, Date.now())),
+        });
+        if (next.stopped || !replaced) return;
         shown = next;
         entries = entriesOf(next);
-        store.clear();
-        for (const entry of entries) store.ingest(entry);
-        seq = entries.at(-1)?.seq ?? seq;
         note('info', `${file} changed: replayed ${next.summary.requests} requests again in ${Math.round(performance.now() - started)} ms; ${next.summary.differing} differ (was ${first.summary.differing} at start)`);
       } catch (error) {
+        if (replaced) {
+          // Part of the new run was on screen: the last whole result goes back.
+          store.clear();
+          for (const entry of entries) store.ingest(entry);
+        }
         note('warn', `${file} changed, but the replay failed: ${(error as Error).message}; the last result stays on screen`);
       } finally {
         running = undefined;
@@ -87,5 +115,10 @@ function entriesOf(result: ReplayResult): JournalEntry[] {
   const last = result.journal.at(-1);
   let seq = last?.seq ?? 0;
   const time = last?.time ?? Date.now();
-  return [...result.journal, ...result.diffs.map((diff) => ({ kind: 'replayDiff', ...diff, seq: ++seq, time }) as unknown as JournalEntry)];
+  return [...result.journal, ...result.diffs.map((diff) => diffEntry(diff, ++seq, time))];
+}
+
+/** A verdict as the store takes it: a replayDiff entry beside the journal's. */
+function diffEntry(diff: RequestDiff, seq: number, time: number): JournalEntry {
+  return { kind: 'replayDiff', ...diff, seq, time } as unknown as JournalEntry;
 }

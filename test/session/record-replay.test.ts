@@ -228,4 +228,30 @@ describe('streamed, as printed output replays a file (read as it is replayed)', 
     expect(verdicts(stream.diffs)).toEqual(verdicts(whole.diffs));
     expect(stream.diffs.filter((diff) => !diff.identical).map((diff) => new URL(diff.url).pathname)).toEqual(['/img/a.png', '/img/b.png']);
   });
+
+  it('verdicts are told as the replay goes (the first request\'s before the last request has started), and onLoaded can stop a run whose rules failed before any request', async () => {
+    const told: string[] = [];
+    await replay(streamedReplayInput(recording.file, readSessionEntries(recording.file)), {
+      rulesDir: recording.rulesDir,
+      keepJournal: false,
+      onEntry: (entry) => entry.kind === 'webRequest' && entry.event === 'onBeforeRequest' && told.push(`start ${entry.details.url}`),
+      onDiff: (diff) => told.push(`verdict #${diff.index}`),
+    });
+    const lastStart = told.findLastIndex((line) => line.startsWith('start'));
+    expect(told.indexOf('verdict #0')).toBeLessThan(lastStart);
+
+    const broken = await recording.editedRules({ 'broken.ts': 'export const manifest = { name: "broken" ;' });
+    const seen: string[] = [];
+    const stopped = await replaySession(session, {
+      rulesDir: broken,
+      onLoaded: (failures) => {
+        seen.push(...failures);
+        return false;
+      },
+      onDiff: () => seen.push('a verdict'),
+    });
+    expect(stopped.stopped).toBe(true);
+    expect(stopped.summary.requests).toBe(0);
+    expect(seen).toEqual([expect.stringMatching(/^broken failed to load/)]);
+  });
 });

@@ -46,6 +46,12 @@ export interface ReplayOptions {
   /** Each request's verdict, in recording order (index), as soon as it and every earlier request is known. */
   onDiff?: (diff: RequestDiff) => void;
   /**
+   * Told once the rules and extensions are loaded, before any request, with what failed to load
+   * (empty when all is well). Returning false stops there: no request is replayed and the result
+   * says `stopped`.
+   */
+  onLoaded?: (failures: readonly string[]) => boolean | void;
+  /**
    * Keep the replay's whole journal and every diff in the result (the TUI shows them). Without it
    * (the CLI's output, CI) each request's entries are let go once it has been compared, so the
    * replay's own memory does not grow with the session. Default true.
@@ -62,6 +68,8 @@ export interface ReplayResult {
   /** The seq of the replay journal's last entry, and the replay clock at the end: replayDiff entries are numbered on from these. */
   lastSeq: number;
   endTime: number;
+  /** onLoaded stopped it before any request. */
+  stopped: boolean;
 }
 
 interface ReplayRun {
@@ -74,6 +82,7 @@ interface ReplayRun {
   /** The seq of the replay journal's latest entry. */
   lastSeq(): number;
   failures: string[];
+  stopped: boolean;
   close(): Promise<void>;
 }
 
@@ -101,7 +110,7 @@ export async function replay(input: ReplayInput, options: ReplayOptions = {}): P
   } else {
     // A HAR has no journal: the rules' replay is compared with a replay without rules.
     const traces = new Map<RecordedRequest, RequestTrace>();
-    const reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, keepJournal: false }, 'replaying without rules', (request, _replayedId, trace) => {
+    const reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, onLoaded: undefined, keepJournal: false }, 'replaying without rules', (request, _replayedId, trace) => {
       if (trace) traces.set(request, trace);
     });
     await reference.close();
@@ -143,7 +152,7 @@ export async function replay(input: ReplayInput, options: ReplayOptions = {}): P
       baseline: input.baseline ? 'recording' : 'no-rules',
       warnings: [...input.warnings, ...run.failures],
     });
-    return { diffs, summary, journal: run.journal, lastSeq: run.lastSeq(), endTime: run.engine.lifecycle.now() };
+    return { diffs, summary, journal: run.journal, lastSeq: run.lastSeq(), endTime: run.engine.lifecycle.now(), stopped: run.stopped };
   } finally {
     await run.close();
   }
@@ -189,6 +198,12 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   }
   const transport = new RecordedTransport(engine.journal);
   loading = false;
+  // Told what loading said: the TUI goes no further when a save broke a rule.
+  const stopped = options.onLoaded?.(failures) === false;
+  if (stopped) {
+    await chunks.return(undefined);
+    next = { done: true, value: undefined };
+  }
   const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport };
   let done = 0;
   let total = 0;
@@ -247,6 +262,7 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     unattributedCookieChanges: tracer.trace().unattributedCookieChanges,
     lastSeq: () => lastSeq,
     failures,
+    stopped,
     async close() {
       closing = true;
       await host?.close();
