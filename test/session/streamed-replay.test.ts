@@ -79,6 +79,15 @@ describe('a recording replayed as it is read', () => {
     expect(heap[1]! - heap[0]!).toBeLessThan(4 * 1024 * 1024);
   });
 
+  it('a recording with its header and no request yet replays as an empty wrtui session, its header read', async () => {
+    const file = join(dir, 'empty.ndjson');
+    await writeFile(file, `${encodeLine({ format: 'wrtui-session', version: 1, started: new Date(0).toISOString(), startedAt: 1_000, redacted: true, maxBodySize: 1 << 20, listenerTimeoutMs: 5000, cookies: {} })}\n`);
+    const input = streamedReplayInput(file, readSessionEntries(file));
+    const result = await replay(input, { keepJournal: false });
+    expect(result.summary).toMatchObject({ source: 'wrtui-session', requests: 0, skipped: 0, baseline: 'recording' });
+    expect(input.redacted).toBe(true);
+  });
+
   it('a request is handed out once whole: after the entry following its end (its response body), never before; one that never ends is counted, not replayed', () => {
     const builder = new SessionBuilder(undefined, { keep: false });
     const one = requestEntries(1, 'http://a.test/1').map((entry, i) => ({ ...entry, seq: i + 1, time: i }) as JournalEntry);

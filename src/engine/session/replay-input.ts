@@ -3,6 +3,7 @@
 // request once it has ended), so a replay holds only what is in flight, not the file; a recording
 // already in memory (the TUI's, a HAR) is one chunk.
 import type { SerializedCookie } from 'tough-cookie';
+import type { JournalEntry } from '../journal.js';
 import type { CookieChangeInfo } from '../types.js';
 import type { RecordedRequest, RecordedSession, SessionSource } from './recorded-session.js';
 import { traceJournal, type RequestTrace } from './request-trace.js';
@@ -51,7 +52,7 @@ export function isReplayable(request: RecordedRequest): boolean {
   return request.complete && request.hops.length > 0;
 }
 
-/** A session file as it is read, batch by batch. */
+/** A session file as it is read, batch by batch; its chunks are read once (a HAR, which replay reads twice, is never streamed). */
 export function streamedReplayInput(file: string, stream: SessionEntryStream): ReplayInput {
   // Made with the first batch, when the header (the cookie stores the recording started with) is in.
   let builder: SessionBuilder | undefined;
@@ -69,17 +70,18 @@ export function streamedReplayInput(file: string, stream: SessionEntryStream): R
     skipped: 0,
     warnings: stream.warnings,
     async *chunks() {
+      // The header is read with the first batch (or, with none, by the end): the timeline's start and the cookie stores.
+      const started = (first: JournalEntry | undefined): SessionBuilder => {
+        const { header } = stream;
+        input.source = stream.source;
+        input.startedAt = header?.startedAt ?? first?.time ?? Date.now();
+        input.cookies = header?.cookies ?? {};
+        input.redacted = header?.redacted ?? false;
+        input.listenerTimeoutMs = header?.listenerTimeoutMs;
+        return new SessionBuilder(input.cookies, { keep: false });
+      };
       for await (const entries of stream.batches()) {
-        if (!builder) {
-          // The header is read with the first batch: the timeline's start and the cookie stores.
-          const { header } = stream;
-          input.source = stream.source;
-          input.startedAt = header?.startedAt ?? entries[0]?.time ?? Date.now();
-          input.cookies = header?.cookies ?? {};
-          input.redacted = header?.redacted ?? false;
-          input.listenerTimeoutMs = header?.listenerTimeoutMs;
-          builder = new SessionBuilder(input.cookies, { keep: false });
-        }
+        builder ??= started(entries[0]);
         const times: number[] = [];
         for (const entry of entries) {
           times.push(entry.time);
@@ -87,7 +89,7 @@ export function streamedReplayInput(file: string, stream: SessionEntryStream): R
         }
         yield { times, requests: ready(builder, input), frontier: builder.frontier(), lowestIndexToCome: builder.lowestIndexToCome() };
       }
-      builder ??= new SessionBuilder(undefined, { keep: false });
+      builder ??= started(undefined);
       builder.finish();
       if (builder.incomplete > 0) input.warnings.push(incompleteWarning(builder.incomplete));
       input.skipped += builder.incomplete;
