@@ -9,6 +9,7 @@ import { sessionToHar } from '../engine/session/har/har-export.js';
 import { HarFormatError } from '../engine/session/har/har-validation.js';
 import { openRecording, sniff, type RecordingKind } from '../engine/session/open-recording.js';
 import { ProgressBar } from '../engine/session/progress-bar.js';
+import type { Progress } from '../engine/session/progress.js';
 import type { RecordedSession } from '../engine/session/recorded-session.js';
 import type { ReplaySummaryEntry } from '../engine/session/replay-entries.js';
 import { streamedReplayInput, wholeReplayInput, type ReplayInput } from '../engine/session/replay-input.js';
@@ -81,7 +82,21 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   if (kind === 'ndjson' && !tui && !options.exportHar) {
     let result: ReplayResult;
     try {
-      result = await printReplay(streamedReplayInput(file, readSessionEntries(file, { onProgress: progress.update })), options, replayOptions, progress, out, warn);
+      // The file is read at the replay's pace: how much of it is read is the progress (and the ETA).
+      let read: Progress | undefined;
+      let replayed = 0;
+      const show = () => read && progress.update({ ...read, phase: 'replaying', requests: replayed });
+      const stream = readSessionEntries(file, {
+        onProgress: (reading) => {
+          read = reading;
+          show();
+        },
+      });
+      // Once the whole file is read, the requests still replaying are what is left: each one shows.
+      const onReplayed = () => {
+        if (++replayed % 64 === 0 || (read && read.done >= read.total)) show();
+      };
+      result = await printReplay(streamedReplayInput(file, stream), options, replayOptions, progress, out, warn, onReplayed);
     } catch (error) {
       return unreadable(error);
     }
@@ -105,7 +120,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     return EXIT_OK;
   }
 
-  if (!tui) return exitCode(options, (await printReplay(wholeReplayInput(session), options, replayOptions, progress, out, warn)).summary);
+  if (!tui) return exitCode(options, (await printReplay(wholeReplayInput(session), options, { ...replayOptions, onProgress: progress.update }, progress, out, warn)).summary);
 
   const result = await replaySession(session, { ...replayOptions, onProgress: progress.update });
   progress.clear();
@@ -144,6 +159,7 @@ async function printReplay(
   progress: ProgressBar,
   out: (line: string) => void,
   warn: (line: string) => void,
+  onReplayed?: () => void,
 ): Promise<ReplayResult> {
   const differing: RequestDiff[] = [];
   const spool = options.json ? await DiffSpool.open() : undefined;
@@ -151,8 +167,8 @@ async function printReplay(
     const result = await replay(input, {
       ...replayOptions,
       keepJournal: false,
-      onProgress: progress.update,
       onDiff: (diff) => {
+        onReplayed?.();
         if (spool) spool.add(diff);
         else if (!diff.identical) differing.push(diff);
       },

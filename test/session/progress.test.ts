@@ -21,6 +21,10 @@ describe('the progress bar', () => {
       'reading   [######------------------] 50.0/200.0 MB  25.0 MB/s  ETA 6s',
     );
     expect(formatProgress({ phase: 'replaying', done: 10, total: 100000, unit: 'requests' }, 1)).toMatch(/ETA 166m39s$/);
+    // A file replayed as it is read: the bytes read give the bar and the ETA, the requests done the pace.
+    expect(formatProgress({ phase: 'replaying', done: 50 * 1024 * 1024, total: 200 * 1024 * 1024, unit: 'bytes', requests: 3_300 }, 2)).toBe(
+      'replaying [######------------------] 50.0/200.0 MB  3,300 requests  1,650/s  ETA 6s',
+    );
   });
 
   it('draws on a terminal only, in place, at most every 100 ms and always at the end; clear() wipes it', () => {

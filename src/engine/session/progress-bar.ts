@@ -46,17 +46,23 @@ export class ProgressBar {
   }
 }
 
-/** `replaying [#########---------------]  3,120/10,000 requests  4,210/s  ETA 2s` */
+/**
+ * `replaying [#########---------------]  3,120/10,000 requests  4,210/s  ETA 2s`, or for a file
+ * replayed as it is read `replaying [###------]  12.3/41.1 MB  3,120 requests  1,650/s  ETA 6s`.
+ */
 export function formatProgress(progress: Progress, elapsedSeconds: number): string {
   const fraction = progress.total > 0 ? Math.min(1, progress.done / progress.total) : 1;
   const filled = Math.round(fraction * WIDTH);
   const bar = `[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}]`;
   const rate = elapsedSeconds > 0 ? progress.done / elapsedSeconds : 0;
   const eta = rate > 0 ? (progress.total - progress.done) / rate : undefined;
+  const count = (n: number) => n.toLocaleString('en-US');
   const amount =
-    progress.unit === 'bytes'
-      ? `${megabytes(progress.done)}/${megabytes(progress.total)} MB  ${megabytes(rate)} MB/s`
-      : `${progress.done.toLocaleString('en-US')}/${progress.total.toLocaleString('en-US')} requests  ${Math.round(rate).toLocaleString('en-US')}/s`;
+    progress.unit === 'requests'
+      ? `${count(progress.done)}/${count(progress.total)} requests  ${count(Math.round(rate))}/s`
+      : progress.requests !== undefined
+        ? `${megabytes(progress.done)}/${megabytes(progress.total)} MB  ${count(progress.requests)} requests  ${count(Math.round(elapsedSeconds > 0 ? progress.requests / elapsedSeconds : 0))}/s`
+        : `${megabytes(progress.done)}/${megabytes(progress.total)} MB  ${megabytes(rate)} MB/s`;
   return `${progress.phase.padEnd(9)} ${bar} ${amount}${eta === undefined ? '' : `  ETA ${duration(eta)}`}`;
 }
 

@@ -8,6 +8,8 @@ export interface Progress {
   total: number;
   /** What `done` and `total` count. */
   unit: 'bytes' | 'requests';
+  /** Requests done so far, when `done` and `total` count bytes (a file replayed as it is read). */
+  requests?: number;
 }
 
 export type ProgressListener = (progress: Progress) => void;
