@@ -88,6 +88,29 @@ describe('a recording replayed as it is read', () => {
     expect(input.redacted).toBe(true);
   });
 
+  it('a request whose replay throws still gets its verdict (compared with nothing) and the summary says why; the requests after it are not held back', async () => {
+    const file = join(dir, 'one-broken.ndjson');
+    const lines = [encodeLine({ format: 'wrtui-session', version: 1, started: new Date(0).toISOString(), startedAt: 1_000, redacted: false, maxBodySize: 1 << 20, listenerTimeoutMs: 5000, cookies: {} })];
+    let seq = 0;
+    for (const [id, url] of [[1, 'http://a.test/1'], [2, 'http://[broken/2'], [3, 'http://a.test/3']] as const) {
+      for (const entry of requestEntries(id, url.startsWith('http://[') ? 'http://a.test/2' : url)) {
+        // The recording says a URL no request can be made to: the lifecycle throws on it.
+        const line = encodeLine({ ...entry, seq: ++seq, time: 1_000 + seq });
+        lines.push(id === 2 ? line.replaceAll('http://a.test/2', url) : line);
+      }
+    }
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const verdicts: { index: number; identical: boolean }[] = [];
+    const result = await replay(streamedReplayInput(file, readSessionEntries(file)), { keepJournal: false, onDiff: (diff) => verdicts.push({ index: diff.index, identical: diff.identical }) });
+    expect(verdicts).toEqual([
+      { index: 0, identical: true },
+      { index: 1, identical: false },
+      { index: 2, identical: true },
+    ]);
+    expect(result.summary).toMatchObject({ requests: 3, identical: 2, differing: 1 });
+    expect(result.summary.warnings).toEqual([expect.stringMatching(/^a request could not be replayed: /)]);
+  });
+
   it('a request is handed out once whole: after the entry following its end (its response body), never before; one that never ends is counted, not replayed', () => {
     const builder = new SessionBuilder(undefined, { keep: false });
     const one = requestEntries(1, 'http://a.test/1').map((entry, i) => ({ ...entry, seq: i + 1, time: i }) as JournalEntry);

@@ -215,8 +215,13 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
       stepsAt,
       writesAt: cookieWritesOf(request, engine),
       run: async (at: StepGate) => {
-        const replayedId = await replayRequest(request, context, at);
-        replayed(request, replayedId, tracer.take(replayedId));
+        let replayedId: string | undefined;
+        try {
+          replayedId = await replayRequest(request, context, at);
+        } finally {
+          // A request whose replay threw is compared with nothing (and the failure is in the summary's warnings).
+          replayed(request, replayedId, replayedId === undefined ? undefined : tracer.take(replayedId));
+        }
       },
     };
   };
