@@ -16,11 +16,14 @@ export class DiffSpool {
   readonly #file: string;
   readonly #stream: WriteStream;
   #ended = false;
+  /** A write that failed (a full disk): said when the lines are to be printed, not lost silently. */
+  #error: Error | undefined;
 
   private constructor(dir: string) {
     this.#dir = dir;
     this.#file = join(dir, 'diffs.ndjson');
     this.#stream = createWriteStream(this.#file, { mode: 0o600, flags: 'wx' });
+    this.#stream.on('error', (error) => (this.#error ??= error));
   }
 
   static async open(): Promise<DiffSpool> {
@@ -34,6 +37,7 @@ export class DiffSpool {
   /** Each line as a replayDiff entry, numbered on from `lastSeq`, at the replay clock's `time`. */
   async print(out: (line: string) => void, lastSeq: number, time: number): Promise<void> {
     await this.#end();
+    if (this.#error) throw new Error(`the replayDiff lines could not be kept in ${this.#file}: ${this.#error.message}`);
     let seq = lastSeq;
     const lines = createInterface({ input: createReadStream(this.#file), crlfDelay: Infinity });
     // `seq` and `time` go last, as in the journal's replayDiff entries: the closing brace makes way for them.
