@@ -5,15 +5,14 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { createGunzip, gunzip, gzip } from 'node:zlib';
+import { createGunzip, gzip } from 'node:zlib';
 
 /** Whether `bytes` start with gzip's magic bytes. */
-export function isGzipBytes(bytes: Uint8Array): boolean {
+function isGzipBytes(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
 export const gzipMember = promisify(gzip);
-export const gunzipAll = promisify(gunzip);
 
 /** Whether a recording should be written compressed: by its name, as gzip and zcat would decide. */
 export function wantsGzip(file: string): boolean {

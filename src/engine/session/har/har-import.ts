@@ -10,15 +10,16 @@
 // response, and replay's rules decide again whether to redirect.
 //
 // The timeline replay interleaves requests by comes from each entry's startedDateTime and timings.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, TAB_ID_HEADER, tabIdFrom } from '../../capture/resource-type.js';
 import { getHeader } from '../../headers.js';
 import type { HttpHeaders, NetError, ResourceType } from '../../types.js';
 import { parseRequestBody } from '../../web-request/request-body.js';
-import { gunzipAll, isGzipBytes } from '../gzip-file.js';
+import { fileChunks, isGzipFile } from '../gzip-file.js';
 import type { ProgressListener } from '../progress.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse, RecordedSession } from '../recorded-session.js';
 import { bytesOfHarText } from './har-content.js';
+import { readHarDocument } from './har-stream.js';
 import { isResourceType, resourceTypeFromChrome } from './har-resource-types.js';
 import {
   arrayAt,
@@ -68,19 +69,26 @@ interface ImportedEntry {
 
 export async function readHarFile(file: string, options: { onProgress?: ProgressListener } = {}): Promise<RecordedSession> {
   const total = (await stat(file)).size;
+  let read = 0;
+  let lastReport = 0;
+  const onRead = (bytes: number) => {
+    read += bytes;
+    if (options.onProgress && (read - lastReport > 4 * 1024 * 1024 || read === total)) {
+      lastReport = read;
+      options.onProgress({ phase: 'reading', done: read, total, unit: 'bytes' });
+    }
+  };
   options.onProgress?.({ phase: 'reading', done: 0, total, unit: 'bytes' });
-  const bytes = await readFile(file);
-  const text = (isGzipBytes(bytes) ? await gunzipAll(bytes) : bytes).toString('utf8');
+  // Each entry is imported as soon as it is read (its bodies decoded), its JSON text let go.
+  const entries: ImportedEntry[] = [];
+  const json = await readHarDocument(fileChunks(file, { gzipped: await isGzipFile(file), onRead }), (raw, index) => entries.push(importEntry(raw, index)));
   options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new HarFormatError('(file)', `not JSON: ${(error as Error).message}`);
-  }
-  return sessionFromHar(file, json, options);
+  const log = objectAt(objectAt(json, '(root)').log, 'log');
+  arrayAt(log.entries, 'log.entries');
+  return sessionOfEntries(file, log, entries);
 }
 
+/** A HAR document already parsed. */
 export function sessionFromHar(file: string, json: unknown, options: { onProgress?: ProgressListener } = {}): RecordedSession {
   const root = objectAt(json, '(root)');
   const log = objectAt(root.log, 'log');
@@ -92,6 +100,10 @@ export function sessionFromHar(file: string, json: unknown, options: { onProgres
       options.onProgress({ phase: 'importing', done: index + 1, total: rawEntries.length, unit: 'requests' });
     }
   });
+  return sessionOfEntries(file, log, entries);
+}
+
+function sessionOfEntries(file: string, log: JsonObject, entries: ImportedEntry[]): RecordedSession {
   entries.sort((a, b) => a.started - b.started || a.index - b.index);
   const groups = groupIntoRequests(entries);
   const { requests, times } = buildTimeline(groups);

@@ -1,0 +1,217 @@
+// A HAR document read from its bytes as they come: each element of `log.entries` is handed out as
+// soon as it is complete, parsed on its own, and the document is never one string. (A HAR is one
+// JSON document; read whole, a file past V8's longest string, ~512 MB, could not be read at all,
+// and the text and its parse would sit in memory together.) What is left, the document with
+// `log.entries` empty, is small and parsed at the end.
+//
+// A scanner over bytes is enough: JSON's structure is ASCII, and no byte of a multi-byte UTF-8
+// character can be mistaken for a quote, a backslash or a bracket.
+import { HarFormatError } from './har-validation.js';
+
+type Frame = { kind: 'object'; key: string | undefined; expectKey: boolean } | { kind: 'array' };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+
+/** The bytes that make JSON's structure outside strings. */
+const STRUCTURAL = new Uint8Array(256);
+for (const byte of [QUOTE, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COLON, COMMA]) STRUCTURAL[byte] = 1;
+
+/** Keys are only kept this deep: `log` (depth 1) and `entries` (depth 2) are all that matter. */
+const KEY_DEPTH = 2;
+
+/**
+ * Reads the document from `chunks`, calling `onEntry` with each element of `log.entries`, in order;
+ * resolves with the document whose `log.entries` is empty. Throws HarFormatError for text that is
+ * not JSON.
+ */
+export async function readHarDocument(chunks: AsyncIterable<Uint8Array>, onEntry: (entry: unknown, index: number) => void): Promise<unknown> {
+  const scanner = new HarScanner(onEntry);
+  for await (const chunk of chunks) scanner.write(chunk);
+  return scanner.end();
+}
+
+class HarScanner {
+  readonly #onEntry: (entry: unknown, index: number) => void;
+  readonly #stack: Frame[] = [];
+  /** The document's bytes but for the entries' own. */
+  readonly #skeleton: Uint8Array[] = [];
+  /** The bytes of the entry being read, while one is. */
+  #entry: Uint8Array[] | undefined;
+  #entries = 0;
+  #inString = false;
+  /** The stack is the root's `log.entries` array itself: an entry starts or ends here. */
+  #atEntries = false;
+  #escaped = false;
+  #backslashChunk: Uint8Array | undefined;
+  #backslashAt = -1;
+  /** A key string being read at a depth where keys are kept, and where it starts in this chunk. */
+  #key: Uint8Array[] | undefined;
+  #keyFrom = 0;
+  #decoder = new TextDecoder();
+
+  constructor(onEntry: (entry: unknown, index: number) => void) {
+    this.#onEntry = onEntry;
+  }
+
+  write(chunk: Uint8Array): void {
+    /** Where the current run of bytes (to the skeleton or the entry) began. */
+    let from = 0;
+    const keep = (to: number) => {
+      if (to > from) (this.#entry ?? this.#skeleton).push(chunk.subarray(from, to));
+      from = to;
+    };
+    for (let i = 0; i < chunk.length; i++) {
+      if (this.#inString) {
+        // Most of a HAR is long strings (bodies): jump to the next quote or backslash.
+        i = this.#stringEnd(chunk, i);
+        if (i === chunk.length) break;
+        continue;
+      }
+      const byte = chunk[i]!;
+      if (this.#atEntries) {
+        if (this.#entry && (byte === COMMA || byte === CLOSE_ARRAY)) {
+          // The entry ends here; the comma between entries goes nowhere, the bracket to the skeleton.
+          keep(i);
+          this.#finishEntry();
+          if (byte === COMMA) {
+            from = i + 1;
+            continue;
+          }
+        } else if (!this.#entry && byte !== COMMA && byte !== CLOSE_ARRAY && !isSpace(byte)) {
+          keep(i);
+          this.#entry = [];
+        }
+      }
+      // Only structure matters outside strings: numbers, literals and spaces pass by.
+      if (STRUCTURAL[byte] === 0) continue;
+      const top = this.#stack.at(-1);
+      switch (byte) {
+        case QUOTE:
+          this.#inString = true;
+          if (top?.kind === 'object' && top.expectKey && this.#stack.length <= KEY_DEPTH) {
+            this.#key = [];
+            this.#keyFrom = i + 1;
+          }
+          break;
+        case OPEN_OBJECT:
+          this.#push({ kind: 'object', key: undefined, expectKey: true });
+          break;
+        case OPEN_ARRAY:
+          this.#push({ kind: 'array' });
+          break;
+        case CLOSE_OBJECT:
+        case CLOSE_ARRAY:
+          this.#stack.pop();
+          this.#atEntries = this.#inEntries();
+          break;
+        case COLON:
+          if (top?.kind === 'object') top.expectKey = false;
+          break;
+        case COMMA:
+          if (top?.kind === 'object') {
+            top.expectKey = true;
+            top.key = undefined;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    keep(chunk.length);
+    if (this.#key && this.#inString) this.#key.push(chunk.subarray(this.#keyFrom));
+    this.#keyFrom = 0;
+  }
+
+  #push(frame: Frame): void {
+    this.#stack.push(frame);
+    this.#atEntries = this.#inEntries();
+  }
+
+  end(): unknown {
+    if (this.#entry) throw new HarFormatError(`log.entries[${this.#entries}]`, 'not JSON (the file ends inside it)');
+    const text = Buffer.concat(this.#skeleton).toString('utf8');
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new HarFormatError('(file)', `not JSON: ${(error as Error).message}`);
+    }
+  }
+
+  /** Inside a string from `i`: returns its closing quote's index, or the chunk's length when it goes on. */
+  #stringEnd(chunk: Uint8Array, i: number): number {
+    let at = i;
+    if (this.#escaped) {
+      this.#escaped = false;
+      at++;
+    }
+    for (;;) {
+      const quote = chunk.indexOf(QUOTE, at);
+      const backslash = this.#nextBackslash(chunk, at);
+      if (backslash !== -1 && (quote === -1 || backslash < quote)) {
+        // An escape: the byte after the backslash is never the string's end.
+        at = backslash + 2;
+        if (at > chunk.length) {
+          this.#escaped = true;
+          return chunk.length;
+        }
+        continue;
+      }
+      if (quote === -1) return chunk.length;
+      this.#inString = false;
+      if (this.#key) this.#takeKey(chunk, quote);
+      return quote;
+    }
+  }
+
+  /**
+   * The first backslash at or after `at` in this chunk (-1: none). Remembered across the chunk's
+   * strings: most strings have none, and searching the rest of a 1 MiB chunk for each would be
+   * quadratic.
+   */
+  #nextBackslash(chunk: Uint8Array, at: number): number {
+    if (this.#backslashChunk !== chunk || (this.#backslashAt !== -1 && this.#backslashAt < at)) {
+      this.#backslashChunk = chunk;
+      this.#backslashAt = chunk.indexOf(BACKSLASH, at);
+    }
+    return this.#backslashAt;
+  }
+
+  #takeKey(chunk: Uint8Array, quote: number): void {
+    const parts = this.#key!;
+    parts.push(chunk.subarray(this.#keyFrom, quote));
+    this.#key = undefined;
+    const top = this.#stack.at(-1);
+    if (top?.kind === 'object') top.key = this.#decoder.decode(Buffer.concat(parts));
+    this.#atEntries = this.#inEntries();
+  }
+
+  /** A value starting now would be an element of the root's `log.entries`. */
+  #inEntries(): boolean {
+    const [root, log, entries] = this.#stack;
+    return this.#stack.length === 3 && root?.kind === 'object' && root.key === 'log' && log?.kind === 'object' && log.key === 'entries' && entries?.kind === 'array';
+  }
+
+  #finishEntry(): void {
+    const index = this.#entries++;
+    const text = Buffer.concat(this.#entry!).toString('utf8');
+    this.#entry = undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new HarFormatError(`log.entries[${index}]`, `not JSON: ${(error as Error).message}`);
+    }
+    this.#onEntry(value, index);
+  }
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
