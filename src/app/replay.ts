@@ -72,7 +72,8 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   const tui = !options.exportHar && !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
 
   // Printed output replays a session file as it is read: memory does not grow with the file. The
-  // TUI (which re-runs it), a HAR export and a HAR (one JSON document) read the file whole.
+  // TUI (which re-runs it), a HAR export and a HAR (its requests sorted and linked first) hold the
+  // recording whole.
   let kind: RecordingKind;
   try {
     kind = await sniff(file);
@@ -80,27 +81,11 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     return unreadable(error);
   }
   if (kind === 'ndjson' && !tui && !options.exportHar) {
-    let result: ReplayResult;
     try {
-      // The file is read at the replay's pace: how much of it is read is the progress (and the ETA).
-      let read: Progress | undefined;
-      let replayed = 0;
-      const show = () => read && progress.update({ ...read, phase: 'replaying', requests: replayed });
-      const stream = readSessionEntries(file, {
-        onProgress: (reading) => {
-          read = reading;
-          show();
-        },
-      });
-      // Once the whole file is read, the requests still replaying are what is left: each one shows.
-      const onReplayed = () => {
-        if (++replayed % 64 === 0 || (read && read.done >= read.total)) show();
-      };
-      result = await printReplay(streamedReplayInput(file, stream), options, replayOptions, progress, out, warn, onReplayed);
+      return exitCode(options, (await printStreamedReplay(file, options, replayOptions, progress, out, warn)).summary);
     } catch (error) {
       return unreadable(error);
     }
-    return exitCode(options, result.summary);
   }
 
   let session: RecordedSession;
@@ -138,6 +123,24 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   Object.assign(summary, last.summary);
   for (const line of formatSummary(summary)) out(line);
   return exitCode(options, summary);
+}
+
+/** A session file replayed as it is read; the bar follows the file (its request total is unknown until the end). */
+function printStreamedReplay(file: string, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, out: (line: string) => void, warn: (line: string) => void): Promise<ReplayResult> {
+  let read: Progress | undefined;
+  let replayed = 0;
+  const show = () => read && progress.update({ ...read, phase: 'replaying', requests: replayed });
+  const stream = readSessionEntries(file, {
+    onProgress: (reading) => {
+      read = reading;
+      show();
+    },
+  });
+  // Once the whole file is read, the requests still replaying are what is left: each one shows.
+  const onReplayed = () => {
+    if (++replayed % 64 === 0 || (read && read.done >= read.total)) show();
+  };
+  return printReplay(streamedReplayInput(file, stream), options, replayOptions, progress, out, warn, onReplayed);
 }
 
 function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): number {
