@@ -105,3 +105,28 @@ describe('the two styles', () => {
     expect(folder.logEntries().filter((e) => e.message.endsWith('saw a cookie change')).map((e) => e.source)).toEqual(['two']);
   });
 });
+
+describe('the globals a rule sees', () => {
+  it('"the Web platform globals Node\'s workers have", none of Node\'s own; they are writable, as a browser\'s are (an extension may wrap fetch)', async () => {
+    const REPORT_GLOBALS = `
+  const before = typeof fetch;
+  const original = fetch;
+  const wrapped = (...args: unknown[]) => original(...(args as [string]));
+  (globalThis as any).fetch = wrapped;
+  console.log(JSON.stringify({
+    web: [typeof URL, typeof TextEncoder, typeof crypto.randomUUID, typeof structuredClone, typeof Headers, typeof CompressionStream, typeof WebAssembly, before],
+    fetchIsAGlobal: 'fetch' in globalThis && Object.keys(globalThis).includes('fetch'),
+    fetchWrapped: (globalThis as any).fetch === wrapped && fetch === wrapped,
+    headersWork: new Headers({ 'X-A': '1' }).get('x-a'),
+    node: [typeof process, typeof Buffer, typeof setImmediate],
+  }));`;
+    folder = await openRuleFolder({ files: { 'globals.ts': ruleSource('globals', REPORT_GLOBALS) } });
+    expect(reportOf('globals')).toEqual({
+      web: ['function', 'function', 'function', 'function', 'function', 'function', 'object', 'function'],
+      fetchIsAGlobal: true,
+      fetchWrapped: true,
+      headersWork: '1',
+      node: ['undefined', 'undefined', 'undefined'],
+    });
+  });
+});

@@ -58,8 +58,21 @@ const WEB_GLOBALS = [
 ] as const;
 const sandbox: Record<string, unknown> = {};
 for (const name of WEB_GLOBALS) {
-  const value = (globalThis as Record<string, unknown>)[name];
-  if (value !== undefined) sandbox[name] = value;
+  // Node makes most of these on first use (fetch loads undici; CompressionStream, zlib): each is
+  // taken from Node's global only when the extension first touches it, so a worker that never does
+  // starts without them. Writable, as a browser's globals are (extensions do wrap fetch).
+  if (!(name in globalThis)) continue;
+  const settle = (value: unknown) => Object.defineProperty(sandbox, name, { value, writable: true, configurable: true, enumerable: true });
+  Object.defineProperty(sandbox, name, {
+    get: () => {
+      const value = (globalThis as Record<string, unknown>)[name];
+      settle(value);
+      return value;
+    },
+    set: settle,
+    configurable: true,
+    enumerable: true,
+  });
 }
 sandbox.navigator = { userAgent: `wrtui (${boot.name})`, language: 'en-US', languages: ['en-US'], onLine: true, hardwareConcurrency: 1 };
 const context = vm.createContext(sandbox, { name: `${boot.kind} ${boot.name}` });
