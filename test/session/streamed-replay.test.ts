@@ -13,6 +13,7 @@ import { FALLBACK_HORIZON, RecordedTransport } from '../../src/engine/session/re
 import { streamedReplayInput } from '../../src/engine/session/replay-input.js';
 import { SessionBuilder } from '../../src/engine/session/session-from-journal.js';
 import { encodeLine } from '../../src/engine/session/session-json.js';
+import { BODY, headerLine, requestEntries, writeSyntheticRecording } from './synthetic-recording.js';
 import { readSessionEntries } from '../../src/engine/session/session-reader.js';
 import { replay } from '../../src/engine/session/session-replay.js';
 import { TransportError } from '../../src/engine/web-request/transport.js';
@@ -26,42 +27,10 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const BODY = new Uint8Array(2048).fill(97);
-
-/** The journal entries of one small GET, as the proxy records it (a response body after its end). */
-function requestEntries(id: number, url: string): Omit<JournalEntry, 'seq' | 'time'>[] {
-  const base = { requestId: String(id), url, method: 'GET', frameId: 0, parentFrameId: -1, tabId: -1, type: 'xmlhttprequest' as const, timeStamp: 0 };
-  const requestHeaders = [{ name: 'Host', value: new URL(url).host }, { name: 'Accept', value: '*/*' }];
-  const response = { statusCode: 200, statusLine: 'HTTP/1.1 200 OK', responseHeaders: [{ name: 'Content-Type', value: 'text/plain' }, { name: 'Content-Length', value: String(BODY.length) }] };
-  const event = (name: string, details: object) => ({ kind: 'webRequest', event: name, details: { ...base, ...details }, outcomes: [] }) as unknown as JournalEntry;
-  return [
-    event('onBeforeRequest', {}),
-    event('onBeforeSendHeaders', { requestHeaders }),
-    event('onSendHeaders', { requestHeaders }),
-    event('onHeadersReceived', response),
-    event('onResponseStarted', { ...response, fromCache: false, ip: '127.0.0.1' }),
-    event('onCompleted', { ...response, fromCache: false, ip: '127.0.0.1' }),
-    { kind: 'body', requestId: String(id), direction: 'response', url, bytes: BODY, complete: true } as JournalEntry,
-  ];
-}
-
-/** A recording of `count` small GETs, four at a time (their entries interleaved). */
-async function syntheticRecording(name: string, count: number): Promise<string> {
-  const file = join(dir, name);
-  const lines = [encodeLine({ format: 'wrtui-session', version: 1, started: new Date(0).toISOString(), startedAt: 1_000, redacted: false, maxBodySize: 1 << 20, listenerTimeoutMs: 5000, cookies: {} })];
-  let seq = 0;
-  for (let first = 0; first < count; first += 4) {
-    const group = [0, 1, 2, 3].filter((k) => first + k < count).map((k) => requestEntries(first + k + 1, `http://site${(first + k) % 50}.test/item/${first + k}`));
-    for (let step = 0; step < group[0]!.length; step++) for (const entries of group) lines.push(encodeLine({ ...entries[step]!, seq: ++seq, time: 1_000 + seq }));
-  }
-  await writeFile(file, `${lines.join('\n')}\n`);
-  return file;
-}
-
 describe('a recording replayed as it is read', () => {
   it('"memory must not grow with the file size": the heap after the last request is what it was a third of the way in', { timeout: 60_000 }, async () => {
     const count = 12_000;
-    const file = await syntheticRecording('big.ndjson', count);
+    const file = await writeSyntheticRecording(join(dir, 'big.ndjson'), count);
     const heap: number[] = [];
     let done = 0;
     const result = await replay(streamedReplayInput(file, readSessionEntries(file)), {
@@ -81,7 +50,7 @@ describe('a recording replayed as it is read', () => {
 
   it('a recording with its header and no request yet replays as an empty wrtui session, its header read', async () => {
     const file = join(dir, 'empty.ndjson');
-    await writeFile(file, `${encodeLine({ format: 'wrtui-session', version: 1, started: new Date(0).toISOString(), startedAt: 1_000, redacted: true, maxBodySize: 1 << 20, listenerTimeoutMs: 5000, cookies: {} })}\n`);
+    await writeFile(file, `${headerLine({ redacted: true })}\n`);
     const input = streamedReplayInput(file, readSessionEntries(file));
     const result = await replay(input, { keepJournal: false });
     expect(result.summary).toMatchObject({ source: 'wrtui-session', requests: 0, skipped: 0, baseline: 'recording' });
@@ -90,7 +59,7 @@ describe('a recording replayed as it is read', () => {
 
   it('a request whose replay throws still gets its verdict (compared with nothing) and the summary says why; the requests after it are not held back', async () => {
     const file = join(dir, 'one-broken.ndjson');
-    const lines = [encodeLine({ format: 'wrtui-session', version: 1, started: new Date(0).toISOString(), startedAt: 1_000, redacted: false, maxBodySize: 1 << 20, listenerTimeoutMs: 5000, cookies: {} })];
+    const lines = [headerLine()];
     let seq = 0;
     for (const [id, url] of [[1, 'http://a.test/1'], [2, 'http://[broken/2'], [3, 'http://a.test/3']] as const) {
       for (const entry of requestEntries(id, url.startsWith('http://[') ? 'http://a.test/2' : url)) {
@@ -109,6 +78,26 @@ describe('a recording replayed as it is read', () => {
     ]);
     expect(result.summary).toMatchObject({ requests: 3, identical: 2, differing: 1 });
     expect(result.summary.warnings).toEqual([expect.stringMatching(/^a request could not be replayed: /)]);
+  });
+
+  it('stopped midway (the TUI\'s user quit or saved again): no further request starts, the result says stopped and holds what was compared by then, in order', { timeout: 30_000 }, async () => {
+    const file = await writeSyntheticRecording(join(dir, 'to-stop.ndjson'), 4_000);
+    const controller = new AbortController();
+    const told: number[] = [];
+    const result = await replay(streamedReplayInput(file, readSessionEntries(file)), {
+      keepJournal: false,
+      signal: controller.signal,
+      onDiff: (diff) => {
+        told.push(diff.index);
+        if (told.length === 200) controller.abort();
+      },
+    });
+    expect(result.stopped).toBe(true);
+    expect(result.summary.requests).toBe(told.length);
+    expect(told.length).toBeGreaterThanOrEqual(200);
+    expect(told.length).toBeLessThan(1_000); // a few in flight finish; nothing new starts
+    expect(told).toEqual([...told].sort((a, b) => a - b));
+    expect(result.summary.warnings).toEqual([]); // stopping is no failure of any request
   });
 
   it('a request is handed out once whole: after the entry following its end (its response body), never before; one that never ends is counted, not replayed', () => {

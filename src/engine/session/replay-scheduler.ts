@@ -74,6 +74,16 @@ interface Waiting {
   readsCookies: boolean;
   writesCookies: boolean;
   resume: () => void;
+  /** The replay was aborted before this step started. */
+  cancel: () => void;
+}
+
+/** What a task's step gets when the replay is aborted before the step started. */
+export class ReplayAborted extends Error {
+  constructor() {
+    super('the replay was stopped');
+    this.name = 'ReplayAborted';
+  }
 }
 
 export class ReplayScheduler {
@@ -91,6 +101,7 @@ export class ReplayScheduler {
   /** Streamed input: no task still to be added has a step before this position. */
   #frontier = 0;
   #inputEnded = false;
+  #aborted = false;
   #added = 0;
   #settled = 0;
   #inputWanted: { limit: number; resolve: () => void } | undefined;
@@ -134,15 +145,38 @@ export class ReplayScheduler {
     const state: TaskState = { onYield: undefined, setAside: undefined, position: task.position, writes: false, stepsAt: task.stepsAt ?? [], writesAt: task.writesAt ?? [], next: Infinity };
     const gate: StepGate = {
       at: (position, options = {}) => {
+        if (this.#aborted) {
+          this.#yieldOf(state);
+          return Promise.reject(new ReplayAborted());
+        }
         if (position === undefined) return Promise.resolve();
-        return new Promise((resume) => {
-          push(this.#heap, { position, task: state, readsCookies: options.readsCookies ?? false, writesCookies: options.writesCookies ?? false, resume });
+        return new Promise((resume, reject) => {
+          push(this.#heap, { position, task: state, readsCookies: options.readsCookies ?? false, writesCookies: options.writesCookies ?? false, resume, cancel: () => reject(new ReplayAborted()) });
           this.#yieldOf(state);
         });
       },
       waiting: () => state.setAside?.(),
     };
-    push(this.#heap, { position: task.position, task: state, readsCookies: false, writesCookies: false, resume: () => void task.run(gate).then(() => this.#end(state, undefined), (error: unknown) => this.#end(state, error)) });
+    push(this.#heap, {
+      position: task.position,
+      task: state,
+      readsCookies: false,
+      writesCookies: false,
+      resume: () => void task.run(gate).then(() => this.#end(state, undefined), (error: unknown) => this.#end(state, error)),
+      cancel: () => this.#end(state, new ReplayAborted()),
+    });
+    this.#wake();
+  }
+
+  /**
+   * Stops the replay: no further task or step starts (each ends with ReplayAborted), and no input
+   * is taken; steps already running end as they would. drain() resolves once they have.
+   */
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.end();
+    for (let waiting = pop(this.#heap); waiting; waiting = pop(this.#heap)) waiting.cancel();
     this.#wake();
   }
 
@@ -171,7 +205,15 @@ export class ReplayScheduler {
   /** Runs tasks as they are added until end() and every task has ended. */
   async drain(onSettled: (error: unknown) => void): Promise<void> {
     this.#onSettled = onSettled;
+    let turnStarted = performance.now();
     while (!this.#inputEnded || this.#settled < this.#added) {
+      // Steps that wait on no worker chain through promises alone and would never let the event loop
+      // turn: the TUI showing the replay (same thread) would not draw until the end.
+      if (performance.now() - turnStarted > TURN_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turnStarted = performance.now();
+        continue; // what the turn brought (tasks ended, input) is seen afresh
+      }
       const next = this.#heap[0];
       if (!next || next.position >= this.#frontier || (this.#overlap > 0 && this.#aside.size >= this.#overlap) || this.#asideStepBefore(next.position) || (next.readsCookies && this.#writerAsideBefore(next.position))) {
         // Nothing may start now: wait for a step set aside to come back, a task to end, or more input.
@@ -275,6 +317,9 @@ export class ReplayScheduler {
     return false;
   }
 }
+
+/** The longest the scheduler runs steps without letting the event loop turn. */
+const TURN_MS = 10;
 
 /** How many passed positions' times are kept before they are let go in one go. */
 const DROP_TIMES_AFTER = 1 << 16;

@@ -22,7 +22,7 @@ import { redactEntry } from './redaction.js';
 import type { ReplaySummaryEntry } from './replay-entries.js';
 import { replayRequest } from './replay-driver.js';
 import { wholeReplayInput, type ReplayInput } from './replay-input.js';
-import { ReplayScheduler, type ReplayTask, type StepGate } from './replay-scheduler.js';
+import { ReplayAborted, ReplayScheduler, type ReplayTask, type StepGate } from './replay-scheduler.js';
 import { DIFF_KINDS, diffCookieChanges, diffRequest, type DiffKind, type RequestDiff } from './request-diff.js';
 import { JournalTracer, type RequestTrace } from './request-trace.js';
 
@@ -52,6 +52,11 @@ export interface ReplayOptions {
    */
   onLoaded?: (failures: readonly string[]) => boolean | void;
   /**
+   * Stops the replay (the TUI's user quit, or saved again): no further request or step starts,
+   * steps under way end, and the result holds what was compared by then, with `stopped`.
+   */
+  signal?: AbortSignal;
+  /**
    * Keep the replay's whole journal and every diff in the result (the TUI shows them). Without it
    * (the CLI's output, CI) each request's entries are let go once it has been compared, so the
    * replay's own memory does not grow with the session. Default true.
@@ -68,7 +73,7 @@ export interface ReplayResult {
   /** The seq of the replay journal's last entry, and the replay clock at the end: replayDiff entries are numbered on from these. */
   lastSeq: number;
   endTime: number;
-  /** onLoaded stopped it before any request. */
+  /** onLoaded or the signal stopped it before its end: the summary counts what was compared by then. */
   stopped: boolean;
 }
 
@@ -199,11 +204,16 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   const transport = new RecordedTransport(engine.journal);
   loading = false;
   // Told what loading said: the TUI goes no further when a save broke a rule.
-  const stopped = options.onLoaded?.(failures) === false;
+  let stopped = options.onLoaded?.(failures) === false || options.signal?.aborted === true;
   if (stopped) {
     await chunks.return(undefined);
     next = { done: true, value: undefined };
   }
+  const stop = () => {
+    stopped = true;
+    scheduler.abort();
+  };
+  options.signal?.addEventListener('abort', stop, { once: true });
   const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport };
   let done = 0;
   let total = 0;
@@ -218,22 +228,25 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
         let replayedId: string | undefined;
         try {
           replayedId = await replayRequest(request, context, at);
-        } finally {
+        } catch (error) {
+          if (error instanceof ReplayAborted) throw error; // stopped: no verdict at all
           // A request whose replay threw is compared with nothing (and the failure is in the summary's warnings).
-          replayed(request, replayedId, replayedId === undefined ? undefined : tracer.take(replayedId));
+          replayed(request, undefined, undefined);
+          throw error;
         }
+        replayed(request, replayedId, tracer.take(replayedId));
       },
     };
   };
   const drained = scheduler.drain((error) => {
     done++;
-    if (error) failures.push(`a request could not be replayed: ${(error as Error).stack ?? String(error)}`);
+    if (error && !(error instanceof ReplayAborted)) failures.push(`a request could not be replayed: ${(error as Error).stack ?? String(error)}`);
     if (done % 64 === 0) report();
   });
   try {
     // Reads on while the replay needs more: a few hundred requests ahead, and as far as a request
     // still in flight in the recording makes it (its later steps decide when others may start).
-    while (!next.done) {
+    while (!next.done && !stopped) {
       const chunk = next.value;
       scheduler.addTimes(chunk.times);
       for (const request of chunk.requests) {
@@ -252,6 +265,7 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     await drained;
     report();
   } catch (error) {
+    options.signal?.removeEventListener('abort', stop);
     // The file broke off or could not be read: what is in flight ends first.
     scheduler.end();
     await drained.catch(() => undefined);
@@ -260,6 +274,8 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     await engine.close();
     throw error;
   }
+  options.signal?.removeEventListener('abort', stop);
+  if (stopped) await chunks.return(undefined);
   return {
     engine,
     host,
