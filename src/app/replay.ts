@@ -107,22 +107,24 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
 
   if (!tui) return exitCode(options, (await printReplay(wholeReplayInput(session), options, { ...replayOptions, onProgress: progress.update }, progress, out, warn)).summary);
 
-  const result = await replaySession(session, { ...replayOptions, onProgress: progress.update });
-  progress.clear();
-  const { summary } = result;
-  for (const warning of summary.warnings) warn(warning);
   const { runReplayTui } = await import('../ui/run-replay-tui.js');
-  // Saving a rule or an extension re-runs the whole session through the new version.
-  const last = await runReplayTui(result, {
+  // The screen comes up at once and fills in as the replay goes; saving a rule or an extension
+  // re-runs the whole session through the new version.
+  const last = await runReplayTui({
     file: options.file,
     stateDir: options.stateDir ?? '.wrtui',
     dryRun: options.dryRun,
+    requests: session.requests.length,
     watch: [replayOptions.rulesDir, ...replayOptions.extensions],
-    rerun: (live) => replaySession(session, { ...replayOptions, ...live }),
+    run: (live) => replaySession(session, { ...replayOptions, ...live }),
   });
-  Object.assign(summary, last.summary);
-  for (const line of formatSummary(summary)) out(line);
-  return exitCode(options, summary);
+  if (!last) {
+    warn('the replay was stopped before its end: no summary');
+    return EXIT_OK;
+  }
+  for (const warning of last.summary.warnings) warn(warning);
+  for (const line of formatSummary(last.summary)) out(line);
+  return exitCode(options, last.summary);
 }
 
 /** A session file replayed as it is read; the bar follows the file (its request total is unknown until the end). */

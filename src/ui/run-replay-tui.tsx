@@ -1,7 +1,8 @@
 // `wrtui replay <file>` on a terminal: the replayed session in the TUI (REPLAY in the status bar),
 // each request marked `same` or `CHANGED` against its recording, `is:changed` to see only those,
-// and a Diff tab saying what changed; timeline, bodies and rules verdicts as in live mode. Saving a
-// rule or an extension re-runs the whole session through the new version: the list starts over
+// and a Diff tab saying what changed; timeline, bodies and rules verdicts as in live mode. The
+// screen comes up at once and fills in as the replay goes; saving a rule or an extension re-runs
+// the whole session through the new version (a run under way stops for it): the list starts over
 // and fills in as verdicts come, in recording order; a run whose rules fail to load keeps the last
 // result on screen and says why.
 import type { JournalEntry } from '../engine/journal.js';
@@ -18,45 +19,63 @@ export interface ReplayTuiOptions {
   file: string;
   stateDir: string;
   dryRun: boolean;
+  /** How many requests the session has (the list is sized for them). */
+  requests: number;
   /** Folders whose changes re-run the replay (the rules folder, extension folders). */
   watch?: string[];
-  /** Runs the session again, telling what happens as it happens (the list fills in as verdicts come). */
-  rerun?: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff'>) => Promise<ReplayResult>;
+  /** Runs the session, telling what happens as it happens (the list fills in as verdicts come). */
+  run: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff' | 'signal'>) => Promise<ReplayResult>;
 }
 
-/** Shows the replay until the user quits; resolves with the result last shown. */
-export async function runReplayTui(first: ReplayResult, options: ReplayTuiOptions): Promise<ReplayResult> {
-  let shown = first;
-  let entries = entriesOf(first);
-  const store = new TrafficStore({ maxRequests: Math.max(5000, first.diffs.length), tickMs: 1000 });
+/**
+ * Shows the replay until the user quits: the screen comes up at once and the list fills in as the
+ * first run goes. Resolves with the last result shown whole (undefined when the user quit before
+ * the first run ended).
+ */
+export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayResult | undefined> {
+  let first: ReplayResult | undefined;
+  let shown: ReplayResult | undefined;
+  let entries: JournalEntry[] = [];
+  const store = new TrafficStore({ maxRequests: Math.max(5000, options.requests), tickMs: 1000 });
   const dropTimings = dropPerformanceEntries();
   const backend = createReplayBackend({ file: options.file, entries: () => entries, stateDir: options.stateDir, dryRun: options.dryRun, writeToTerminal: (data) => process.stdout.write(data) });
   store.attach(backend.journal);
   await installFastInkOutput(); // Ink's frames, composed with less work (see ink-fast-output.ts)
   const { session: screen } = startScreenSession({ store, makeBackend: () => backend });
 
-  let seq = entries.at(-1)?.seq ?? 0;
+  let seq = 0;
   const note = (level: 'info' | 'warn', message: string) => store.ingest({ kind: 'log', level, source: 'replay', message, seq: ++seq, time: Date.now() });
+  /** What is on screen goes back to the last whole result. */
+  const restore = () => {
+    store.clear();
+    for (const entry of entries) store.ingest(entry);
+  };
   let running: Promise<void> | undefined;
-  let again = false;
-  const rerun = async (file: string) => {
-    if (!options.rerun) return;
+  let current: AbortController | undefined;
+  let again: string | undefined;
+  /** One run: the opening one (`saved` undefined), or after a save of `saved`. */
+  const replay = async (saved: string | undefined) => {
     if (running) {
-      again = true; // one more run once this one ends: it must see the latest save
+      // A newer save: the run under way is of no more use; the latest save runs once it has stopped.
+      again = saved;
+      current?.abort();
       return;
     }
     const started = performance.now();
+    const controller = new AbortController();
+    current = controller;
     running = (async () => {
       let replaced = false;
       // What loading journals waits until it is known to have gone well.
       let loading: JournalEntry[] | undefined = [];
       try {
-        const next = await options.rerun!({
-          // A save that broke a rule or an extension: the last result stays, and the run stops there.
+        const next = await options.run({
+          signal: controller.signal,
           onLoaded: (failures) => {
-            const fresh = failures.filter((failure) => !first.summary.warnings.includes(failure));
-            if (fresh.length > 0) {
-              note('warn', `${file} changed, but the replay did not run cleanly: ${fresh.join('; ')}; the last result stays on screen`);
+            // After a save that broke a rule or an extension: the last result stays, and the run stops there.
+            const fresh = first ? failures.filter((failure) => !first!.summary.warnings.includes(failure)) : [];
+            if (saved !== undefined && fresh.length > 0) {
+              note('warn', `${saved} changed, but the replay did not run cleanly: ${fresh.join('; ')}; the last result stays on screen`);
               return false;
             }
             // Otherwise the list starts over and fills in as the replay goes: the first verdicts show within moments.
@@ -73,36 +92,43 @@ export async function runReplayTui(first: ReplayResult, options: ReplayTuiOption
           },
           onDiff: (diff) => store.ingest(diffEntry(diff, ++seq, Date.now())),
         });
-        if (next.stopped || !replaced) return;
+        if (!replaced) return;
+        if (next.stopped) return restore(); // stopped midway: what was on screen whole comes back
+        first ??= next;
         shown = next;
         entries = entriesOf(next);
-        note('info', `${file} changed: replayed ${next.summary.requests} requests again in ${Math.round(performance.now() - started)} ms; ${next.summary.differing} differ (was ${first.summary.differing} at start)`);
+        const took = Math.round(performance.now() - started);
+        if (saved === undefined) note('info', `replayed ${next.summary.requests} requests in ${took} ms; ${next.summary.differing} differ`);
+        else note('info', `${saved} changed: replayed ${next.summary.requests} requests again in ${took} ms; ${next.summary.differing} differ (was ${first.summary.differing} at start)`);
       } catch (error) {
-        if (replaced) {
-          // Part of the new run was on screen: the last whole result goes back.
-          store.clear();
-          for (const entry of entries) store.ingest(entry);
-        }
-        note('warn', `${file} changed, but the replay failed: ${(error as Error).message}; the last result stays on screen`);
+        // Part of the new run was on screen: the last whole result goes back.
+        if (replaced) restore();
+        note('warn', `${saved ?? options.file}${saved === undefined ? '' : ' changed, but'} the replay failed: ${(error as Error).message}${shown ? '; the last result stays on screen' : ''}`);
       } finally {
         running = undefined;
+        current = undefined;
         store.flush();
       }
     })();
     await running;
-    if (again) {
-      again = false;
-      await rerun(file);
+    if (again !== undefined && !quitting) {
+      const file = again;
+      again = undefined;
+      await replay(file);
     }
   };
+  let quitting = false;
+  void replay(undefined);
   const watches = await Promise.all(
-    (options.rerun ? (options.watch ?? []) : []).map((dir) =>
-      FolderWatch.start(dir, { onChange: (file) => void rerun(file), onError: (error) => note('warn', `watching ${dir}: ${error.message}`), onAppeared: () => void rerun(dir) }),
+    (options.watch ?? []).map((dir) =>
+      FolderWatch.start(dir, { onChange: (file) => void replay(file), onError: (error) => note('warn', `watching ${dir}: ${error.message}`), onAppeared: () => void replay(dir) }),
     ),
   );
 
   await screen.stopped;
+  quitting = true;
   await Promise.all(watches.map((watch) => watch.close()));
+  current?.abort();
   await running;
   screen.close();
   store.close();

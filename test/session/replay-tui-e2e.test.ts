@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tmux, tmuxAvailable, wrtuiCommand } from '../helpers/tmux.js';
+import { writeSyntheticRecording } from './synthetic-recording.js';
 
 const HAR = join(process.cwd(), 'fixtures/har/chromium.har');
 const RULE = (type: string) => `export const manifest = { name: 'no-images', permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'] };
@@ -73,5 +74,22 @@ describe('wrtui replay in the TUI', () => {
     expect(text).toContain('WRTUI_EXIT=0');
     // The summary printed on leaving is the last run's shown (the one before the broken save).
     expect(text).toMatch(/6 request\(s\) replayed .*: 6 identical, 0 differ/);
+  });
+
+  it('a big session: the screen comes up and fills in while the replay goes; quitting midway stops it at once and says so', { timeout: 60_000 }, async () => {
+    // 20,000 requests through a rule in its worker: some seconds of replay, so the screen is seen mid-run.
+    const file = await writeSyntheticRecording(join(workDir, 'big.ndjson'), 20_000);
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
+    await tmux.start('big', 140, 40, workDir, wrtuiCommand(['replay', file, '--rules', join(workDir, 'rules')]));
+    const text = await tmux.waitForScreen('big', (t) => t.includes(' REPLAY ') && / same$/m.test(t), 'the first replayed requests on screen');
+    // Mid-run: far fewer than the 20,000 requests are listed yet.
+    const listed = Number(/Requests\s+([\d,]+)/.exec(text)?.[1]?.replaceAll(',', '') ?? 'NaN');
+    expect(listed).toBeLessThan(20_000);
+    const quit = Date.now();
+    await tmux.press('big', 'q');
+    const after = await tmux.waitForScreen('big', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
+    expect(Date.now() - quit).toBeLessThan(10_000);
+    expect(after).toContain('WRTUI_EXIT=0');
+    expect(after).toContain('the replay was stopped before its end');
   });
 });
