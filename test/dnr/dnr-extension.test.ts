@@ -1,7 +1,7 @@
 // An MV3 extension that ships declarativeNetRequest rules (fixtures/extensions/dnr-rules), loaded
 // unchanged: its static rulesets from manifest.json, the dynamic and session rules its service
 // worker adds at install, onRuleMatchedDebug, and what a broken ruleset does.
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import type { DnrEntry, JournalEntry, LogEntry, RuleEntry } from '../../src/engine/journal.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { closeRig } from '../helpers/close-rig.js';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/extensions/dnr-rules/', import.meta.url));
 const ID = 'epjnknammggjfjpkknpdjpahodfdngdb';
@@ -21,10 +22,7 @@ let host: ExtensionHost | undefined;
 let origin: Origin | undefined;
 let work: string | undefined;
 afterEach(async () => {
-  await host?.close();
-  await harness?.close();
-  await origin?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await closeRig({ host, harness, origin, folder: work });
   host = harness = origin = work = undefined;
 });
 

@@ -3,7 +3,7 @@
 // burning CPU, exhausting its heap, process.exit, a throw in a timer, an unhandled rejection, a
 // background that never finishes), an unrelated request is not slowed down (< 50 ms added), the
 // journal says which rule, what it was doing and where, and the rule serves again.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,16 +11,14 @@ import { ExtensionHost, type ExtensionHostOptions } from '../../src/engine/exten
 import type { JournalEntry, LogEntry, RuntimeEntry } from '../../src/engine/journal.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { closeRig } from '../helpers/close-rig.js';
 
 let harness: ProxyHarness | undefined;
 let host: ExtensionHost | undefined;
 let origin: Origin | undefined;
 let dir: string | undefined;
 afterEach(async () => {
-  await host?.close();
-  await harness?.close();
-  await origin?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await closeRig({ host, harness, origin, folder: dir });
   host = harness = origin = dir = undefined;
 });
 

@@ -1,6 +1,6 @@
 // Unpacked extensions written for a browser, loaded unchanged (`--extension <dir>`, or a rules
 // sub-folder holding a manifest.json), acting on real traffic through the proxy.
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { storageFileOf } from '../../src/engine/extensions/storage-areas.js';
 import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { closeRig } from '../helpers/close-rig.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/extensions/', import.meta.url));
 const MV3_ID = 'npngpgadjklogcjnddakfnmbbkeidjap';
@@ -19,10 +20,7 @@ let host: ExtensionHost | undefined;
 let origin: Origin | undefined;
 let work: string | undefined;
 afterEach(async () => {
-  await host?.close();
-  await harness?.close();
-  await origin?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await closeRig({ host, harness, origin, folder: work });
   host = harness = origin = work = undefined;
 });
 

@@ -1,6 +1,6 @@
 // Personas in real runtimes: an unpacked extension and a rule, each in its own worker, choosing
 // or being given a persona, with traffic through the proxy.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { closeRig } from '../helpers/close-rig.js';
 import { X509Certificate } from 'node:crypto';
 import { generateCACertificate } from 'mockttp';
 import { getCA } from 'mockttp/dist/util/certificates';
@@ -17,10 +18,7 @@ let host: ExtensionHost | undefined;
 let origin: Origin | undefined;
 let work: string | undefined;
 afterEach(async () => {
-  await host?.close();
-  await harness?.close();
-  await origin?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await closeRig({ host, harness, origin, folder: work });
   host = harness = origin = work = undefined;
 });
 

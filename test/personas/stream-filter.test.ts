@@ -1,7 +1,7 @@
 // Firefox's webRequest.filterResponseData under the firefox persona: an unpacked extension in its
 // worker rewrites response bodies on the wire, with traffic through the proxy. Each expectation is
 // what Firefox ESR 153 did with the same add-on code (README, firefox persona, StreamFilter).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -14,16 +14,14 @@ import { replaySession } from '../../src/engine/session/session-replay.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { recordSession, rule as sessionRule } from '../session/session-harness.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { closeRig } from '../helpers/close-rig.js';
 
 let harness: ProxyHarness | undefined;
 let host: ExtensionHost | undefined;
 let origin: Origin | undefined;
 let work: string | undefined;
 afterEach(async () => {
-  await host?.close();
-  await harness?.close();
-  await origin?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await closeRig({ host, harness, origin, folder: work });
   host = harness = origin = work = undefined;
 });
 
