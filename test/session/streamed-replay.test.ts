@@ -100,6 +100,29 @@ describe('a recording replayed as it is read', () => {
     expect(result.summary.warnings).toEqual([]); // stopping is no failure of any request
   });
 
+  it('a request open for the whole recording (a long poll) holds reading back to its start, and everything still replays as a whole read does', { timeout: 30_000 }, async () => {
+    const file = join(dir, 'long-poll.ndjson');
+    const poll = requestEntries(1, 'http://a.test/poll');
+    const lines = [headerLine()];
+    let seq = 0;
+    const line = (entry: (typeof poll)[number]) => lines.push(encodeLine({ ...entry, seq: ++seq, time: 1_000 + seq }));
+    poll.slice(0, 3).forEach(line); // asked, sent: the answer comes at the very end
+    for (let id = 2; id <= 1_500; id++) requestEntries(id, `http://a.test/item/${id}`).forEach(line);
+    poll.slice(3).forEach(line);
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const told: number[] = [];
+    const started: string[] = [];
+    const streamed = await replay(streamedReplayInput(file, readSessionEntries(file)), {
+      keepJournal: false,
+      onDiff: (diff) => told.push(diff.index),
+      onEntry: (entry) => entry.kind === 'webRequest' && entry.event === 'onBeforeRequest' && started.push(new URL(entry.details.url).pathname),
+    });
+    expect(streamed.summary).toMatchObject({ requests: 1_500, identical: 1_500 });
+    // Its steps run where they were recorded: first, although it is read last.
+    expect(started.slice(0, 2)).toEqual(['/poll', '/item/2']);
+    expect(told).toEqual(Array.from({ length: 1_500 }, (_, i) => i)); // in recording order, the poll first
+  });
+
   it('a request is handed out once whole: after the entry following its end (its response body), never before; one that never ends is counted, not replayed', () => {
     const builder = new SessionBuilder(undefined, { keep: false });
     const one = requestEntries(1, 'http://a.test/1').map((entry, i) => ({ ...entry, seq: i + 1, time: i }) as JournalEntry);
