@@ -200,13 +200,15 @@ class HarScanner {
 
   #finishEntry(): void {
     const index = this.#entries++;
-    const text = Buffer.concat(this.#entry!).toString('utf8');
+    const bytes = Buffer.concat(this.#entry!);
     this.#entry = undefined;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
-      throw new HarFormatError(`log.entries[${index}]`, `not JSON: ${(error as Error).message}`);
+      // One entry past V8's longest string (a body of ~512 MB) cannot be read either.
+      const tooLong = (error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG';
+      throw new HarFormatError(`log.entries[${index}]`, tooLong ? `too large to read (${bytes.length} bytes)` : `not JSON: ${(error as Error).message}`);
     }
     this.#onEntry(value, index);
   }
