@@ -100,7 +100,15 @@ export function readSessionEntries(file: string, options: { onProgress?: Progres
       const decoder = new StringDecoder('utf8');
       let cutOff = false;
       for await (const bytes of fileChunks(file, { gzipped: await isGzipFile(file), onRead: progress, onCutOff: () => (cutOff = true) })) {
-        const lines = (carry + decoder.write(bytes)).split('\n');
+        let text: string;
+        try {
+          text = carry + decoder.write(bytes);
+        } catch (error) {
+          // One line past V8's longest string (~512 MB): no recorder writes such a line.
+          if ((error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') throw new SessionFileError(file, lineNumber + 1, 'a line too long to read');
+          throw error;
+        }
+        const lines = text.split('\n');
         carry = lines.pop()!;
         for (const line of lines) handle(line, false);
         if (batch.length > 0) {

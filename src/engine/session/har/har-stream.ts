@@ -136,10 +136,11 @@ class HarScanner {
 
   end(): unknown {
     if (this.#entry) throw new HarFormatError(`log.entries[${this.#entries}]`, 'not JSON (the file ends inside it)');
-    const text = Buffer.concat(this.#skeleton).toString('utf8');
+    const bytes = Buffer.concat(this.#skeleton);
     try {
-      return JSON.parse(text);
+      return JSON.parse(bytes.toString('utf8'));
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') throw new HarFormatError('(file)', `too large to read outside log.entries (${bytes.length} bytes)`);
       throw new HarFormatError('(file)', `not JSON: ${(error as Error).message}`);
     }
   }
