@@ -105,7 +105,7 @@ export function readSessionEntries(file: string, options: { onProgress?: Progres
           text = carry + decoder.write(bytes);
         } catch (error) {
           // One line past V8's longest string (~512 MB): no recorder writes such a line.
-          if ((error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') throw new SessionFileError(file, lineNumber + 1, 'a line too long to read');
+          if (error instanceof RangeError) throw new SessionFileError(file, lineNumber + 1, 'a line too long to read');
           throw error;
         }
         const lines = text.split('\n');
