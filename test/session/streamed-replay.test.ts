@@ -14,7 +14,7 @@ import { streamedReplayInput } from '../../src/engine/session/replay-input.js';
 import { SessionBuilder } from '../../src/engine/session/session-from-journal.js';
 import { encodeLine } from '../../src/engine/session/session-json.js';
 import { BODY, headerLine, requestEntries, writeSyntheticRecording } from './synthetic-recording.js';
-import { readSessionEntries } from '../../src/engine/session/session-reader.js';
+import { readSessionEntries, readSessionFile } from '../../src/engine/session/session-reader.js';
 import { replay } from '../../src/engine/session/session-replay.js';
 import { TransportError } from '../../src/engine/web-request/transport.js';
 
@@ -121,6 +121,14 @@ describe('a recording replayed as it is read', () => {
     // Its steps run where they were recorded: first, although it is read last.
     expect(started.slice(0, 2)).toEqual(['/poll', '/item/2']);
     expect(told).toEqual(Array.from({ length: 1_500 }, (_, i) => i)); // in recording order, the poll first
+  });
+
+  it('a line longer than the chunks the file is read in (a big body) reads back whole', async () => {
+    const file = join(dir, 'long-line.ndjson');
+    const message = 'x'.repeat(3 * 1024 * 1024 + 17); // across four 1 MiB chunks
+    await writeFile(file, `${headerLine()}\n${encodeLine({ kind: 'log', level: 'info', source: 'test', message, seq: 1, time: 1 })}\n${encodeLine({ kind: 'log', level: 'info', source: 'test', message: 'after', seq: 2, time: 2 })}\n`);
+    const { entries } = await readSessionFile(file);
+    expect(entries.map((entry) => (entry as { message: string }).message.length)).toEqual([message.length, 5]);
   });
 
   it('a request is handed out once whole: after the entry following its end (its response body), never before; one that never ends is counted, not replayed', () => {

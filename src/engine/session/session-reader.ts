@@ -58,7 +58,7 @@ export function readSessionEntries(file: string, options: { onProgress?: Progres
     async *batches() {
       const total = (await stat(file)).size;
       let lineNumber = 0;
-      let carry = '';
+      const carry = new LineStart(file);
       let read = 0;
       let lastReport = 0;
       let batch: JournalEntry[] = [];
@@ -100,29 +100,56 @@ export function readSessionEntries(file: string, options: { onProgress?: Progres
       const decoder = new StringDecoder('utf8');
       let cutOff = false;
       for await (const bytes of fileChunks(file, { gzipped: await isGzipFile(file), onRead: progress, onCutOff: () => (cutOff = true) })) {
-        let text: string;
-        try {
-          text = carry + decoder.write(bytes);
-        } catch (error) {
-          // One line past V8's longest string (~512 MB): no recorder writes such a line.
-          if (error instanceof RangeError) throw new SessionFileError(file, lineNumber + 1, 'a line too long to read');
-          throw error;
+        const text = decoder.write(bytes);
+        let start = 0;
+        for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+          // A line's start may be in earlier chunks: joined once, when its end comes (a long line is no quadratic re-split).
+          handle(carry.take(text.slice(start, end)), false);
+          start = end + 1;
         }
-        const lines = text.split('\n');
-        carry = lines.pop()!;
-        for (const line of lines) handle(line, false);
+        carry.add(text.slice(start), lineNumber + 1);
         if (batch.length > 0) {
           yield batch;
           batch = [];
         }
       }
-      carry += decoder.end();
+      const last = carry.take(decoder.end());
       if (cutOff) stream.warnings.push(`${file}: the compressed recording stops inside its last block (it was cut off); read up to there`);
       // Text after the last newline: a complete line if it parses, a cut-off write otherwise.
-      if (carry !== '') handle(carry, true);
+      if (last !== '') handle(last, true);
       if (batch.length > 0) yield batch;
       options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
     },
   };
   return stream;
 }
+
+/** The part of a line read so far, in pieces until its end comes. */
+class LineStart {
+  readonly #file: string;
+  #pieces: string[] = [];
+  #length = 0;
+
+  constructor(file: string) {
+    this.#file = file;
+  }
+
+  add(piece: string, lineNumber: number): void {
+    if (piece === '') return;
+    this.#length += piece.length;
+    // Past V8's longest string (~512 MB) the line could never be joined: no recorder writes such a line.
+    if (this.#length > MAX_LINE_CHARS) throw new SessionFileError(this.#file, lineNumber, 'a line too long to read');
+    this.#pieces.push(piece);
+  }
+
+  /** The whole line, `end` its last piece; starts the next one. */
+  take(end: string): string {
+    if (this.#pieces.length === 0) return end;
+    const line = this.#pieces.join('') + end;
+    this.#pieces = [];
+    this.#length = 0;
+    return line;
+  }
+}
+
+const MAX_LINE_CHARS = 2 ** 29 - 24;
