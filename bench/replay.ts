@@ -1,9 +1,10 @@
-// Recorded sessions' costs, in one run. Run: node --import tsx bench/replay.ts (about a minute).
+// Recorded sessions' costs, in one run. Run: node --import tsx bench/replay.ts (a few minutes).
 //
 // 1. Replay throughput: a 10,000-request session is generated (an Engine with 10 rules, requests
 //    driven in-process through the lifecycle 8 at a time, recorded by SessionRecorder with bodies),
 //    once as text and once compressed (*.gz), then each read back and replayed offline through the
-//    same 10 rules, 3 times. Every replayed request
+//    same 10 rules, 3 times, and the text file streamed as `wrtui replay --json` replays it (its
+//    reading included in the time). Every replayed request
 //    must come out identical to its recording. Requests/s counts replayed requests over the whole
 //    replay (engine, rule loading, the comparison included; reading the file is shown apart).
 // 2. Recording's cost on live throughput: three proxies (CaptureProxy, no rules), one recording with
@@ -155,6 +156,7 @@ async function replayThroughput(): Promise<string> {
     const rows: string[][] = [];
     const rates: number[] = [];
     const firstVerdicts: number[] = [];
+    const streamedRates: number[] = [];
     for (let i = 1; i <= REPLAYS; i++) {
       for (const kind of ['text', 'gzip'] as const) {
         const read = performance.now();
@@ -171,6 +173,13 @@ async function replayThroughput(): Promise<string> {
         if (kind === 'text') rates.push((session.requests.length / replayMs) * 1000);
         rows.push([`replay ${i}, ${kind}`, fmt(session.requests.length), fmt(events), fmt(readMs), fmt(replayMs), fmt((session.requests.length / replayMs) * 1000), `${result.summary.identical}/${result.summary.requests}`]);
       }
+      // As `wrtui replay --json` runs it: the file read while it replays (its reading is in "replay ms").
+      const streamed = performance.now();
+      const result = await replay(streamedReplayInput(files.text, readSessionEntries(files.text)), { rulesDir, keepJournal: false });
+      const streamedMs = performance.now() - streamed;
+      if (result.summary.identical !== SESSION_REQUESTS) throw new Error(`replay ${i} (streamed): ${result.summary.differing} requests differ from the recording`);
+      streamedRates.push((result.summary.requests / streamedMs) * 1000);
+      rows.push([`replay ${i}, streamed`, fmt(result.summary.requests), '-', '(within)', fmt(streamedMs), fmt((result.summary.requests / streamedMs) * 1000), `${result.summary.identical}/${result.summary.requests}`]);
     }
     return [
       `1. Replay throughput: ${fmt(SESSION_REQUESTS)} requests through ${Object.keys(RULES).length} rules, offline`,
@@ -179,6 +188,7 @@ async function replayThroughput(): Promise<string> {
       table(['run', 'requests', 'events', 'read ms', 'replay ms', 'requests/s', 'identical'], rows),
       `   median (text): ${fmt(median(rates))} requests/s; "replay ms" is also what a save costs in the TUI's replay until the last verdict (the whole`,
       `   session re-runs); the first verdicts are on screen ${fmt(median(firstVerdicts))} ms after it starts (median, text: rules loaded, first requests replayed)`,
+      `   streamed (printed output: the file read as it replays, reading included): ${fmt(median(streamedRates))} requests/s (median)`,
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
