@@ -298,8 +298,11 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
  */
 class IndexOrder {
   readonly #emit: (diff: RequestDiff) => void;
-  /** Indices handed to the scheduler and not finished, ascending. */
-  readonly #running: number[] = [];
+  /** Indices handed to the scheduler, ascending; those before `#head` have all finished. */
+  #added: number[] = [];
+  #head = 0;
+  /** Finished indices not yet passed by `#head`. */
+  readonly #done = new Set<number>();
   /** Finished verdicts not yet handed out, ascending by index. */
   readonly #finished: RequestDiff[] = [];
   #toCome = 0;
@@ -309,7 +312,7 @@ class IndexOrder {
   }
 
   added(index: number): void {
-    insertSorted(this.#running, index, (value) => value);
+    insertSorted(this.#added, index, (value) => value);
   }
 
   /** No request still to be added has an index below `index`. */
@@ -319,8 +322,7 @@ class IndexOrder {
   }
 
   finished(index: number, diff: RequestDiff): void {
-    const at = this.#running.indexOf(index);
-    if (at !== -1) this.#running.splice(at, 1);
+    this.#done.add(index);
     insertSorted(this.#finished, diff, (value) => value.index);
     this.#release();
   }
@@ -328,12 +330,24 @@ class IndexOrder {
   /** Everything has been added and has finished. */
   flush(): void {
     this.#toCome = Infinity;
-    this.#running.length = 0;
+    this.#added = [];
+    this.#head = 0;
     this.#release();
   }
 
+  /** The lowest index added and not finished (requests mostly finish in order: the head moves on). */
+  #lowestRunning(): number {
+    const added = this.#added;
+    while (this.#head < added.length && this.#done.delete(added[this.#head]!)) this.#head++;
+    if (this.#head > 1024) {
+      added.splice(0, this.#head);
+      this.#head = 0;
+    }
+    return added[this.#head] ?? Infinity;
+  }
+
   #release(): void {
-    const lowest = Math.min(this.#running[0] ?? Infinity, this.#toCome);
+    const lowest = Math.min(this.#lowestRunning(), this.#toCome);
     let count = 0;
     while (count < this.#finished.length && this.#finished[count]!.index < lowest) count++;
     if (count === 0) return;
