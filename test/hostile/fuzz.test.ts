@@ -1,5 +1,5 @@
 // Property-based fuzzing (fast-check) of what the outside world hands wrtui: request lines and
-// headers from clients, and BlockingResponse objects from listeners. A bounded number of cases runs
+// headers from clients, BlockingResponse objects from listeners, and session files to replay. A bounded number of cases runs
 // in every `npm test`; `npm run fuzz` runs many more (FUZZ_RUNS, default there 5,000).
 import net from 'node:net';
 import fc from 'fast-check';
@@ -8,6 +8,13 @@ import { checkBlockingResponse } from '../../src/engine/web-request/blocking-res
 import { WEB_REQUEST_EVENTS } from '../../src/engine/types.js';
 import { runRequest } from '../../src/engine/web-request/run-request.js';
 import { createHarness, ScriptedOrigin } from '../helpers/web-request-harness.js';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { streamedReplayInput } from '../../src/engine/session/replay-input.js';
+import { readSessionEntries, SessionFileError } from '../../src/engine/session/session-reader.js';
+import { replay } from '../../src/engine/session/session-replay.js';
+import { writeSyntheticRecording } from '../session/synthetic-recording.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 
@@ -117,5 +124,54 @@ describe('fuzzed BlockingResponses', () => {
       }),
       options,
     );
+  });
+});
+
+describe('fuzzed session files', () => {
+  // A recording edited by hand, cut, or written by something else: lines gone, doubled, swapped,
+  // fields replaced by any JSON value.
+  const mutation = fc.oneof(
+    fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
+    fc.record({ kind: fc.constant('double' as const), at: fc.nat() }),
+    fc.record({ kind: fc.constant('swap' as const), at: fc.nat() }),
+    fc.record({ kind: fc.constant('field' as const), at: fc.nat(), name: fc.constantFrom('kind', 'event', 'details', 'outcomes', 'time', 'requestId', 'direction', 'bytes', 'changeInfo'), value: fc.jsonValue() }),
+    fc.record({ kind: fc.constant('detail' as const), at: fc.nat(), name: fc.constantFrom('requestId', 'url', 'method', 'type', 'tabId', 'frameId', 'requestHeaders', 'responseHeaders', 'statusCode', 'statusLine', 'error', 'redirectUrl'), value: fc.jsonValue() }),
+  );
+
+  it(`replay of a mangled recording ends with its verdicts or with an error naming the line, never anything else (${Math.ceil(RUNS / 3)} cases)`, { timeout: 600_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wrtui-fuzz-session-'));
+    try {
+      const lines = (await readFile(await writeSyntheticRecording(join(dir, 'base.ndjson'), 24), 'utf8')).trimEnd().split('\n');
+      const file = join(dir, 'mangled.ndjson');
+      await fc.assert(
+        fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 4 }), async (mutations) => {
+          const mangled = [...lines];
+          for (const change of mutations) {
+            const at = 1 + (change.at % (mangled.length - 1)); // the header stays
+            if (change.kind === 'drop') mangled.splice(at, 1);
+            else if (change.kind === 'double') mangled.splice(at, 0, mangled[at]!);
+            else if (change.kind === 'swap' && at + 1 < mangled.length) [mangled[at], mangled[at + 1]] = [mangled[at + 1]!, mangled[at]!];
+            else if (change.kind === 'field' || change.kind === 'detail') {
+              const entry = JSON.parse(mangled[at]!) as Record<string, unknown>;
+              if (change.kind === 'field') entry[change.name] = change.value;
+              else if (typeof entry.details === 'object' && entry.details !== null) (entry.details as Record<string, unknown>)[change.name] = change.value;
+              mangled[at] = JSON.stringify(entry);
+            }
+            if (mangled.length < 2) break;
+          }
+          await writeFile(file, `${mangled.join('\n')}\n`);
+          try {
+            const result = await replay(streamedReplayInput(file, readSessionEntries(file)), { keepJournal: false });
+            expect(result.summary.requests + result.summary.skipped).toBeLessThanOrEqual(48);
+          } catch (error) {
+            expect(error).toBeInstanceOf(SessionFileError);
+            expect((error as Error).message).toMatch(/^\S+mangled\.ndjson:\d+: /);
+          }
+        }),
+        { ...options, numRuns: Math.ceil(RUNS / 3) },
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

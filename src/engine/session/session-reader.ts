@@ -13,6 +13,7 @@ import type { JournalEntry } from '../journal.js';
 import type { ProgressListener } from './progress.js';
 import { isSessionHeader, SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionHeader } from './session-format.js';
 import { decodeLine } from './session-json.js';
+import { entryProblem } from './entry-shape.js';
 
 export interface SessionFileContents {
   source: 'wrtui-session' | 'wrtui-journal';
@@ -87,6 +88,8 @@ export function readSessionEntries(file: string, options: { onProgress?: Progres
         if (typeof value !== 'object' || value === null || typeof (value as { kind?: unknown }).kind !== 'string') {
           throw new SessionFileError(file, lineNumber, 'not a journal entry (no "kind")');
         }
+        const problem = entryProblem(value as Record<string, unknown>);
+        if (problem) throw new SessionFileError(file, lineNumber, problem);
         batch.push(value as JournalEntry);
       };
 
