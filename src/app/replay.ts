@@ -3,9 +3,8 @@
 // --export-har writes it as HAR 1.2 and stops. stdout carries only the report; progress (on a
 // terminal) and warnings go to stderr. The exit code: 0, or 1 with --fail-on-diff when anything
 // differs, or 2 when the file cannot be read.
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { sessionToHar } from '../engine/session/har/har-export.js';
+import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
 import { HarFormatError } from '../engine/session/har/har-validation.js';
 import { openRecording, sniff, type RecordingKind } from '../engine/session/open-recording.js';
 import { ProgressBar } from '../engine/session/progress-bar.js';
@@ -100,7 +99,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     const har = sessionToHar(session, { onProgress: progress.update });
     progress.clear();
     // 0600: a HAR holds cookies and headers, like the session it came from.
-    await writeFile(resolve(options.exportHar), `${JSON.stringify(har, null, 2)}\n`, { mode: 0o600 });
+    await writeHarFile(resolve(options.exportHar), har);
     if (!options.json) out(`wrote ${har.log.entries.length} HAR entries (${session.requests.length} requests) to ${options.exportHar}`);
     return EXIT_OK;
   }

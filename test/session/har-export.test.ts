@@ -1,11 +1,11 @@
 // HAR 1.2 export: any session, loadable by Chrome DevTools, importing back to the same requests,
 // statuses, headers and bodies, and replaying as the original.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry, WebRequestEntry } from '../../src/engine/journal.js';
 import { eventSignature } from '../../src/engine/session/event-signature.js';
-import { sessionToHar } from '../../src/engine/session/har/har-export.js';
+import { sessionToHar, writeHarFile } from '../../src/engine/session/har/har-export.js';
 import type { HarLog } from '../../src/engine/session/har/har-format.js';
 import { sessionFromHar } from '../../src/engine/session/har/har-import.js';
 import { openRecording } from '../../src/engine/session/open-recording.js';
@@ -51,6 +51,17 @@ describe('export', () => {
     expect(har.log.version).toBe('1.2');
     expect(har.log.creator).toEqual({ name: 'wrtui', version: '0.1.0' });
     expect(devToolsHarProblems(har)).toEqual([]);
+  });
+
+  it('is written entry by entry, 0600, byte for byte what JSON.stringify(har, null, 2) makes (a big session\'s HAR can be longer than one string)', async () => {
+    const file = join(recording.dir, 'written.har');
+    await writeHarFile(file, har);
+    expect(await readFile(file, 'utf8')).toBe(`${JSON.stringify(har, null, 2)}\n`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const empty = { log: { ...har.log, entries: [] } };
+    const emptyFile = join(recording.dir, 'empty.har');
+    await writeHarFile(emptyFile, empty);
+    expect(await readFile(emptyFile, 'utf8')).toBe(`${JSON.stringify(empty, null, 2)}\n`);
   });
 
   it('one entry per exchange: redirects linked by redirectURL, a credentials retry as two, blocked and failed requests as status 0', () => {
