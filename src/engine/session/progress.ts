@@ -13,3 +13,22 @@ export interface Progress {
 }
 
 export type ProgressListener = (progress: Progress) => void;
+
+/** How many bytes read between two reports of a file's reading. */
+const REPORT_EVERY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * An `onRead(bytes)` for a file of `total` bytes being read: tells `onProgress` "reading" every
+ * few MiB and at the end, not for every chunk.
+ */
+export function readingProgress(total: number, onProgress: ProgressListener | undefined): (bytes: number) => void {
+  let read = 0;
+  let lastReport = 0;
+  return (bytes) => {
+    read += bytes;
+    if (onProgress && (read - lastReport > REPORT_EVERY_BYTES || read === total)) {
+      lastReport = read;
+      onProgress({ phase: 'reading', done: read, total, unit: 'bytes' });
+    }
+  };
+}

@@ -10,7 +10,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { fileChunks, isGzipFile } from './gzip-file.js';
 import { stat } from 'node:fs/promises';
 import type { JournalEntry } from '../journal.js';
-import type { ProgressListener } from './progress.js';
+import { readingProgress, type ProgressListener } from './progress.js';
 import { isSessionHeader, SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionHeader } from './session-format.js';
 import { decodeLine } from './session-json.js';
 import { entryProblem } from './entry-shape.js';
@@ -32,11 +32,9 @@ export class SessionFileError extends Error {
 /** What a session file holds, read whole (small files, tests, the TUI's re-runs). */
 export async function readSessionFile(file: string, options: { onProgress?: ProgressListener } = {}): Promise<SessionFileContents> {
   const reading = readSessionEntries(file, options);
-  const contents: SessionFileContents = { source: reading.source, header: undefined, entries: [], warnings: reading.warnings };
-  for await (const batch of reading.batches()) for (const entry of batch) contents.entries.push(entry);
-  contents.source = reading.source;
-  contents.header = reading.header;
-  return contents;
+  const entries: JournalEntry[] = [];
+  for await (const batch of reading.batches()) for (const entry of batch) entries.push(entry);
+  return { source: reading.source, header: reading.header, entries, warnings: reading.warnings };
 }
 
 /**
@@ -60,8 +58,6 @@ export function readSessionEntries(file: string, options: { onProgress?: Progres
       const total = (await stat(file)).size;
       let lineNumber = 0;
       const carry = new LineStart(file);
-      let read = 0;
-      let lastReport = 0;
       let batch: JournalEntry[] = [];
 
       const handle = (line: string, isLast: boolean) => {
@@ -93,13 +89,7 @@ export function readSessionEntries(file: string, options: { onProgress?: Progres
         batch.push(value as JournalEntry);
       };
 
-      const progress = (bytes: number) => {
-        read += bytes;
-        if (options.onProgress && (read - lastReport > 4 * 1024 * 1024 || read === total)) {
-          lastReport = read;
-          options.onProgress({ phase: 'reading', done: read, total, unit: 'bytes' });
-        }
-      };
+      const progress = readingProgress(total, options.onProgress);
       const decoder = new StringDecoder('utf8');
       let cutOff = false;
       for await (const bytes of fileChunks(file, { gzipped: await isGzipFile(file), onRead: progress, onCutOff: () => (cutOff = true) })) {

@@ -16,7 +16,7 @@ import { getHeader } from '../../headers.js';
 import type { HttpHeaders, NetError, ResourceType } from '../../types.js';
 import { parseRequestBody } from '../../web-request/request-body.js';
 import { fileChunks, isGzipFile } from '../gzip-file.js';
-import type { ProgressListener } from '../progress.js';
+import { readingProgress, type ProgressListener } from '../progress.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse, RecordedSession } from '../recorded-session.js';
 import { bytesOfHarText } from './har-content.js';
 import { readHarDocument } from './har-stream.js';
@@ -69,15 +69,7 @@ interface ImportedEntry {
 
 export async function readHarFile(file: string, options: { onProgress?: ProgressListener } = {}): Promise<RecordedSession> {
   const total = (await stat(file)).size;
-  let read = 0;
-  let lastReport = 0;
-  const onRead = (bytes: number) => {
-    read += bytes;
-    if (options.onProgress && (read - lastReport > 4 * 1024 * 1024 || read === total)) {
-      lastReport = read;
-      options.onProgress({ phase: 'reading', done: read, total, unit: 'bytes' });
-    }
-  };
+  const onRead = readingProgress(total, options.onProgress);
   options.onProgress?.({ phase: 'reading', done: 0, total, unit: 'bytes' });
   // Each entry is imported as soon as it is read (its bodies decoded), its JSON text let go.
   const entries: ImportedEntry[] = [];
