@@ -7,6 +7,8 @@
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Absent, or a list of headers with names (replay reads and sorts them). */
+const isHeaderList = (value: unknown): boolean => value === undefined || (Array.isArray(value) && value.every((header) => isObject(header) && typeof header.name === 'string'));
 
 /** Undefined when `entry` can be replayed from; else what is wrong with it. */
 export function entryProblem(entry: Json): string | undefined {
@@ -37,18 +39,12 @@ function webRequestProblem(entry: Json): string | undefined {
   if (!isObject(details)) return 'a webRequest entry without details';
   for (const field of ['requestId', 'url', 'method', 'type'] as const) if (typeof details[field] !== 'string') return `a webRequest entry without a string details.${field}`;
   for (const field of ['tabId', 'frameId', 'parentFrameId'] as const) if (typeof details[field] !== 'number') return `a webRequest entry without a number details.${field}`;
-  for (const field of ['requestHeaders', 'responseHeaders'] as const) {
-    const headers = details[field];
-    if (headers !== undefined && !(Array.isArray(headers) && headers.every((header) => isObject(header) && typeof header.name === 'string'))) return `a webRequest entry whose details.${field} is not a list of headers`;
-  }
+  for (const field of ['requestHeaders', 'responseHeaders'] as const) if (!isHeaderList(details[field])) return `a webRequest entry whose details.${field} is not a list of headers`;
   for (const outcome of entry.outcomes) {
     if (!isObject(outcome)) return 'a webRequest entry with an outcome that is not an object';
     const response = outcome.response;
     if (response !== undefined && response !== null && !isObject(response)) return 'a webRequest entry with an outcome whose response is not an object';
-    for (const field of ['requestHeaders', 'responseHeaders'] as const) {
-      const headers = isObject(response) ? response[field] : undefined;
-      if (headers !== undefined && !(Array.isArray(headers) && headers.every((header) => isObject(header) && typeof header.name === 'string'))) return `a webRequest entry with an outcome whose ${field} is not a list of headers`;
-    }
+    for (const field of ['requestHeaders', 'responseHeaders'] as const) if (isObject(response) && !isHeaderList(response[field])) return `a webRequest entry with an outcome whose ${field} is not a list of headers`;
   }
   return undefined;
 }
