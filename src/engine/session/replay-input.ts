@@ -6,7 +6,7 @@ import type { SerializedCookie } from 'tough-cookie';
 import type { JournalEntry } from '../journal.js';
 import type { CookieChangeInfo } from '../types.js';
 import type { RecordedRequest, RecordedSession, SessionSource } from './recorded-session.js';
-import { traceJournal, type RequestTrace } from './request-trace.js';
+import { JournalTracer, type RequestTrace } from './request-trace.js';
 import { incompleteWarning, SessionBuilder } from './session-from-journal.js';
 import type { SessionEntryStream } from './session-reader.js';
 
@@ -48,7 +48,7 @@ export interface ReplayInput {
 }
 
 /** Requests a replay can drive: they ended, and they have a hop. */
-export function isReplayable(request: RecordedRequest): boolean {
+function isReplayable(request: RecordedRequest): boolean {
   return request.complete && request.hops.length > 0;
 }
 
@@ -104,15 +104,9 @@ export function wholeReplayInput(session: RecordedSession): ReplayInput {
   const replayable = session.requests.filter(isReplayable);
   let baseline: RecordedBaseline | undefined;
   if (session.journal) {
-    const trace = traceJournal(session.journal);
-    baseline = {
-      take(requestId) {
-        const taken = trace.requests.get(requestId);
-        trace.requests.delete(requestId);
-        return taken;
-      },
-      unattributedCookieChanges: () => trace.unattributedCookieChanges,
-    };
+    const tracer = new JournalTracer();
+    for (const entry of session.journal) tracer.add(entry);
+    baseline = { take: (requestId) => tracer.take(requestId), unattributedCookieChanges: () => tracer.trace().unattributedCookieChanges };
   }
   return {
     source: session.source,

@@ -32,15 +32,9 @@ interface OpenResponse {
   names: Map<string, number>;
 }
 
-export function traceJournal(entries: readonly JournalEntry[]): JournalTrace {
-  const tracer = new JournalTracer();
-  for (const entry of entries) tracer.add(entry);
-  return tracer.trace();
-}
-
 /**
- * The same cut made entry by entry, as a journal grows: a request's trace can be taken (and
- * forgotten) once the request has ended, so a long replay need not keep every entry.
+ * The cut, made entry by entry as a journal grows (or is read): a request's trace can be taken
+ * (and forgotten) once the request has ended, so a long replay need not keep every entry.
  */
 export class JournalTracer {
   readonly #requests = new Map<string, RequestTrace>();

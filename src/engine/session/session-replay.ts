@@ -178,6 +178,13 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   let loading = true;
   let closing = false;
   let lastSeq = 0;
+  let host: ExtensionHost | undefined;
+  const close = async () => {
+    closing = true;
+    await chunks.return(undefined);
+    await host?.close();
+    await engine.close();
+  };
   engine.journal.subscribe((entry) => {
     // What the engine journals while closing (workers stopping) is no part of the replay's story.
     if (closing) return;
@@ -190,25 +197,19 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     options.onEntry?.(entry);
   });
   seedCookies(engine, input.cookies);
-  let host: ExtensionHost | undefined;
   try {
     host =
       options.rulesDir || options.extensions?.length
         ? await ExtensionHost.start(engine, { ...(options.rulesDir && { rulesDir: options.rulesDir }), extensions: options.extensions ?? [], watch: false, typeCheck: false, ...(options.persona && { persona: options.persona }) })
         : undefined;
   } catch (error) {
-    await chunks.return(undefined);
-    await engine.close();
+    await close();
     throw error;
   }
   const transport = new RecordedTransport(engine.journal);
   loading = false;
   // Told what loading said: the TUI goes no further when a save broke a rule.
   let stopped = options.onLoaded?.(failures) === false || options.signal?.aborted === true;
-  if (stopped) {
-    await chunks.return(undefined);
-    next = { done: true, value: undefined };
-  }
   const stop = () => {
     stopped = true;
     scheduler.abort();
@@ -269,12 +270,11 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     // The file broke off or could not be read: what is in flight ends first.
     scheduler.end();
     await drained.catch(() => undefined);
-    await chunks.return(undefined);
-    await host?.close();
-    await engine.close();
+    await close();
     throw error;
   }
   options.signal?.removeEventListener('abort', stop);
+  // Stopped early: the rest of the recording is not read.
   if (stopped) await chunks.return(undefined);
   return {
     engine,
@@ -284,11 +284,7 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     lastSeq: () => lastSeq,
     failures,
     stopped,
-    async close() {
-      closing = true;
-      await host?.close();
-      await engine.close();
-    },
+    close,
   };
 }
 
