@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
 import { HarFormatError } from '../engine/session/har/har-validation.js';
-import { openRecording, sniff, type RecordingKind } from '../engine/session/open-recording.js';
+import { openRecording, sniff, type Sniffed } from '../engine/session/open-recording.js';
 import { ProgressBar } from '../engine/session/progress-bar.js';
 import type { Progress } from '../engine/session/progress.js';
 import type { RecordedSession } from '../engine/session/recorded-session.js';
@@ -73,15 +73,15 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   // Printed output replays a session file as it is read: memory does not grow with the file. The
   // TUI (which re-runs it), a HAR export and a HAR (its requests sorted and linked first) hold the
   // recording whole.
-  let kind: RecordingKind;
+  let sniffed: Sniffed;
   try {
-    kind = await sniff(file);
+    sniffed = await sniff(file);
   } catch (error) {
     return unreadable(error);
   }
-  if (kind === 'ndjson' && !tui && !options.exportHar) {
+  if (sniffed.kind === 'ndjson' && !tui && !options.exportHar) {
     try {
-      return exitCode(options, (await printStreamedReplay(file, options, replayOptions, progress, out, warn)).summary);
+      return exitCode(options, (await printStreamedReplay(file, sniffed.gzipped, options, replayOptions, progress, out, warn)).summary);
     } catch (error) {
       return unreadable(error);
     }
@@ -89,7 +89,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
 
   let session: RecordedSession;
   try {
-    session = await openRecording(file, { onProgress: progress.update });
+    session = await openRecording(file, { onProgress: progress.update, sniffed });
   } catch (error) {
     return unreadable(error);
   }
@@ -127,11 +127,12 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
 }
 
 /** A session file replayed as it is read; the bar follows the file (its request total is unknown until the end). */
-function printStreamedReplay(file: string, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, out: (line: string) => void, warn: (line: string) => void): Promise<ReplayResult> {
+function printStreamedReplay(file: string, gzipped: boolean, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, out: (line: string) => void, warn: (line: string) => void): Promise<ReplayResult> {
   let read: Progress | undefined;
   let replayed = 0;
   const show = () => read && progress.update({ ...read, phase: 'replaying', requests: replayed });
   const stream = readSessionEntries(file, {
+    gzipped,
     onProgress: (reading) => {
       read = reading;
       show();

@@ -14,15 +14,27 @@ const SNIFF_BYTES = 64 * 1024;
 
 export type RecordingKind = 'ndjson' | 'har';
 
-export async function openRecording(file: string, options: { onProgress?: ProgressListener } = {}): Promise<RecordedSession> {
-  const kind = await sniff(file);
-  if (kind === 'har') return readHarFile(file, options);
-  return sessionFromJournal(file, await readSessionFile(file, options));
+/** What a recording's first bytes tell. */
+export interface Sniffed {
+  kind: RecordingKind;
+  gzipped: boolean;
+}
+
+/** `sniffed`: what sniff() already told of the file, when the caller asked it first. */
+export async function openRecording(file: string, options: { onProgress?: ProgressListener; sniffed?: Sniffed } = {}): Promise<RecordedSession> {
+  const { kind, gzipped } = options.sniffed ?? (await sniff(file));
+  const reading = { gzipped, ...(options.onProgress && { onProgress: options.onProgress }) };
+  if (kind === 'har') return readHarFile(file, reading);
+  return sessionFromJournal(file, await readSessionFile(file, reading));
 }
 
 /** NDJSON when the first line is a JSON object with `format` (a session header) or `kind` (a journal entry). */
-export async function sniff(file: string): Promise<RecordingKind> {
-  const head = (await isGzipFile(file)) ? await gunzippedHead(file) : await plainHead(file);
+export async function sniff(file: string): Promise<Sniffed> {
+  const gzipped = await isGzipFile(file);
+  return { kind: kindOf(gzipped ? await gunzippedHead(file) : await plainHead(file)), gzipped };
+}
+
+function kindOf(head: string): RecordingKind {
   const firstLine = head.trimStart().split('\n', 1)[0] ?? '';
   // wrtui writes `format` (the header) or `kind` (an entry) first; a header with many cookies can be
   // longer than what was read, so the start of the line decides before any parsing.

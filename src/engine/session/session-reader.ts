@@ -30,7 +30,7 @@ export class SessionFileError extends Error {
 }
 
 /** What a session file holds, read whole (small files, tests, the TUI's re-runs). */
-export async function readSessionFile(file: string, options: { onProgress?: ProgressListener } = {}): Promise<SessionFileContents> {
+export async function readSessionFile(file: string, options: ReadingOptions = {}): Promise<SessionFileContents> {
   const reading = readSessionEntries(file, options);
   const entries: JournalEntry[] = [];
   for await (const batch of reading.batches()) for (const entry of batch) entries.push(entry);
@@ -49,7 +49,13 @@ export interface SessionEntryStream {
   batches(): AsyncGenerator<JournalEntry[]>;
 }
 
-export function readSessionEntries(file: string, options: { onProgress?: ProgressListener } = {}): SessionEntryStream {
+export interface ReadingOptions {
+  onProgress?: ProgressListener;
+  /** Whether the file is gzip-compressed, when the caller already knows (sniff()); else its first bytes are read. */
+  gzipped?: boolean;
+}
+
+export function readSessionEntries(file: string, options: ReadingOptions = {}): SessionEntryStream {
   const stream: SessionEntryStream = {
     source: 'wrtui-journal',
     header: undefined,
@@ -92,7 +98,7 @@ export function readSessionEntries(file: string, options: { onProgress?: Progres
       const progress = readingProgress(total, options.onProgress);
       const decoder = new StringDecoder('utf8');
       let cutOff = false;
-      for await (const bytes of fileChunks(file, { gzipped: await isGzipFile(file), onRead: progress, onCutOff: () => (cutOff = true) })) {
+      for await (const bytes of fileChunks(file, { gzipped: options.gzipped ?? (await isGzipFile(file)), onRead: progress, onCutOff: () => (cutOff = true) })) {
         const text = decoder.write(bytes);
         let start = 0;
         for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {

@@ -20,6 +20,7 @@ import { readingProgress, type ProgressListener } from '../progress.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse, RecordedSession } from '../recorded-session.js';
 import { bytesOfHarText } from './har-content.js';
 import { readHarDocument } from './har-stream.js';
+import type { ReadingOptions } from '../session-reader.js';
 import { isResourceType, resourceTypeFromChrome } from './har-resource-types.js';
 import {
   arrayAt,
@@ -67,13 +68,13 @@ interface ImportedEntry {
   group?: { requestId: string; hop: number; attempt: number };
 }
 
-export async function readHarFile(file: string, options: { onProgress?: ProgressListener } = {}): Promise<RecordedSession> {
+export async function readHarFile(file: string, options: ReadingOptions = {}): Promise<RecordedSession> {
   const total = (await stat(file)).size;
   const onRead = readingProgress(total, options.onProgress);
   options.onProgress?.({ phase: 'reading', done: 0, total, unit: 'bytes' });
   // Each entry is imported as soon as it is read (its bodies decoded), its JSON text let go.
   const entries: ImportedEntry[] = [];
-  const json = await readHarDocument(fileChunks(file, { gzipped: await isGzipFile(file), onRead }), (raw, index) => entries.push(importEntry(raw, index)));
+  const json = await readHarDocument(fileChunks(file, { gzipped: options.gzipped ?? (await isGzipFile(file)), onRead }), (raw, index) => entries.push(importEntry(raw, index)));
   options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
   const log = objectAt(objectAt(json, '(root)').log, 'log');
   arrayAt(log.entries, 'log.entries');
