@@ -7,7 +7,6 @@
 // result on screen and says why.
 import type { JournalEntry } from '../engine/journal.js';
 import { FolderWatch } from '../engine/extensions/extension-folders.js';
-import type { RequestDiff } from '../engine/session/request-diff.js';
 import type { ReplayOptions, ReplayResult } from '../engine/session/session-replay.js';
 import { createReplayBackend } from './replay-backend.js';
 import { dropPerformanceEntries } from './run-tui.js';
@@ -24,7 +23,7 @@ export interface ReplayTuiOptions {
   /** Folders whose changes re-run the replay (the rules folder, extension folders). */
   watch?: string[];
   /** Runs the session, telling what happens as it happens (the list fills in as verdicts come). */
-  run: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff' | 'signal'>) => Promise<ReplayResult>;
+  run: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff' | 'signal' | 'keepJournal'>) => Promise<ReplayResult>;
 }
 
 /**
@@ -35,6 +34,7 @@ export interface ReplayTuiOptions {
 export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayResult | undefined> {
   let first: ReplayResult | undefined;
   let shown: ReplayResult | undefined;
+  /** What the last whole run put on screen, as it was put there. */
   let entries: JournalEntry[] = [];
   const store = new TrafficStore({ maxRequests: Math.max(5000, options.requests), tickMs: 1000 });
   const dropTimings = dropPerformanceEntries();
@@ -68,9 +68,16 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
       let replaced = false;
       // What loading journals waits until it is known to have gone well.
       let loading: JournalEntry[] | undefined = [];
+      // The screen is the record of the run: the result need not keep the journal too.
+      const ingested: JournalEntry[] = [];
+      const show = (entry: JournalEntry) => {
+        ingested.push(entry);
+        store.ingest(entry);
+      };
       try {
         const next = await options.run({
           signal: controller.signal,
+          keepJournal: false,
           onLoaded: (failures) => {
             // After a save that broke a rule or an extension: the last result stays, and the run stops there.
             const fresh = first ? failures.filter((failure) => !first!.summary.warnings.includes(failure)) : [];
@@ -81,22 +88,22 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
             // Otherwise the list starts over and fills in as the replay goes: the first verdicts show within moments.
             replaced = true;
             store.clear();
-            for (const entry of loading ?? []) store.ingest(entry);
+            for (const entry of loading ?? []) show(entry);
             loading = undefined;
             return true;
           },
           onEntry: (entry) => {
             const numbered = { ...entry, seq: ++seq };
             if (loading) loading.push(numbered);
-            else store.ingest(numbered);
+            else show(numbered);
           },
-          onDiff: (diff) => store.ingest(diffEntry(diff, ++seq, Date.now())),
+          onDiff: (diff) => show({ kind: 'replayDiff', ...diff, seq: ++seq, time: Date.now() } as unknown as JournalEntry),
         });
         if (!replaced) return;
         if (next.stopped) return restore(); // stopped midway: what was on screen whole comes back
         first ??= next;
         shown = next;
-        entries = entriesOf(next);
+        entries = ingested;
         const took = Math.round(performance.now() - started);
         if (saved === undefined) note('info', `replayed ${next.summary.requests} requests in ${took} ms; ${next.summary.differing} differ`);
         else note('info', `${saved} changed: replayed ${next.summary.requests} requests again in ${took} ms; ${next.summary.differing} differ (was ${first.summary.differing} at start)`);
@@ -134,17 +141,4 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
   store.close();
   clearInterval(dropTimings);
   return shown;
-}
-
-/** The replay's journal, then its verdict on each request, numbered on from the journal's last seq. */
-function entriesOf(result: ReplayResult): JournalEntry[] {
-  const last = result.journal.at(-1);
-  let seq = last?.seq ?? 0;
-  const time = last?.time ?? Date.now();
-  return [...result.journal, ...result.diffs.map((diff) => diffEntry(diff, ++seq, time))];
-}
-
-/** A verdict as the store takes it: a replayDiff entry beside the journal's. */
-function diffEntry(diff: RequestDiff, seq: number, time: number): JournalEntry {
-  return { kind: 'replayDiff', ...diff, seq, time } as unknown as JournalEntry;
 }
