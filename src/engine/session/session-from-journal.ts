@@ -121,7 +121,7 @@ export class SessionBuilder {
     return this.#started;
   }
 
-  /** Requests ready since the last call, in the order they became ready. */
+  /** Requests ready since the last call, in the order they became ready (none when keeping every request). */
   take(): RecordedRequest[] {
     const ready = this.#ready;
     this.#ready = [];
@@ -199,7 +199,8 @@ export class SessionBuilder {
     const { request } = state;
     request.storeId = this.tracer.trace().requests.get(request.requestId)?.storeId ?? '0';
     this.#building.delete(request.requestId);
-    this.#ready.push(request);
+    // Kept whole (`requests`), nobody takes them one by one.
+    if (!this.#keep) this.#ready.push(request);
   }
 }
 
