@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
 import { HarFormatError } from '../engine/session/har/har-validation.js';
-import { openRecording, sniff, type Sniffed } from '../engine/session/open-recording.js';
+import { RecordingFormatError, openRecording, sniff, type Sniffed } from '../engine/session/open-recording.js';
 import { ProgressBar } from '../engine/session/progress-bar.js';
 import type { Progress } from '../engine/session/progress.js';
 import type { RecordedSession } from '../engine/session/recorded-session.js';
@@ -55,8 +55,9 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   const unreadable = (error: unknown): number => {
     progress.clear();
     if (error instanceof HarFormatError) warn(`${options.file} is not a valid HAR file: ${error.message}`);
-    else if (error instanceof SessionFileError) warn(`${error.message}`);
+    else if (error instanceof SessionFileError || error instanceof RecordingFormatError) warn(error.message);
     else if ((error as NodeJS.ErrnoException).code === 'ENOENT') warn(`${options.file}: no such file`);
+    else if ((error as NodeJS.ErrnoException).code === 'EACCES') warn(`${options.file}: permission denied`);
     else throw error;
     return EXIT_UNREADABLE;
   };

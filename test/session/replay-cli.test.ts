@@ -117,7 +117,7 @@ describe('wrtui replay', { timeout: 60_000 }, () => {
     expect(lines.map((line) => JSON.parse(line).kind).filter((kind: string) => kind.startsWith('replay'))).toEqual([...Array(3).fill('replayDiff'), 'replaySummary']);
   });
 
-  it('exits 2 with the JSON path for an invalid HAR, and for a missing file or argument', async () => {
+  it('exits 2 with the JSON path for an invalid HAR, and for a missing file, a folder or no argument', async () => {
     const bad = join(recording.dir, 'bad.har');
     await writeFile(bad, JSON.stringify({ log: { entries: [{ startedDateTime: '2026-01-01T00:00:00Z', request: { method: 'GET' }, response: { status: 200 } }] } }));
     const run = await wrtui(['replay', bad]);
@@ -125,6 +125,9 @@ describe('wrtui replay', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain('is not a valid HAR file: log.entries[0].request.url: missing');
     expect(run.stdout).toBe('');
     expect((await wrtui(['replay', join(recording.dir, 'nope.ndjson')])).code).toBe(2);
+    const folder = await wrtui(['replay', recording.dir]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toBe(`wrtui: ${recording.dir} is a folder, not a recording\n`);
     const noFile = await wrtui(['replay']);
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('replay needs a file');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJsonLine } from '../../src/app/json-line.js';
 import { Engine } from '../../src/engine/engine.js';
-import { openRecording } from '../../src/engine/session/open-recording.js';
+import { openRecording, RecordingFormatError, sniff } from '../../src/engine/session/open-recording.js';
 import { replaySession } from '../../src/engine/session/session-replay.js';
 import { SessionIndex } from '../../src/engine/session/session-index.js';
 import { SessionRecorder } from '../../src/engine/session/session-recorder.js';
@@ -116,6 +116,33 @@ describe('opening a recording', () => {
     const session = await openRecording(file);
     expect(session.source).toBe('wrtui-session');
     expect(session.cookies['0']).toHaveLength(400);
+  });
+
+  it('refuses what is not a recording, saying what it is: a folder, an empty file, a file that is not JSON', async () => {
+    const empty = join(scratch, 'empty.ndjson');
+    const emptyGz = join(scratch, 'empty.ndjson.gz');
+    const binary = join(scratch, 'binary.ndjson');
+    await writeFile(empty, '\n  \n');
+    await writeFile(emptyGz, gzipSync(''));
+    await writeFile(binary, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]));
+    await expect(sniff(scratch)).rejects.toThrow(new RecordingFormatError(scratch, 'is a folder, not a recording'));
+    await expect(sniff(empty)).rejects.toThrow('empty.ndjson is empty: nothing to replay');
+    await expect(sniff(emptyGz)).rejects.toThrow('empty.ndjson.gz is empty (once decompressed): nothing to replay');
+    await expect(sniff(binary)).rejects.toThrow(/binary\.ndjson is neither a wrtui recording \(NDJSON\) nor a HAR file \(JSON\): it starts with "\x7fELF\\u0002/);
+  });
+
+  it('reads a session file and a HAR that start with a byte-order mark (saved by some Windows editors)', async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const session = join(scratch, 'bom.ndjson');
+    const har = join(scratch, 'bom.har');
+    await writeFile(session, Buffer.concat([bom, await readFile(recording.file)]));
+    await writeFile(har, Buffer.concat([bom, await readFile(join(import.meta.dirname, '../../fixtures/har/chromium.har'))]));
+    const fromSession = await openRecording(session);
+    expect(fromSession.source).toBe('wrtui-session');
+    expect(fromSession.requests).toHaveLength(2);
+    const fromHar = await openRecording(har);
+    expect(fromHar.source).toBe('har');
+    expect(fromHar.requests.length).toBeGreaterThan(0);
   });
 });
 

@@ -2,7 +2,7 @@
 // capture (NDJSON journal without a header) or a HAR 1.2 file. The first line tells: NDJSON lines
 // are whole JSON objects with `format` or `kind`; anything else is read as one JSON document, HAR.
 // Any of them may be gzip-compressed (gzip-file.ts): the first decompressed bytes tell.
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { fileChunks, isGzipFile } from './gzip-file.js';
 import { readHarFile } from './har/har-import.js';
 import type { ProgressListener } from './progress.js';
@@ -28,14 +28,34 @@ export async function openRecording(file: string, options: { onProgress?: Progre
   return sessionFromJournal(file, await readSessionFile(file, reading));
 }
 
-/** NDJSON when the first line is a JSON object with `format` (a session header) or `kind` (a journal entry). */
+/** A file `wrtui replay` cannot take, said in a user's words (a folder, an empty file, neither NDJSON nor HAR). */
+export class RecordingFormatError extends Error {
+  constructor(readonly file: string, problem: string) {
+    super(`${file} ${problem}`);
+    this.name = 'RecordingFormatError';
+  }
+}
+
+/**
+ * NDJSON when the first line is a JSON object with `format` (a session header) or `kind` (a journal
+ * entry); HAR when the file is some other JSON object. Anything else is refused here, with what it
+ * is, rather than reported later as a broken HAR.
+ */
 export async function sniff(file: string): Promise<Sniffed> {
+  if ((await stat(file)).isDirectory()) throw new RecordingFormatError(file, 'is a folder, not a recording');
   const gzipped = await isGzipFile(file);
-  return { kind: kindOf(gzipped ? await gunzippedHead(file) : await plainHead(file)), gzipped };
+  const head = gzipped ? await gunzippedHead(file) : await plainHead(file);
+  // trimStart drops a byte-order mark too (it counts as white space).
+  const start = head.trimStart();
+  if (start === '') throw new RecordingFormatError(file, `is empty${gzipped ? ' (once decompressed)' : ''}: nothing to replay`);
+  if (!start.startsWith('{')) {
+    throw new RecordingFormatError(file, `is neither a wrtui recording (NDJSON) nor a HAR file (JSON): it starts with ${JSON.stringify(start.slice(0, 16))}`);
+  }
+  return { kind: kindOf(start), gzipped };
 }
 
 function kindOf(head: string): RecordingKind {
-  const firstLine = head.trimStart().split('\n', 1)[0] ?? '';
+  const firstLine = head.split('\n', 1)[0] ?? '';
   // wrtui writes `format` (the header) or `kind` (an entry) first; a header with many cookies can be
   // longer than what was read, so the start of the line decides before any parsing.
   if (/^\{\s*"(format|kind)"\s*:/.test(firstLine)) return 'ndjson';

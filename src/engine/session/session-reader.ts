@@ -55,6 +55,8 @@ export interface ReadingOptions {
   gzipped?: boolean;
 }
 
+const BYTE_ORDER_MARK = 0xfeff;
+
 export function readSessionEntries(file: string, options: ReadingOptions = {}): SessionEntryStream {
   const stream: SessionEntryStream = {
     source: 'wrtui-journal',
@@ -66,8 +68,10 @@ export function readSessionEntries(file: string, options: ReadingOptions = {}): 
       const carry = new LineStart(file);
       let batch: JournalEntry[] = [];
 
-      const handle = (line: string, isLast: boolean) => {
+      const handle = (text: string, isLast: boolean) => {
         lineNumber++;
+        // A byte-order mark (a file saved by some Windows editors) is not part of the first line's JSON.
+        const line = lineNumber === 1 && text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
         if (line.trim() === '') return;
         let value: unknown;
         try {

@@ -138,7 +138,9 @@ class HarScanner {
     if (this.#entry) throw new HarFormatError(`log.entries[${this.#entries}]`, 'not JSON (the file ends inside it)');
     const bytes = Buffer.concat(this.#skeleton);
     try {
-      return JSON.parse(bytes.toString('utf8'));
+      const text = bytes.toString('utf8');
+      // A byte-order mark (HAR files saved by some Windows tools) is not JSON.
+      return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') throw new HarFormatError('(file)', `too large to read outside log.entries (${bytes.length} bytes)`);
       throw new HarFormatError('(file)', `not JSON: ${(error as Error).message}`);
