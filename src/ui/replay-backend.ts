@@ -1,9 +1,14 @@
-// The TuiBackend of a finished replay: its journal (the replayed requests, then one replayDiff
-// entry per request) read from memory, nothing to command (the replay is over: no proxy, no
-// cookies to edit, no rules to reload), and exports saved under the state directory.
+// The TuiBackend of a replay: the journal of the run on screen (the replayed requests, then one
+// replayDiff entry per request) read from memory; the rules view lists that run's rules and
+// extensions, and the cookies view its cookie stores (live while it runs, as it left them once it
+// ended). There is no proxy and nothing to edit in a finished run, so the commands that change
+// what a rule does (reload, a rule's dry-run, the global dry-run) re-run the session instead;
+// cookie edits are refused, saying why. Exports are saved under the state directory.
 import { resolve } from 'node:path';
 import type { JournalEntry } from '../engine/journal.js';
-import type { TuiBackend } from './backend.js';
+import type { RuleStatus } from '../engine/extensions/extension-host.js';
+import type { ReplayRunView } from '../engine/session/replay-run-view.js';
+import type { CookiesControl, RulesControl, TuiBackend } from './backend.js';
 import { saveExport } from './session-backend.js';
 
 export interface ReplayBackendOptions {
@@ -12,9 +17,23 @@ export interface ReplayBackendOptions {
   /** Every entry, seq order, each delivered once to each subscriber (the latest run's). */
   entries: () => readonly JournalEntry[];
   stateDir: string;
-  dryRun: boolean;
   writeToTerminal: (data: string) => void;
+  /** The run on screen: its rules and cookies (undefined until the first run has loaded). */
+  run: () => ReplayRunView | undefined;
+  /** Calls `listener` when the run on screen changes, or its rules do. */
+  onRunChange: (listener: () => void) => () => void;
+  /** Re-runs the session (`why` goes to the log); resolves once that run has ended. */
+  rerun: (why: string) => Promise<void>;
+  /** The dry-run switches: the global one, and one rule's over what its file says. Each change re-runs. */
+  dryRun: {
+    get(): boolean;
+    set(on: boolean): void;
+    setFor(name: string, on: boolean): void;
+  };
 }
+
+/** Why a replay's cookies cannot be edited, said where the user tried. */
+export const REPLAY_COOKIES_READ_ONLY = "these are the cookies the replay's requests left; edit a rule and save to re-run instead";
 
 export function createReplayBackend(options: ReplayBackendOptions): TuiBackend {
   const stateDir = resolve(options.stateDir);
@@ -31,11 +50,45 @@ export function createReplayBackend(options: ReplayBackendOptions): TuiBackend {
         return () => {};
       },
     },
-    getDryRun: () => options.dryRun,
-    setDryRun: () => {},
-    rules: undefined,
-    cookies: { storeIds: ['0'], list: () => [], remove: async () => {}, setValue: async () => null },
+    getDryRun: options.dryRun.get,
+    setDryRun: options.dryRun.set,
+    rules: replayRules(options),
+    cookies: replayCookies(options),
     saveExport: (fileName, text) => saveExport(stateDir, fileName, text),
     writeToTerminal: options.writeToTerminal,
+  };
+}
+
+function replayRules(options: ReplayBackendOptions): RulesControl {
+  const statusOf = (name: string): RuleStatus => {
+    const status = options.run()?.rules().find((rule) => rule.name === name);
+    if (!status) throw new Error(`no rule or extension named ${JSON.stringify(name)} in this replay`);
+    return status;
+  };
+  return {
+    list: () => options.run()?.rules() ?? [],
+    onChange: options.onRunChange,
+    async reload(name) {
+      statusOf(name);
+      await options.rerun(`${name} reloaded`);
+      return statusOf(name);
+    },
+    setDryRun(name, on) {
+      const status = statusOf(name);
+      options.dryRun.setFor(name, on);
+      // What the re-run under way will show.
+      return { ...status, dryRun: on };
+    },
+  };
+}
+
+function replayCookies(options: ReplayBackendOptions): CookiesControl {
+  return {
+    get storeIds() {
+      return options.run()?.storeIds ?? ['0'];
+    },
+    list: (storeId) => options.run()?.cookies(storeId) ?? [],
+    remove: () => Promise.reject(new Error(REPLAY_COOKIES_READ_ONLY)),
+    setValue: () => Promise.reject(new Error(REPLAY_COOKIES_READ_ONLY)),
   };
 }

@@ -4,9 +4,11 @@
 // screen comes up at once and fills in as the replay goes; saving a rule or an extension re-runs
 // the whole session through the new version (a run under way stops for it): the list starts over
 // and fills in as verdicts come, in recording order; a run whose rules fail to load keeps the last
-// result on screen and says why.
+// result on screen and says why. The rules and cookies views show the run on screen; reloading a
+// rule or turning a dry-run switch (a rule's, or the global one) re-runs the session.
 import type { JournalEntry } from '../engine/journal.js';
 import { FolderWatch } from '../engine/extensions/extension-folders.js';
+import type { ReplayRunView } from '../engine/session/replay-run-view.js';
 import type { ReplayOptions, ReplayResult } from '../engine/session/session-replay.js';
 import { createReplayBackend } from './replay-backend.js';
 import { dropPerformanceEntries } from './run-tui.js';
@@ -23,7 +25,7 @@ export interface ReplayTuiOptions {
   /** Folders whose changes re-run the replay (the rules folder, extension folders). */
   watch?: string[];
   /** Runs the session, telling what happens as it happens (the list fills in as verdicts come). */
-  run: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff' | 'signal' | 'keepJournal'>) => Promise<ReplayResult>;
+  run: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff' | 'signal' | 'keepJournal' | 'dryRun' | 'dryRunOverrides'>) => Promise<ReplayResult>;
 }
 
 /**
@@ -34,11 +36,48 @@ export interface ReplayTuiOptions {
 export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayResult | undefined> {
   let first: ReplayResult | undefined;
   let shown: ReplayResult | undefined;
-  /** What the last whole run put on screen, as it was put there. */
+  /** What the last whole run put on screen, as it was put there, and its rules and cookies. */
   let entries: JournalEntry[] = [];
+  let shownRun: ReplayRunView | undefined;
+  /** The run being shown as it goes (its list is on screen), until it ends whole. */
+  let showingRun: ReplayRunView | undefined;
+  const runListeners = new Set<() => void>();
+  let unsubscribeRun: (() => void) | undefined;
+  /** The rules and cookies views show `run` from now on. */
+  const showRun = (run: ReplayRunView | undefined) => {
+    unsubscribeRun?.();
+    unsubscribeRun = run?.onChange(() => runListeners.forEach((listener) => listener()));
+    showingRun = run;
+    runListeners.forEach((listener) => listener());
+  };
+  let dryRun = options.dryRun;
+  const dryRunOverrides = new Map<string, boolean>();
+
   const store = new TrafficStore({ maxRequests: Math.max(5000, options.requests), tickMs: 1000 });
   const dropTimings = dropPerformanceEntries();
-  const backend = createReplayBackend({ file: options.file, entries: () => entries, stateDir: options.stateDir, dryRun: options.dryRun, writeToTerminal: (data) => process.stdout.write(data) });
+  const backend = createReplayBackend({
+    file: options.file,
+    entries: () => entries,
+    stateDir: options.stateDir,
+    writeToTerminal: (data) => process.stdout.write(data),
+    run: () => showingRun,
+    onRunChange: (listener) => {
+      runListeners.add(listener);
+      return () => runListeners.delete(listener);
+    },
+    rerun: (why) => request(why),
+    dryRun: {
+      get: () => dryRun,
+      set: (on) => {
+        dryRun = on;
+        void request(`global dry-run ${on ? 'on' : 'off'}`);
+      },
+      setFor: (name, on) => {
+        dryRunOverrides.set(name, on);
+        void request(`${name}: dry-run ${on ? 'on' : 'off'}`);
+      },
+    },
+  });
   store.attach(backend.journal);
   await installFastInkOutput(); // Ink's frames, composed with less work (see ink-fast-output.ts)
   const { session: screen } = startScreenSession({ store, makeBackend: () => backend });
@@ -47,88 +86,108 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
   const note = (level: 'info' | 'warn', message: string) => store.ingest({ kind: 'log', level, source: 'replay', message, seq: ++seq, time: Date.now() });
   /** What is on screen goes back to the last whole result. */
   const restore = () => {
-    store.clear();
+    store.clear({ cookieLog: true });
     for (const entry of entries) store.ingest(entry);
+    showRun(shownRun);
   };
-  let running: Promise<void> | undefined;
   let current: AbortController | undefined;
-  let again: string | undefined;
-  /** One run: the opening one (`saved` undefined), or after a save of `saved`. */
-  const replay = async (saved: string | undefined) => {
-    if (running) {
-      // A newer save: the run under way is of no more use; the latest save runs once it has stopped.
-      again = saved;
-      current?.abort();
-      return;
-    }
+  let quitting = false;
+
+  /** One run: the opening one (`why` undefined), or after a save of `why` or a switch the user turned. */
+  const runOnce = async (why: string | undefined) => {
     const started = performance.now();
     const controller = new AbortController();
     current = controller;
-    running = (async () => {
-      let replaced = false;
-      // What loading journals waits until it is known to have gone well.
-      let loading: JournalEntry[] | undefined = [];
-      // The screen is the record of the run: the result need not keep the journal too.
-      const ingested: JournalEntry[] = [];
-      const show = (entry: JournalEntry) => {
-        ingested.push(entry);
-        store.ingest(entry);
-      };
-      try {
-        const next = await options.run({
-          signal: controller.signal,
-          keepJournal: false,
-          onLoaded: (failures) => {
-            // After a save that broke a rule or an extension: the last result stays, and the run stops there.
-            const fresh = first ? failures.filter((failure) => !first!.summary.warnings.includes(failure)) : [];
-            if (saved !== undefined && fresh.length > 0) {
-              note('warn', `${saved} changed, but the replay did not run cleanly: ${fresh.join('; ')}; the last result stays on screen`);
-              return false;
-            }
-            // Otherwise the list starts over and fills in as the replay goes: the first verdicts show within moments.
-            replaced = true;
-            store.clear();
-            for (const entry of loading ?? []) show(entry);
-            loading = undefined;
-            return true;
-          },
-          onEntry: (entry) => {
-            const numbered = { ...entry, seq: ++seq };
-            if (loading) loading.push(numbered);
-            else show(numbered);
-          },
-          onDiff: (diff) => show({ kind: 'replayDiff', ...diff, seq: ++seq, time: Date.now() } as unknown as JournalEntry),
-        });
-        if (!replaced) return;
-        if (next.stopped) return restore(); // stopped midway: what was on screen whole comes back
-        first ??= next;
-        shown = next;
-        entries = ingested;
-        const took = Math.round(performance.now() - started);
-        if (saved === undefined) note('info', `replayed ${next.summary.requests} requests in ${took} ms; ${next.summary.differing} differ`);
-        else note('info', `${saved} changed: replayed ${next.summary.requests} requests again in ${took} ms; ${next.summary.differing} differ (was ${first.summary.differing} at start)`);
-      } catch (error) {
-        // Part of the new run was on screen: the last whole result goes back.
-        if (replaced) restore();
-        note('warn', `${saved ?? options.file}${saved === undefined ? '' : ' changed, but'} the replay failed: ${(error as Error).message}${shown ? '; the last result stays on screen' : ''}`);
-      } finally {
-        running = undefined;
-        current = undefined;
-        store.flush();
-      }
-    })();
-    await running;
-    if (again !== undefined && !quitting) {
-      const file = again;
-      again = undefined;
-      await replay(file);
+    let replaced = false;
+    // What loading journals waits until it is known to have gone well.
+    let loading: JournalEntry[] | undefined = [];
+    // The screen is the record of the run: the result need not keep the journal too.
+    const ingested: JournalEntry[] = [];
+    let run: ReplayRunView | undefined;
+    const show = (entry: JournalEntry) => {
+      ingested.push(entry);
+      store.ingest(entry);
+    };
+    try {
+      const next = await options.run({
+        signal: controller.signal,
+        keepJournal: false,
+        dryRun,
+        dryRunOverrides: new Map(dryRunOverrides),
+        onLoaded: (failures, loaded) => {
+          // After a change that broke a rule or an extension: the last result stays, and the run stops there.
+          const fresh = first ? failures.filter((failure) => !first!.summary.warnings.includes(failure)) : [];
+          if (why !== undefined && fresh.length > 0) {
+            note('warn', `${why}, but the replay did not run cleanly: ${fresh.join('; ')}; the last result stays on screen`);
+            return false;
+          }
+          // Otherwise the list starts over and fills in as the replay goes: the first verdicts show within moments.
+          replaced = true;
+          run = loaded;
+          store.clear({ cookieLog: true });
+          showRun(loaded);
+          for (const entry of loading ?? []) show(entry);
+          loading = undefined;
+          return true;
+        },
+        onEntry: (entry) => {
+          const numbered = { ...entry, seq: ++seq };
+          if (loading) loading.push(numbered);
+          else show(numbered);
+        },
+        onDiff: (diff) => show({ kind: 'replayDiff', ...diff, seq: ++seq, time: Date.now() } as unknown as JournalEntry),
+      });
+      if (!replaced) return;
+      if (next.stopped) return restore(); // stopped midway: what was on screen whole comes back
+      first ??= next;
+      shown = next;
+      entries = ingested;
+      shownRun = run;
+      runListeners.forEach((listener) => listener()); // its rules as they were at its end
+      const took = Math.round(performance.now() - started);
+      if (why === undefined) note('info', `replayed ${next.summary.requests} requests in ${took} ms; ${next.summary.differing} differ`);
+      else note('info', `${why}: replayed ${next.summary.requests} requests again in ${took} ms; ${next.summary.differing} differ (was ${first.summary.differing} at start)`);
+    } catch (error) {
+      // Part of the new run was on screen: the last whole result goes back.
+      if (replaced) restore();
+      note('warn', `${why ?? options.file}${why === undefined ? '' : ', but'} the replay failed: ${(error as Error).message}${shown ? '; the last result stays on screen' : ''}`);
+    } finally {
+      current = undefined;
+      store.flush();
     }
   };
-  let quitting = false;
-  void replay(undefined);
+
+  // Runs go one at a time, the latest request wins: a newer save or switch stops the run under way,
+  // and every request made meanwhile is answered by the one run that follows.
+  let pending: { why: string | undefined; answered: (() => void)[] } | undefined;
+  let pumping: Promise<void> | undefined;
+  const request = (why: string | undefined): Promise<void> =>
+    new Promise<void>((answered) => {
+      if (pending) {
+        pending.why = why;
+        pending.answered.push(answered);
+      } else {
+        pending = { why, answered: [answered] };
+      }
+      current?.abort();
+      pumping ??= pump();
+    });
+  const pump = async () => {
+    while (pending && !quitting) {
+      const { why, answered } = pending;
+      pending = undefined;
+      await runOnce(why);
+      for (const answer of answered) answer();
+    }
+    for (const answer of pending?.answered ?? []) answer();
+    pending = undefined;
+    pumping = undefined;
+  };
+
+  void request(undefined);
   const watches = await Promise.all(
     (options.watch ?? []).map((dir) =>
-      FolderWatch.start(dir, { onChange: (file) => void replay(file), onError: (error) => note('warn', `watching ${dir}: ${error.message}`), onAppeared: () => void replay(dir) }),
+      FolderWatch.start(dir, { onChange: (file) => void request(`${file} changed`), onError: (error) => note('warn', `watching ${dir}: ${error.message}`), onAppeared: () => void request(`${dir} appeared`) }),
     ),
   );
 
@@ -136,7 +195,8 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
   quitting = true;
   await Promise.all(watches.map((watch) => watch.close()));
   current?.abort();
-  await running;
+  await pumping;
+  unsubscribeRun?.();
   screen.close();
   store.close();
   clearInterval(dropTimings);

@@ -8,6 +8,7 @@ import { eventSignature } from '../../src/engine/session/event-signature.js';
 import { openRecording } from '../../src/engine/session/open-recording.js';
 import type { RecordedSession } from '../../src/engine/session/recorded-session.js';
 import { streamedReplayInput } from '../../src/engine/session/replay-input.js';
+import type { ReplayRunView } from '../../src/engine/session/replay-run-view.js';
 import type { RequestDiff } from '../../src/engine/session/request-diff.js';
 import { readSessionEntries } from '../../src/engine/session/session-reader.js';
 import { replay, replaySession, type ReplayResult } from '../../src/engine/session/session-replay.js';
@@ -253,5 +254,27 @@ describe('streamed, as printed output replays a file (read as it is replayed)', 
     expect(stopped.stopped).toBe(true);
     expect(stopped.summary.requests).toBe(0);
     expect(seen).toEqual([expect.stringMatching(/^broken failed to load/)]);
+  });
+
+  it('onLoaded is told the run\'s rules and cookie stores (the TUI\'s views), which show the run as it left them once it has ended; dryRunOverrides put a rule in dry-run for that run', async () => {
+    const edited = await recording.editedRules({ 'no-images.ts': NO_IMAGES_RULE });
+    let run: ReplayRunView | undefined;
+    let rulesWhenLoaded: string[] = [];
+    const result = await replaySession(session, {
+      rulesDir: edited,
+      dryRunOverrides: new Map([['no-images', true]]),
+      onLoaded: (_failures, loaded) => {
+        run = loaded;
+        rulesWhenLoaded = loaded.rules().map((status) => `${status.name}${status.dryRun ? ' (dry-run)' : ''}`);
+      },
+    });
+    expect(rulesWhenLoaded).toContain('no-images (dry-run)');
+    // In dry-run the images are no longer blocked: only the new dry-run verdict differs.
+    const images = result.diffs.filter((diff) => diff.url.includes('/img/'));
+    expect(images.map((diff) => diff.changes)).toEqual([['outcomes'], ['outcomes']]);
+    // After the run (its workers gone): its rules and the cookies its requests left.
+    expect(run!.rules().find((status) => status.name === 'no-images')).toMatchObject({ state: 'active', dryRun: true });
+    expect(run!.storeIds).toEqual(['0', '1']);
+    expect(run!.cookies('0').map((cookie) => `${cookie.name}=${cookie.value}`)).toContain('session=abc123');
   });
 });

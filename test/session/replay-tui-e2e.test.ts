@@ -1,6 +1,7 @@
 // `wrtui replay <file>` on a terminal (tmux): the replay in the TUI, REPLAY in the status bar, the
 // request a rule now blocks marked CHANGED, is:changed narrowing the list to it, and the Diff tab
-// saying what changed against the recording; q leaves and prints the summary.
+// saying what changed against the recording; the rules and cookies views showing the replay's;
+// q leaves and prints the summary.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +75,42 @@ describe('wrtui replay in the TUI', () => {
     expect(text).toContain('WRTUI_EXIT=0');
     // The summary printed on leaving is the last run's shown (the one before the broken save).
     expect(text).toMatch(/6 request\(s\) replayed .*: 6 identical, 0 differ/);
+  });
+
+  it('the rules view lists the replay\'s rules and the cookies view the cookies its requests left; a rule\'s dry-run switch there re-runs the session', { timeout: 60_000 }, async () => {
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
+    await tmux.start('views', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
+    const imageRow = (t: string) => t.split('\n').find((line) => line.includes('/old-logo.png')) ?? '';
+    let text = await tmux.waitForScreen('views', (t) => t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    expect(imageRow(text)).toContain('blocked');
+    expect(text).toContain('rules 1 active');
+
+    await tmux.press('views', '3');
+    text = await tmux.waitForScreen('views', (t) => t.includes('1 file · 1 active'), 'the rules view');
+    expect(text).toMatch(/● active\s+no-images .* live\s+1 listener/);
+    expect(text).not.toContain('no rule host');
+    // The rule's dry-run switch: the session runs again with the rule journaling what it would do.
+    await tmux.press('views', 'd');
+    text = await tmux.waitForScreen('views', (t) => /no-images .* dry-run\s+1 listener/.test(t), 'the rule in dry-run');
+    await tmux.press('views', '4');
+    await tmux.waitForScreen('views', (t) => t.includes('no-images: dry-run on: replayed 6 requests again'), 'the re-run in the log');
+    await tmux.press('views', '1');
+    text = await tmux.waitForScreen('views', (t) => imageRow(t).includes(' 200 '), 'the image no longer blocked');
+    expect(imageRow(text)).toContain('CHANGED'); // its dry-run verdict is new against the HAR
+
+    // The HAR's page set two cookies: the replay's store holds them; a replay takes no edits.
+    await tmux.press('views', '2');
+    text = await tmux.waitForScreen('views', (t) => t.includes('store "0" (2)'), 'the cookies view');
+    expect(text).toMatch(/theme\s+dark/);
+    expect(text).toMatch(/visits\s+1/);
+    await tmux.press('views', 'd');
+    await tmux.waitForScreen('views', (t) => t.includes('Delete cookie'), 'the question');
+    await tmux.press('views', 'y');
+    await tmux.waitForScreen('views', (t) => t.includes("Delete failed: these are the cookies the replay's requests left"), 'the refusal');
+
+    await tmux.press('views', 'q');
+    text = await tmux.waitForScreen('views', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
+    expect(text).toContain('WRTUI_EXIT=0');
   });
 
   it('a big session: the screen comes up and fills in while the replay goes; quitting midway stops it at once and says so', { timeout: 60_000 }, async () => {

@@ -19,6 +19,7 @@ import type { ProgressListener } from './progress.js';
 import type { RecordedRequest, RecordedSession } from './recorded-session.js';
 import { RecordedTransport } from './recorded-transport.js';
 import { redactEntry } from './redaction.js';
+import { ReplayRunView } from './replay-run-view.js';
 import type { ReplaySummaryEntry } from './replay-entries.js';
 import { replayRequest } from './replay-driver.js';
 import { wholeReplayInput, type ReplayInput } from './replay-input.js';
@@ -47,10 +48,12 @@ export interface ReplayOptions {
   onDiff?: (diff: RequestDiff) => void;
   /**
    * Told once the rules and extensions are loaded, before any request, with what failed to load
-   * (empty when all is well). Returning false stops there: no request is replayed and the result
-   * says `stopped`.
+   * (empty when all is well) and the run's rules and cookie stores (the TUI's views). Returning
+   * false stops there: no request is replayed and the result says `stopped`.
    */
-  onLoaded?: (failures: readonly string[]) => boolean | void;
+  onLoaded?: (failures: readonly string[], run: ReplayRunView) => boolean | void;
+  /** Dry-run on or off for rules and extensions by name, over what their files say (the TUI's toggles). */
+  dryRunOverrides?: ReadonlyMap<string, boolean>;
   /**
    * Stops the replay (the TUI's user quit, or saved again): no further request or step starts,
    * steps under way end, and the result holds what was compared by then, with `stopped`.
@@ -179,9 +182,11 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   let closing = false;
   let lastSeq = 0;
   let host: ExtensionHost | undefined;
+  let view: ReplayRunView | undefined;
   const close = async () => {
     closing = true;
     await chunks.return(undefined);
+    view?.freeze();
     await host?.close();
     await engine.close();
   };
@@ -206,10 +211,12 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     await close();
     throw error;
   }
+  for (const [name, on] of options.dryRunOverrides ?? []) if (host?.rule(name)) host.setDryRun(name, on);
+  view = new ReplayRunView(engine, host);
   const transport = new RecordedTransport(engine.journal);
   loading = false;
   // Told what loading said: the TUI goes no further when a save broke a rule.
-  let stopped = options.onLoaded?.(failures) === false || options.signal?.aborted === true;
+  let stopped = options.onLoaded?.(failures, view) === false || options.signal?.aborted === true;
   const stop = () => {
     stopped = true;
     scheduler.abort();

@@ -434,8 +434,15 @@ export class TrafficStore {
     return this.#predicate !== undefined;
   }
 
-  /** Forgets every request (the "clear" command); requests still in flight are not shown again. */
-  clear(): void {
+  /**
+   * Forgets every request (the "clear" command); requests still in flight are not shown again. With
+   * `cookieLog`, the cookie change log too (a replay's new run starts from the recording's cookies).
+   */
+  clear(options: { cookieLog?: boolean } = {}): void {
+    if (options.cookieLog) {
+      this.#cookieLog.clear();
+      this.#cookiesVersion++;
+    }
     this.#records = [];
     this.#bodies.clear();
     this.#visible = this.#predicate ? [] : this.#records;
