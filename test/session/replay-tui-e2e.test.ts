@@ -113,6 +113,15 @@ describe('wrtui replay in the TUI', () => {
     expect(text).toContain('WRTUI_EXIT=0');
   });
 
+  it('a recording without finished requests: the list says where its requests come from, not how to use a proxy there is none of', { timeout: 30_000 }, async () => {
+    const file = await writeSyntheticRecording(join(workDir, 'none.ndjson'), 0);
+    await tmux.start('none', 140, 20, workDir, wrtuiCommand(['replay', file, '--rules', join(workDir, 'rules')]));
+    const text = await tmux.waitForScreen('none', (t) => t.includes('No replayed requests yet'), 'the empty list');
+    expect(text).not.toContain('curl -x');
+    await tmux.press('none', 'q');
+    expect(await tmux.waitForScreen('none', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+  });
+
   it('a big session: the screen comes up and fills in while the replay goes; quitting midway stops it at once and says so', { timeout: 60_000 }, async () => {
     // 20,000 requests through a rule in its worker: some seconds of replay, so the screen is seen mid-run.
     const file = await writeSyntheticRecording(join(workDir, 'big.ndjson'), 20_000);

@@ -302,6 +302,8 @@ export function RequestsView({ store, backend, state, setState, width, height, n
 const SEPARATOR = renderLine([{ text: '│', dim: true }], 1);
 
 function emptyHint(backend: TuiBackend): StyledLine[] {
+  // A replay has no proxy to send traffic to: its requests come from the file, as the replay reaches them.
+  if (backend.mode === 'replay') return [line({ text: `  No replayed requests yet. Those ${backend.source ?? 'the recording'} holds show here as the replay reaches them (4: log).`, dim: true })];
   const proxy = backend.proxyUrl;
   const ca = backend.ca?.certPath ?? '<state-dir>/ca.pem';
   return [
