@@ -52,6 +52,8 @@ export function createReplayBackend(options: ReplayBackendOptions): TuiBackend {
     },
     getDryRun: options.dryRun.get,
     setDryRun: options.dryRun.set,
+    explainDnr: (request) => options.run()?.explainDnr(request) ?? { rules: [], urlMisses: 0 },
+    dnrRuleMatches: (rule, request) => options.run()?.dnrRuleMatches(rule, request) ?? false,
     rules: replayRules(options),
     cookies: replayCookies(options),
     saveExport: (fileName, text) => saveExport(stateDir, fileName, text),

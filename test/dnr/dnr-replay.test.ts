@@ -3,6 +3,7 @@
 // no longer, by which rule, so a ruleset change can be a regression test in CI.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRecording } from '../../src/engine/session/open-recording.js';
+import type { ReplayRunView } from '../../src/engine/session/replay-run-view.js';
 import { replaySession } from '../../src/engine/session/session-replay.js';
 import { recordSession, type Recording } from '../session/session-harness.js';
 
@@ -58,5 +59,15 @@ describe('declarativeNetRequest in replay', () => {
     const api = result.diffs.find((diff) => diff.url.endsWith('/api'))!;
     expect(api.changes).toEqual(['request-headers', 'dnr-rules']);
     expect(api.dnr).toEqual({ added: [], removed: ['onBeforeSendHeaders modifyHeaders Ad Rules main#2 applied'] });
+  });
+
+  it('once the replay has ended, its rules still explain a request (the TUI\'s Rules tab and dnr: filter in a replay)', async () => {
+    const session = await openRecording(recording.file);
+    let run: ReplayRunView | undefined;
+    await replaySession(session, { rulesDir: recording.rulesDir, onLoaded: (_failures, loaded) => void (run = loaded) });
+    const tracker = { url: 'http://127.0.0.1:9/tracker/pixel.gif', method: 'GET', type: 'image' as const, tabId: -1 };
+    expect(run!.explainDnr(tracker).rules).toEqual([expect.objectContaining({ extension: 'Ad Rules', rulesetId: 'main', ruleId: 1, failed: undefined })]);
+    expect(run!.dnrRuleMatches({ rulesetId: 'main', ruleId: 1 }, tracker)).toBe(true);
+    expect(run!.dnrRuleMatches({ rulesetId: 'main', ruleId: 1 }, { ...tracker, url: 'http://127.0.0.1:9/page' })).toBe(false);
   });
 });

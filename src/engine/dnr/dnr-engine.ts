@@ -188,6 +188,17 @@ export class DnrEngine {
     return { warnings };
   }
 
+  /**
+   * An engine holding the rules in effect now, to explain requests with once this one's extensions
+   * are gone (a finished replay's TUI). It shares the compiled rules: nothing changes them then.
+   */
+  copyOfRules(): DnrEngine {
+    const copy = new DnrEngine({ now: this.#now });
+    for (const [id, state] of this.#extensions) copy.#extensions.set(id, state);
+    copy.#rulesChanged();
+    return copy;
+  }
+
   removeExtension(extensionId: string): void {
     this.#extensions.delete(extensionId);
     this.#rulesChanged();

@@ -1,7 +1,10 @@
-// What one replay run's rules and cookie stores are, for the TUI's rules and cookies views: read
-// from the run's ExtensionHost and Engine while it runs, and from a copy taken as it closes (its
-// workers are gone then, and the views still show the run whose requests are on screen).
+// What one replay run's rules and cookie stores are, for the TUI's rules and cookies views and
+// its declarativeNetRequest explanations: read from the run's ExtensionHost and Engine while it
+// runs, and from a copy taken as it closes (its workers are gone then, and the views still show
+// the run whose requests are on screen).
 import { toSpecCookie } from '../cookies/index.js';
+import type { DnrRequest } from '../dnr/compiled-rule.js';
+import type { DnrEngine, RuleExplanation } from '../dnr/dnr-engine.js';
 import type { Engine } from '../engine.js';
 import type { ExtensionHost, RuleStatus } from '../extensions/extension-host.js';
 import type { Cookie } from '../types.js';
@@ -11,6 +14,7 @@ export class ReplayRunView {
   #live: { engine: Engine; host: ExtensionHost | undefined } | undefined;
   #rules: RuleStatus[] = [];
   #cookies = new Map<string, Cookie[]>();
+  #dnr: DnrEngine | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #unsubscribe: (() => void) | undefined;
 
@@ -31,6 +35,18 @@ export class ReplayRunView {
     return this.#live.engine.cookies.allCookies(storeId).map((cookie) => toSpecCookie(cookie, storeId));
   }
 
+  /** The declarativeNetRequest rules whose URL condition matches a request, and why those did not act. */
+  explainDnr(request: DnrRequest): { rules: RuleExplanation[]; urlMisses: number } {
+    const dnr = this.#dnrEngine();
+    return dnr?.active ? dnr.nearMisses(request) : { rules: [], urlMisses: 0 };
+  }
+
+  /** Whether a declarativeNetRequest rule matches a request (the filter's dnr:RULESET#ID). */
+  dnrRuleMatches(rule: { rulesetId?: string; ruleId: number }, request: DnrRequest): boolean {
+    const dnr = this.#dnrEngine();
+    return dnr?.active === true && dnr.ruleMatches(rule, request);
+  }
+
   /** Calls `listener` after any change of what rules() returns; returns the unsubscribe. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
@@ -42,8 +58,13 @@ export class ReplayRunView {
     if (!this.#live) return;
     this.#rules = this.rules();
     for (const storeId of this.storeIds) this.#cookies.set(storeId, this.cookies(storeId));
+    this.#dnr = this.#live.engine.dnr.copyOfRules();
     this.#unsubscribe?.();
     this.#live = undefined;
+  }
+
+  #dnrEngine(): DnrEngine | undefined {
+    return this.#live ? this.#live.engine.dnr : this.#dnr;
   }
 
   #changed(): void {
