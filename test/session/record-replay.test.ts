@@ -273,7 +273,7 @@ describe('streamed, as printed output replays a file (read as it is replayed)', 
     const images = result.diffs.filter((diff) => diff.url.includes('/img/'));
     expect(images.map((diff) => diff.changes)).toEqual([['outcomes'], ['outcomes']]);
     // After the run (its workers gone): its rules and the cookies its requests left.
-    expect(run!.rules().find((status) => status.name === 'no-images')).toMatchObject({ state: 'active', dryRun: true });
+    expect(run!.rules().find((status) => status.name === 'no-images')).toMatchObject({ state: 'active', dryRun: true, runtime: { state: 'stopped' } });
     expect(run!.storeIds).toEqual(['0', '1']);
     expect(run!.cookies('0').map((cookie) => `${cookie.name}=${cookie.value}`)).toContain('session=abc123');
   });

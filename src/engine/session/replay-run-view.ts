@@ -56,7 +56,8 @@ export class ReplayRunView {
   /** Called by the replay just before it closes the run: from now on the view shows this copy. */
   freeze(): void {
     if (!this.#live) return;
-    this.#rules = this.rules();
+    // The run has ended: its workers are stopped (as the rules view then says), the rest is as it left it.
+    this.#rules = this.rules().map((status) => ({ ...status, runtime: { ...status.runtime, state: 'stopped' } }));
     for (const storeId of this.storeIds) this.#cookies.set(storeId, this.cookies(storeId));
     this.#dnr = this.#live.engine.dnr.copyOfRules();
     this.#unsubscribe?.();
