@@ -53,7 +53,7 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
   let dryRun = options.dryRun;
   const dryRunOverrides = new Map<string, boolean>();
 
-  const store = new TrafficStore({ maxRequests: Math.max(5000, options.requests), tickMs: 1000 });
+  const store = new TrafficStore({ maxRequests: Math.max(5000, options.requests), tickMs: 1000, ordinals: 'requestId' });
   const dropTimings = dropPerformanceEntries();
   const backend = createReplayBackend({
     file: options.file,
@@ -86,7 +86,7 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
   const note = (level: 'info' | 'warn', message: string) => store.ingest({ kind: 'log', level, source: 'replay', message, seq: ++seq, time: Date.now() });
   /** What is on screen goes back to the last whole result. */
   const restore = () => {
-    store.clear({ cookieLog: true });
+    store.clear({ rerun: true });
     for (const entry of entries) store.ingest(entry);
     showRun(shownRun);
   };
@@ -124,7 +124,7 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
           // Otherwise the list starts over and fills in as the replay goes: the first verdicts show within moments.
           replaced = true;
           run = loaded;
-          store.clear({ cookieLog: true });
+          store.clear({ rerun: true });
           showRun(loaded);
           for (const entry of loading ?? []) show(entry);
           loading = undefined;

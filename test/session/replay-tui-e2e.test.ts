@@ -113,6 +113,23 @@ describe('wrtui replay in the TUI', () => {
     expect(text).toContain('WRTUI_EXIT=0');
   });
 
+  it('a re-run after a save keeps the request the user is looking at selected, its tab open', { timeout: 60_000 }, async () => {
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
+    await tmux.start('keep', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
+    await tmux.waitForScreen('keep', (t) => t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    await tmux.press('keep', 'g', 'Down', 'Down', 'Down', 'Enter', 'BTab');
+    let text = await tmux.waitForScreen('keep', (t) => t.includes('[Diff]') && t.includes('newly blocked by no-images'), 'the image request\'s Diff tab');
+    const selected = (t: string) => t.split('\n').find((line) => line.startsWith('▶')) ?? '';
+    expect(selected(text)).toContain('/old-logo.png');
+    // The rule now blocks scripts instead: the image request, still selected, is identical again.
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('script'));
+    text = await tmux.waitForScreen('keep', (t) => t.includes('Identical to the recording'), 'the re-run');
+    expect(selected(text)).toContain('/old-logo.png');
+    expect(text).toContain('[Diff]');
+    await tmux.press('keep', 'q');
+    expect(await tmux.waitForScreen('keep', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+  });
+
   it('a recording without finished requests: the list says where its requests come from, not how to use a proxy there is none of', { timeout: 30_000 }, async () => {
     const file = await writeSyntheticRecording(join(workDir, 'none.ndjson'), 0);
     await tmux.start('none', 140, 20, workDir, wrtuiCommand(['replay', file, '--rules', join(workDir, 'rules')]));

@@ -29,6 +29,24 @@ function predicate(expression: string) {
 }
 
 describe('folding', () => {
+  it('a replay numbers requests by requestId: one whose first event comes after a later-numbered one\'s still takes its place (and keeps it across re-runs)', () => {
+    const replayStore = new TrafficStore({ flushIntervalMs: 0, ordinals: 'requestId' });
+    const started = (requestId: string, seq: number) =>
+      replayStore.ingest({ kind: 'webRequest', event: 'onBeforeRequest', details: { requestId, url: `http://a.test/${requestId}`, method: 'GET', frameId: 0, parentFrameId: -1, tabId: -1, type: 'other', timeStamp: 0 }, outcomes: [], seq, time: 0 } as never);
+    const run = (order: string[]) => {
+      replayStore.clear({ rerun: true });
+      order.forEach((requestId, index) => started(requestId, index + 1));
+      replayStore.flush();
+      return replayStore.visible().map((record) => `${record.ordinal} ${record.url}`);
+    };
+    const inOrder = run(['1', '2', '3']);
+    expect(inOrder).toEqual(['1 http://a.test/1', '2 http://a.test/2', '3 http://a.test/3']);
+    // Request 2's listener answered last this time: it is still second, numbered 2.
+    expect(run(['1', '3', '2'])).toEqual(inOrder);
+    expect(replayStore.visibleIndexOf(2)).toBe(1);
+    replayStore.close();
+  });
+
   it('one record per request with what the list shows', async () => {
     await driver.request('http://shop.test/cart?x=1', { route: () => respond(201, 'hello', [{ name: 'X-A', value: '1' }]) });
     store.flush();

@@ -52,6 +52,13 @@ export interface TrafficStoreOptions {
   now?: () => number;
   /** Total body bytes held (request and response bodies); the oldest are let go past it. */
   maxBodyBytes?: number;
+  /**
+   * How requests are numbered (their ordinal, the list's order): as they arrive (live), or by
+   * their requestId (a replay: its engine numbers requests in the recording's order each run, while
+   * they arrive in the order their first listeners answer), so a request keeps its number and its
+   * place, and stays selected, across re-runs.
+   */
+  ordinals?: 'arrival' | 'requestId';
 }
 
 export interface LogLine {
@@ -88,6 +95,7 @@ export class TrafficStore {
   #records: RequestRecord[] = [];
   readonly #byId = new Map<string, RequestRecord>();
   #nextOrdinal = 1;
+  readonly #ordinalsByRequestId: boolean;
   #dropped = 0;
   readonly #bodies: BodyBudget;
   #seen = 0;
@@ -126,6 +134,7 @@ export class TrafficStore {
     this.#minFlushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.#flushIntervalMs = this.#minFlushIntervalMs;
     this.#now = options.now ?? Date.now;
+    this.#ordinalsByRequestId = options.ordinals === 'requestId';
     this.#logs = new RingBuffer(options.logLimit ?? DEFAULT_LOG_LIMIT);
     this.#cookieLog = new RingBuffer(options.cookieLogLimit ?? DEFAULT_COOKIE_LOG_LIMIT);
     const tickMs = options.tickMs ?? 0;
@@ -188,9 +197,9 @@ export class TrafficStore {
         if (!record) {
           // A request we dropped (or cleared) goes on sending events: let it go.
           if (entry.event !== 'onBeforeRequest') return;
-          record = createRecord(this.#nextOrdinal++, entry);
+          record = createRecord(this.#ordinalsByRequestId ? Number(entry.details.requestId) : this.#nextOrdinal++, entry);
           this.#byId.set(record.requestId, record);
-          this.#records.push(record);
+          this.#addRecord(record);
           this.#seen++;
           this.#countStart(entry.time);
         }
@@ -392,6 +401,13 @@ export class TrafficStore {
     this.#pendingChange = true;
   }
 
+  /** Keeps #records in ordinal order: with ordinals by requestId a request may arrive after a later-numbered one. */
+  #addRecord(record: RequestRecord): void {
+    const last = this.#records[this.#records.length - 1];
+    if (!last || last.ordinal < record.ordinal) this.#records.push(record);
+    else this.#records.splice(lowerBound(this.#records, record.ordinal), 0, record);
+  }
+
   #refilter(records: Iterable<RequestRecord>): void {
     const predicate = this.#predicate!;
     for (const record of records) {
@@ -435,11 +451,12 @@ export class TrafficStore {
   }
 
   /**
-   * Forgets every request (the "clear" command); requests still in flight are not shown again. With
-   * `cookieLog`, the cookie change log too (a replay's new run starts from the recording's cookies).
+   * Forgets every request (the "clear" command); requests still in flight are not shown again.
+   * A replay's new run (`rerun`) also forgets the cookie change log (it starts from the recording's
+   * cookies).
    */
-  clear(options: { cookieLog?: boolean } = {}): void {
-    if (options.cookieLog) {
+  clear(options: { rerun?: boolean } = {}): void {
+    if (options.rerun) {
       this.#cookieLog.clear();
       this.#cookiesVersion++;
     }
