@@ -1,7 +1,7 @@
 // The session file's line encoding: "Bytes are written as {"base64":"…"}" (session README), and
 // read back as bytes.
 import { describe, expect, it } from 'vitest';
-import { bytesOf, decodeLine, encodeLine } from '../../src/engine/session/session-json.js';
+import { arrayBufferOf, bytesOf, decodeLine, encodeLine } from '../../src/engine/session/session-json.js';
 
 describe('session lines', () => {
   it('bytes are written as {"base64": …} whatever holds them (Uint8Array, Node Buffer, ArrayBuffer) and read back as the same bytes', () => {
@@ -12,6 +12,14 @@ describe('session lines', () => {
       expect(line).toBe('{"kind":"body","bytes":{"base64":"AAEC+v8="}}');
       expect([...bytesOf((decodeLine(line) as { bytes: unknown }).bytes)!]).toEqual(data);
     }
+  });
+
+  it('requestBody.raw bytes made from a small Node Buffer hold exactly its bytes, not the shared pool it sits in', () => {
+    const small = Buffer.from('x=1');
+    expect(small.buffer.byteLength).toBeGreaterThan(3);
+    const copy = arrayBufferOf(small);
+    expect(copy.byteLength).toBe(3);
+    expect(Buffer.from(copy).toString()).toBe('x=1');
   });
 
   it('a line without bytes reads back as it was written', () => {

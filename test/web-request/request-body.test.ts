@@ -34,6 +34,17 @@ describe('requestBody (onBeforeRequest)', () => {
     expect(body?.raw).toHaveLength(1);
   });
 
+  it('raw bytes are exactly the body when it sits in Node\'s shared buffer pool (a small Buffer): never the pool\'s other bytes', () => {
+    // Small Buffers share one 8 KiB ArrayBuffer: what else is in it belongs to other requests.
+    const pooled = Buffer.from('{"token":"secret of another request"}');
+    const body = Buffer.from('{"a":1}');
+    expect(body.buffer.byteLength).toBeGreaterThan(body.length);
+    const raw = parseRequestBody({ method: 'POST', contentType: 'application/json', bytes: body })!.raw![0]!.bytes!;
+    expect(raw.byteLength).toBe(7);
+    expect(Buffer.from(raw).toString()).toBe('{"a":1}');
+    expect(Buffer.from(raw).includes(pooled)).toBe(false);
+  });
+
   it('raw bytes are an ArrayBuffer copy, not a view of the proxy\'s buffer', () => {
     const source = bytes('abc');
     const body = parseRequestBody({ method: 'POST', contentType: 'text/plain', bytes: source });

@@ -37,5 +37,6 @@ export function bytesOf(value: unknown): Uint8Array | undefined {
 
 /** An ArrayBuffer holding exactly these bytes (requestBody.raw[].bytes is an ArrayBuffer, §2.9). */
 export function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
-  return bytes.slice().buffer as ArrayBuffer;
+  // A copy of exactly these bytes: a Node Buffer's slice() is a view, its .buffer possibly Node's shared pool.
+  return new Uint8Array(bytes).buffer;
 }

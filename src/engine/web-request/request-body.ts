@@ -28,8 +28,10 @@ export function parseRequestBody({ method, contentType, bytes, truncated }: Requ
           : undefined;
     if (formData) return { formData };
   }
-  // A copy, so a listener holding on to it never sees the proxy reuse the buffer.
-  return { raw: [{ bytes: bytes.slice().buffer }] };
+  // A copy of exactly these bytes, so a listener holding on to it never sees the proxy reuse the
+  // buffer. (Not `bytes.slice().buffer`: a Node Buffer's slice is a view, and a small Buffer's
+  // .buffer is Node's shared pool, other requests' bytes included.)
+  return { raw: [{ bytes: new Uint8Array(bytes).buffer }] };
 }
 
 function parseUrlEncoded(bytes: Uint8Array): Record<string, string[]> | undefined {
