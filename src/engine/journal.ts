@@ -136,6 +136,11 @@ export interface BodyEntry {
   complete: boolean;
   /** Bytes that crossed the wire in all (absent in recordings made before it existed). */
   size?: number;
+  /**
+   * The bytes are already decoded, whatever Content-Encoding the headers name: a replayed HAR's
+   * content (HAR keeps bodies decoded).
+   */
+  decoded?: boolean;
 }
 
 export interface ListeningEntry {

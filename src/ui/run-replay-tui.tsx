@@ -25,7 +25,7 @@ export interface ReplayTuiOptions {
   /** Folders whose changes re-run the replay (the rules folder, extension folders). */
   watch?: string[];
   /** Runs the session, telling what happens as it happens (the list fills in as verdicts come). */
-  run: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff' | 'signal' | 'keepJournal' | 'dryRun' | 'dryRunOverrides'>) => Promise<ReplayResult>;
+  run: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff' | 'signal' | 'keepJournal' | 'dryRun' | 'dryRunOverrides' | 'journalBodies'>) => Promise<ReplayResult>;
 }
 
 /**
@@ -112,6 +112,7 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
       const next = await options.run({
         signal: controller.signal,
         keepJournal: false,
+        journalBodies: true,
         dryRun,
         dryRunOverrides: new Map(dryRunOverrides),
         onLoaded: (failures, loaded) => {

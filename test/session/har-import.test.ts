@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getHeader } from '../../src/engine/headers.js';
 import { HarFormatError } from '../../src/engine/session/har/har-validation.js';
-import { sessionFromHar } from '../../src/engine/session/har/har-import.js';
+import { BODY_ON_DEMAND_BYTES, sessionFromHar } from '../../src/engine/session/har/har-import.js';
 import { openRecording } from '../../src/engine/session/open-recording.js';
 import { replaySession } from '../../src/engine/session/session-replay.js';
 import type { OnSendHeadersDetails } from '../../src/engine/types.js';
 import { rule } from './session-harness.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures');
 const CHROMIUM = join(FIXTURES, 'har/chromium.har');
@@ -155,5 +156,61 @@ describe('invalid HAR files', () => {
     const session = sessionFromHar('x.har', har);
     expect(session.requests[0]!.hops[0]!.exchanges[0]!.response).toMatchObject({ statusCode: 204 });
     expect(session.warnings).toEqual(['log.creator: missing (imported anyway)']);
+  });
+});
+
+describe('large bodies of a HAR file', () => {
+  const bigBody = Buffer.alloc(100 * 1024, 'wrtui ');
+  const harWith = (body: Buffer) =>
+    JSON.stringify({
+      log: {
+        version: '1.2',
+        creator: { name: 'test', version: '1' },
+        entries: [
+          {
+            startedDateTime: '2026-11-01T00:00:00.000Z',
+            time: 5,
+            request: { method: 'GET', url: 'http://big.test/file.txt', httpVersion: 'HTTP/1.1', headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
+            response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', headers: [{ name: 'Content-Type', value: 'text/plain' }], cookies: [], content: { size: body.length, mimeType: 'text/plain', text: body.toString('base64'), encoding: 'base64' }, redirectURL: '', headersSize: -1, bodySize: body.length },
+            cache: {},
+            timings: { send: 1, wait: 2, receive: 2 },
+          },
+        ],
+      },
+    });
+
+  it(`are not held by the session (${BODY_ON_DEMAND_BYTES / 1024} KiB and more): read again from the file when the replay needs them, and a file changed since is refused, saying so`, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wrtui-har-big-'));
+    try {
+      const file = join(dir, 'big.har');
+      await writeFile(file, harWith(bigBody));
+      const session = await openRecording(file);
+      const response = session.requests[0]!.hops[0]!.exchanges[0]!.response!;
+      // Not a value the session holds: a reading from the file.
+      expect(Object.getOwnPropertyDescriptor(response, 'body')?.get).toBeTypeOf('function');
+      expect(Buffer.from(response.body!).equals(bigBody)).toBe(true);
+      const bodies: Uint8Array[] = [];
+      const result = await replaySession(session, { journalBodies: true, onEntry: (entry) => entry.kind === 'body' && bodies.push(entry.bytes) });
+      expect(result.summary).toMatchObject({ requests: 1, identical: 1 });
+      expect(bodies.map((bytes) => Buffer.from(bytes).equals(bigBody))).toEqual([true]);
+
+      await writeFile(file, harWith(Buffer.alloc(100 * 1024, 'other ')));
+      expect(() => response.body).toThrow(/big\.har changed since it was read; open it again to replay it/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('of a compressed HAR (no reading at an offset) are held as read', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wrtui-har-big-'));
+    try {
+      const file = join(dir, 'big.har.gz');
+      await writeFile(file, gzipSync(harWith(bigBody)));
+      const session = await openRecording(file);
+      await rm(file);
+      expect(Buffer.from(session.requests[0]!.hops[0]!.exchanges[0]!.response!.body!).equals(bigBody)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

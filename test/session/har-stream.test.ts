@@ -41,6 +41,18 @@ describe('a HAR read as a stream', () => {
     }
   });
 
+  it('tells where each entry\'s text is in the file, however the bytes are cut (a large body is read again from there)', async () => {
+    for (const name of ['chromium.har', 'firefox.har']) {
+      const bytes = await readFile(join(FIXTURES, name));
+      for (const size of [1, 7, 4096]) {
+        const ranges: { start: number; end: number }[] = [];
+        await readHarDocument(chunked(bytes, size), (_entry, _index, range) => ranges.push(range));
+        const whole = JSON.parse(bytes.toString('utf8')) as { log: { entries: unknown[] } };
+        expect(ranges.map((range) => JSON.parse(bytes.subarray(range.start, range.end).toString('utf8')))).toEqual(whole.log.entries);
+      }
+    }
+  });
+
   it('hands each entry out as soon as it is read, before the rest of the file', async () => {
     const bytes = await readFile(join(FIXTURES, 'chromium.har'));
     let offset = 0;

@@ -113,6 +113,25 @@ describe('wrtui replay in the TUI', () => {
     expect(text).toContain('WRTUI_EXIT=0');
   });
 
+  it('bodies show as in live mode: a HAR\'s response content (decoded already, whatever its Content-Encoding says) and a POST\'s body', { timeout: 60_000 }, async () => {
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
+    await tmux.start('bodies', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
+    await tmux.waitForScreen('bodies', (t) => t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    // style.css: Content-Encoding: gzip in its headers, its text decoded in the HAR.
+    await tmux.press('bodies', 'g', 'Down', 'Enter', 'Tab', 'Tab');
+    let text = await tmux.waitForScreen('bodies', (t) => t.includes('[Response]') && t.includes('Content-Encoding: gzip'), 'style.css\'s response');
+    text = await tmux.waitForScreen('bodies', (t) => t.includes('font-family: sans-serif'), 'its body');
+    expect(text).not.toContain('could not be decoded');
+    expect(text).toContain('Body (54 B decoded (as the recording kept it))');
+    expect(text.split('\n').find((line) => line.includes('/style.css'))).toContain(' 72 B '); // the size on the wire (Content-Length)
+    // The last request, POST /api/echo: the body the page sent.
+    await tmux.press('bodies', 'Escape', 'G', 'Enter', 'BTab');
+    // Its 17 bytes as the page sent them (requestBody.raw), not the 8 KiB buffer they were read into.
+    await tmux.waitForScreen('bodies', (t) => t.includes('[Request]') && t.includes('Body (17 B, raw)'), 'the POST\'s body');
+    await tmux.press('bodies', 'q');
+    expect(await tmux.waitForScreen('bodies', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+  });
+
   it('a re-run after a save keeps the request the user is looking at selected, its tab open', { timeout: 60_000 }, async () => {
     await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
     await tmux.start('keep', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));

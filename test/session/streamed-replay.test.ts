@@ -156,7 +156,7 @@ describe('a recording replayed as it is read', () => {
     const request = (url: string, position: number): RecordedRequest => ({ index: 0, requestId: '1', type: 'other', tabId: -1, frameId: 0, parentFrameId: -1, storeId: '0', hops: [{ url, method: 'GET', exchanges: [exchange(position)], at: {} }], redirectNotFollowed: false, complete: true });
     transport.add(request('http://a.test/x', 500));
     transport.add(request('http://a.test/x', 100)); // added later, recorded earlier
-    const ask = (position: number) => new TextDecoder().decode(transport.answer({ url: 'http://a.test/x', method: 'GET', headers: [] }, '9', undefined, undefined, position).body as Uint8Array);
+    const ask = (position: number) => new TextDecoder().decode(transport.answer({ url: 'http://a.test/x', method: 'GET', headers: [] }, '9', undefined, undefined, position).readBody());
     expect(ask(600)).toBe('at 500');
     expect(ask(300)).toBe('at 100');
     expect(() => ask(50)).toThrow(TransportError);

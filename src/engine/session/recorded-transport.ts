@@ -6,14 +6,18 @@
 // why.
 import type { Journal } from '../journal.js';
 import type { NetError } from '../types.js';
-import { TransportError, type OutgoingRequest, type TransportResponse } from '../web-request/transport.js';
+import { TransportError, type OutgoingRequest, type ResponseHead } from '../web-request/transport.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse } from './recorded-session.js';
 
 export const ERR_NOT_IN_RECORDING: NetError = 'net::ERR_CACHE_MISS';
 
-export interface RecordedAnswer extends TransportResponse {
+export interface RecordedAnswer extends ResponseHead {
   /** The recorded body broke off with this error. */
   bodyError?: NetError;
+  /** The body was recorded decoded (a HAR's content), though its headers may name a Content-Encoding. */
+  bodyDecoded: boolean;
+  /** The recorded body, read when asked (a large HAR body comes from its file each time: read it once). */
+  readBody(): Uint8Array | undefined;
 }
 
 /**
@@ -112,8 +116,10 @@ function answerOf(response: RecordedResponse): RecordedAnswer {
     headers: response.headers,
     fromCache: response.fromCache,
     ...(response.ip !== undefined && { ip: response.ip }),
-    ...(response.body && { body: response.body }),
     ...(response.bodyError && { bodyError: response.bodyError }),
+    bodyDecoded: response.bodyDecoded,
+    // Only StreamFilters and the TUI's bodies need it: most replays never read it.
+    readBody: () => response.body,
   };
 }
 

@@ -18,6 +18,8 @@ export interface ReplayDriverContext {
   lifecycle: RequestLifecycle;
   journal: Journal;
   transport: RecordedTransport;
+  /** Journal the request and response bodies, as the proxy does for the recorder and the TUI. */
+  journalBodies?: boolean;
 }
 
 /** Replays `recorded`; resolves with the requestId it got in the replay. */
@@ -51,6 +53,11 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     parentFrameId: recorded.parentFrameId,
     storeId: recorded.storeId,
   });
+  /** As the proxy journals what a client sent, when it arrives. */
+  const journalRequestBody = (body: Uint8Array | undefined) => {
+    if (context.journalBodies && body) context.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'request', url: flight.url, bytes: body, complete: true });
+  };
+  journalRequestBody(hop.body);
 
   /** After a redirect: the client's next hop, or the end when the recorded client did not follow. */
   const followRedirect = async (): Promise<'next-hop' | 'ended'> => {
@@ -68,6 +75,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
       // What the proxy does when the client's follow-up arrives: that request's headers and body.
       if (hop.clientHeaders) flight.requestHeaders = hop.clientHeaders;
       if (hop.body) flight.body = hop.body;
+      journalRequestBody(hop.body);
       flight.requestBody = hop.requestBody;
       await at(hop.at.beforeRequest);
     }
@@ -112,9 +120,10 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
       await at(hop?.at.responseStarted);
       const filters = flight.takeFilters();
       flight.responseStarted();
+      // Read once, and only when used: a large HAR body is read from its file.
+      const body = filters.length > 0 || context.journalBodies ? answer.readBody() : undefined;
       if (filters.length > 0) {
         // Firefox's StreamFilters get the recorded body as they got the live one (what they write goes nowhere).
-        const body = answer.body instanceof Uint8Array ? answer.body : undefined;
         const outcome = await filterWholeBody(filters, body, answer.headers, lifecycle.listenerTimeoutMs);
         if (outcome.kind === 'timed-out') {
           const owners = filters.map((filter) => filter.ownerId).join(', ');
@@ -127,6 +136,10 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
       }
       await at(hop?.at.end);
       finish(flight, answer.bodyError);
+      // As the proxy journals the body it passed on, just after the request's end.
+      if (context.journalBodies && body) {
+        context.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', url: flight.url, bytes: body, complete: !answer.bodyError, ...(answer.bodyDecoded ? { decoded: true } : { size: body.length }) });
+      }
       return flight.requestId;
     }
   }

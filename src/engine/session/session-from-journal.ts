@@ -27,6 +27,8 @@ import { StoreCookieTimeline } from './store-cookie-timeline.js';
 interface Recorded {
   bytes: Uint8Array;
   complete: boolean;
+  /** Already decoded (a replayed HAR's content, saved from the TUI). */
+  decoded?: boolean;
 }
 
 interface RequestInProgress {
@@ -158,7 +160,7 @@ export class SessionBuilder {
         return;
       }
       case 'body': {
-        const body = { bytes: bytesOf(entry.bytes) ?? new Uint8Array(), complete: entry.complete };
+        const body = { bytes: bytesOf(entry.bytes) ?? new Uint8Array(), complete: entry.complete, decoded: entry.decoded === true };
         // A request body comes just before its hop's onBeforeRequest: kept until that event.
         if (entry.direction === 'request') this.#requestBodies.set(entry.requestId, body);
         else this.#building.get(entry.requestId)?.responseBodies.push(body);
@@ -327,7 +329,12 @@ function attachResponseBodies(state: RequestInProgress): void {
   const bodies = state.responseBodies;
   const pairs: [RecordedResponse, Recorded][] =
     responses.length === bodies.length ? responses.map((response, i) => [response, bodies[i]!]) : responses.length > 0 && bodies.length > 0 ? [[responses.at(-1)!, bodies.at(-1)!]] : [];
-  for (const [response, body] of pairs) if (body.complete) response.body = body.bytes;
+  for (const [response, body] of pairs) {
+    if (!body.complete) continue;
+    response.body = body.bytes;
+    // A body a HAR replay journaled (and the TUI saved) is already decoded.
+    if (body.decoded) response.bodyDecoded = true;
+  }
 }
 
 /** requestBody.raw[].bytes is an ArrayBuffer (§2.9); the file holds it as base64. */

@@ -52,6 +52,8 @@ export interface ReplayOptions {
    * false stops there: no request is replayed and the result says `stopped`.
    */
   onLoaded?: (failures: readonly string[], run: ReplayRunView) => boolean | void;
+  /** Journal the requests' and responses' bodies (the TUI shows them); printed output has no use for them. */
+  journalBodies?: boolean;
   /** Dry-run on or off for rules and extensions by name, over what their files say (the TUI's toggles). */
   dryRunOverrides?: ReadonlyMap<string, boolean>;
   /**
@@ -118,7 +120,7 @@ export async function replay(input: ReplayInput, options: ReplayOptions = {}): P
   } else {
     // A HAR has no journal: the rules' replay is compared with a replay without rules.
     const traces = new Map<RecordedRequest, RequestTrace>();
-    const reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, onLoaded: undefined, keepJournal: false }, 'replaying without rules', (request, _replayedId, trace) => {
+    const reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, onLoaded: undefined, keepJournal: false, journalBodies: false }, 'replaying without rules', (request, _replayedId, trace) => {
       if (trace) traces.set(request, trace);
     });
     await reference.close();
@@ -222,7 +224,7 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     scheduler.abort();
   };
   options.signal?.addEventListener('abort', stop, { once: true });
-  const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport };
+  const context = { lifecycle: engine.lifecycle, journal: engine.journal, transport, journalBodies: options.journalBodies ?? false };
   let done = 0;
   let total = 0;
   const report = () => options.onProgress?.({ phase, done, total, unit: 'requests' });

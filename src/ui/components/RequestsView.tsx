@@ -24,7 +24,7 @@ import { DetailPane, detailPaneLines } from './DetailPane.js';
 import { dnrRequestOf } from '../detail/rules-lines.js';
 import { bodySearch, searchLines } from '../detail/search-lines.js';
 import { blank, heading, wrapLines } from '../detail/styled-line.js';
-import { headerValue, type RequestRecord } from '../store/request-record.js';
+import { bodyEncoding, type RequestRecord } from '../store/request-record.js';
 import type { DetailTab } from '../detail/detail-tabs.js';
 import { FixedLine } from './FixedLine.js';
 import { RequestList } from './RequestList.js';
@@ -318,8 +318,8 @@ function emptyHint(backend: TuiBackend): StyledLine[] {
 /** The search run over the whole body the open tab shows (Request or Response), if it has one. */
 function searchedBody(record: RequestRecord | undefined, tab: DetailTab, term: string): ReturnType<typeof bodySearch> {
   if (!record || !term) return undefined;
-  if (tab === 'response') return bodySearch(record.responseBytes?.bytes, headerValue(record.responseHeaders, 'content-encoding'), term);
-  if (tab === 'request') return bodySearch(record.requestBytes?.bytes, headerValue(record.sentHeaders ?? record.requestHeaders, 'content-encoding'), term);
+  if (tab === 'response') return bodySearch(record.responseBytes?.bytes, bodyEncoding(record.responseBytes, record.responseHeaders), term);
+  if (tab === 'request') return bodySearch(record.requestBytes?.bytes, bodyEncoding(record.requestBytes, record.sentHeaders ?? record.requestHeaders), term);
   return undefined;
 }
 

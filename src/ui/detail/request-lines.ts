@@ -3,7 +3,7 @@
 // and the body: form data, pretty JSON or text, capped.
 import type { HttpHeader, HttpHeaders } from '../../engine/types.js';
 import { headerOrigins, type HeaderOrigin } from './header-origins.js';
-import { headerValue, type RequestRecord } from '../store/request-record.js';
+import { bodyEncoding, headerValue, type RequestRecord } from '../store/request-record.js';
 import { bodyPreviewLines } from './body-preview.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
 
@@ -38,7 +38,7 @@ export function requestLines(record: RequestRecord, unfold = false): StyledLine[
 
 function requestBodyLines(record: RequestRecord, headers: HttpHeaders | undefined, unfold: boolean): StyledLine[] {
   const contentType = headerValue(headers, 'content-type');
-  const contentEncoding = headerValue(headers, 'content-encoding');
+  const contentEncoding = bodyEncoding(record.requestBytes, headers);
   if (record.requestBytes) {
     return [heading(`Body (${record.requestBytes.size} B, as sent)`), ...bodyPreviewLines({ ...record.requestBytes, contentType, contentEncoding, unfold })];
   }

@@ -1,7 +1,7 @@
 // The Response tab: status line, headers, and the body (decoded for viewing; the TUI keeps bodies
 // up to --max-body-size each, within its body memory), saying when it was cut or let go.
 import { formatBytes } from '../format.js';
-import { headerValue, type CapturedBody, type RequestRecord } from '../store/request-record.js';
+import { bodyEncoding, headerValue, type CapturedBody, type RequestRecord } from '../store/request-record.js';
 import { bodyPreviewLines } from './body-preview.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
 
@@ -27,7 +27,7 @@ export function responseLines(record: RequestRecord, unfold = false): StyledLine
     if (body.dropped) lines.push(line({ text: "Dropped: the TUI lets go of the oldest bodies to stay within its body memory (--body-memory).", color: 'yellow' }));
     else {
       if (!body.complete) lines.push(line({ text: `Cut: wrtui kept the first ${formatBytes(body.bytes.length)} of ${formatBytes(body.size)} (--max-body-size); the client got all of it.`, color: 'yellow' }));
-      lines.push(...bodyPreviewLines({ ...body, contentType: headerValue(headers, 'content-type'), contentEncoding: headerValue(headers, 'content-encoding'), unfold }));
+      lines.push(...bodyPreviewLines({ ...body, contentType: headerValue(headers, 'content-type'), contentEncoding: bodyEncoding(body, headers), unfold }));
     }
   } else if (record.phase === 'pending') {
     lines.push(line({ text: 'The body has not arrived yet.', dim: true }));
@@ -39,7 +39,7 @@ export function responseLines(record: RequestRecord, unfold = false): StyledLine
 
 /** "1.2 kB as received", with ", cut" or ", dropped" when the TUI does not hold all of it. */
 function bodySizeText(body: CapturedBody): string {
-  return `${formatBytes(body.size)} as received${body.complete ? '' : body.dropped ? ', dropped' : ', cut'}`;
+  return `${formatBytes(body.size)} ${body.decoded ? 'decoded (as the recording kept it)' : 'as received'}${body.complete ? '' : body.dropped ? ', dropped' : ', cut'}`;
 }
 
 export function statusColor(statusCode: number | undefined): string {

@@ -19,7 +19,7 @@ export function recordsAsHar(records: readonly RequestRecord[]): { har: ReturnTy
         timed.push({ time: event.timeStamp, order: order++, body: { kind: 'body', requestId: record.requestId, direction: 'request', url: event.details.url, bytes: record.requestBytes.bytes, complete: true } });
       }
       if ((event.event === 'onCompleted' || event.event === 'onErrorOccurred') && record.responseBytes && !record.responseBytes.dropped) {
-        timed.push({ time: event.timeStamp, order: order++, body: { kind: 'body', requestId: record.requestId, direction: 'response', url: event.details.url, bytes: record.responseBytes.complete ? record.responseBytes.bytes : new Uint8Array(), complete: record.responseBytes.complete } });
+        timed.push({ time: event.timeStamp, order: order++, body: { kind: 'body', requestId: record.requestId, direction: 'response', url: event.details.url, bytes: record.responseBytes.complete ? record.responseBytes.bytes : new Uint8Array(), complete: record.responseBytes.complete, ...(record.responseBytes.decoded && { decoded: true }) } });
       }
       if (event.event === 'onBeforeRequest') sawBeforeRequest = true;
       timed.push({ time: event.timeStamp, order: order++, body: { kind: 'webRequest', event: event.event, details: event.details, outcomes: event.outcomes, ...(event.ending && { ending: event.ending }) } });

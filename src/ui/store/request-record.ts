@@ -45,6 +45,8 @@ export interface CapturedBody {
   complete: boolean;
   /** Let go to keep the TUI's bodies in budget (body-budget.ts): `bytes` is empty. */
   dropped?: boolean;
+  /** Already decoded whatever the headers' Content-Encoding says (a replayed HAR's content). */
+  decoded?: boolean;
 }
 
 export interface AttributedCookieChange {
@@ -272,12 +274,14 @@ export function applyBodyEntry(record: RequestRecord, entry: BodyEntry): Capture
     bytes: entry.bytes.byteOffset === 0 && entry.bytes.byteLength === entry.bytes.buffer.byteLength ? entry.bytes : new Uint8Array(entry.bytes),
     size: entry.size ?? entry.bytes.length,
     complete: entry.complete,
+    ...(entry.decoded && { decoded: true }),
   };
   if (entry.direction === 'request') record.requestBytes = body;
   else {
     record.responseBytes = body;
-    // What crossed the wire, chunked responses included (Content-Length said it already otherwise).
-    if (entry.size !== undefined || entry.complete) record.responseSize = body.size;
+    // What crossed the wire, chunked responses included (Content-Length said it already otherwise);
+    // a decoded body's length is not that.
+    if (!entry.decoded && (entry.size !== undefined || entry.complete)) record.responseSize = body.size;
   }
   return body;
 }
@@ -358,6 +362,11 @@ export function headerValues(headers: HttpHeaders | undefined, name: string): st
     values.push(header.value ?? Buffer.from(header.binaryValue ?? []).toString('latin1'));
   }
   return values;
+}
+
+/** The Content-Encoding to undo to read `body`: none when it is already decoded (a replayed HAR's). */
+export function bodyEncoding(body: { decoded?: boolean } | undefined, headers: HttpHeaders | undefined): string | undefined {
+  return body?.decoded ? undefined : headerValue(headers, 'content-encoding');
 }
 
 export function headerValue(headers: HttpHeaders | undefined, name: string): string | undefined {

@@ -137,8 +137,9 @@ function responseOf(exchange: RecordedExchange, url: string, error: string | und
   const response = exchange.response!;
   const { version, statusText } = parseStatusLine(response.statusLine);
   const mimeType = getHeader(response.headers, 'content-type') ?? 'x-unknown';
-  const content = response.body
-    ? harTextOf(response.body, { mimeType, contentEncoding: getHeader(response.headers, 'content-encoding'), decoded: response.bodyDecoded })
+  const body = response.body; // read once: a large HAR body is read from its file when asked for
+  const content = body
+    ? harTextOf(body, { mimeType, contentEncoding: getHeader(response.headers, 'content-encoding'), decoded: response.bodyDecoded })
     : { size: -1, comment: 'body not recorded' };
   const location = response.statusCode >= 300 && response.statusCode < 400 ? getHeader(response.headers, 'location') : undefined;
   return {
@@ -150,7 +151,7 @@ function responseOf(exchange: RecordedExchange, url: string, error: string | und
     content: { mimeType, ...content },
     redirectURL: location === undefined ? '' : absolute(location, url),
     headersSize: -1,
-    bodySize: response.body ? response.body.length : -1,
+    bodySize: body ? body.length : -1,
     ...(error !== undefined && { _error: error }),
   };
 }

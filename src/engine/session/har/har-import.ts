@@ -10,6 +10,7 @@
 // response, and replay's rules decide again whether to redirect.
 //
 // The timeline replay interleaves requests by comes from each entry's startedDateTime and timings.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, TAB_ID_HEADER, tabIdFrom } from '../../capture/resource-type.js';
 import { getHeader } from '../../headers.js';
@@ -19,7 +20,7 @@ import { fileChunks, isGzipFile } from '../gzip-file.js';
 import { readingProgress, type ProgressListener } from '../progress.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse, RecordedSession } from '../recorded-session.js';
 import { bytesOfHarText } from './har-content.js';
-import { readHarDocument } from './har-stream.js';
+import { readHarDocument, type ByteRange } from './har-stream.js';
 import type { ReadingOptions } from '../session-reader.js';
 import { isResourceType, resourceTypeFromChrome } from './har-resource-types.js';
 import {
@@ -69,16 +70,62 @@ interface ImportedEntry {
 }
 
 export async function readHarFile(file: string, options: ReadingOptions = {}): Promise<RecordedSession> {
-  const total = (await stat(file)).size;
+  const { size: total, mtimeMs } = await stat(file);
   const onRead = readingProgress(total, options.onProgress);
   options.onProgress?.({ phase: 'reading', done: 0, total, unit: 'bytes' });
-  // Each entry is imported as soon as it is read (its bodies decoded), its JSON text let go.
+  const gzipped = options.gzipped ?? (await isGzipFile(file));
+  // Each entry is imported as soon as it is read, its JSON text let go. Large response bodies of
+  // a plain file are let go too and read again from the file when the replay needs them, so what
+  // the session holds does not grow with its bodies (a compressed file cannot be read at an offset).
   const entries: ImportedEntry[] = [];
-  const json = await readHarDocument(fileChunks(file, { gzipped: options.gzipped ?? (await isGzipFile(file)), onRead }), (raw, index) => entries.push(importEntry(raw, index)));
+  const json = await readHarDocument(fileChunks(file, { gzipped, onRead }), (raw, index, range) => {
+    const entry = importEntry(raw, index);
+    if (!gzipped) readBodyOnDemand(entry, { file, range, size: total, mtimeMs });
+    entries.push(entry);
+  });
   options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
   const log = objectAt(objectAt(json, '(root)').log, 'log');
   arrayAt(log.entries, 'log.entries');
   return sessionOfEntries(file, log, entries);
+}
+
+/** Response bodies this large and more are read from the file when used, not held (plain files). */
+export const BODY_ON_DEMAND_BYTES = 64 * 1024;
+
+/** Where an entry's text is in a plain HAR file, and the file as it was read (a later change is refused). */
+interface EntryInFile {
+  file: string;
+  range: ByteRange;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * Lets go of a large response body, leaving in its place a `body` that reads the entry again from
+ * the file each time it is asked for (the replay asks once per step that uses it, then lets go).
+ */
+function readBodyOnDemand(entry: ImportedEntry, where: EntryInFile): void {
+  const response = entry.response;
+  const length = response?.body?.length ?? 0;
+  if (!response || length < BODY_ON_DEMAND_BYTES) return;
+  Object.defineProperty(response, 'body', { enumerable: true, configurable: true, get: () => bodyFromFile(entry.index, length, where) });
+}
+
+function bodyFromFile(index: number, length: number, { file, range, size, mtimeMs }: EntryInFile): Uint8Array {
+  const path = `log.entries[${index}]`;
+  const changed = () => new HarFormatError(path, `${file} changed since it was read; open it again to replay it`);
+  const fd = openSync(file, 'r');
+  try {
+    const now = fstatSync(fd);
+    if (now.size !== size || now.mtimeMs !== mtimeMs) throw changed();
+    const text = Buffer.allocUnsafe(range.end - range.start);
+    readSync(fd, text, 0, text.length, range.start);
+    const body = importEntry(JSON.parse(text.toString('utf8')), index).response?.body;
+    if (body?.length !== length) throw changed();
+    return body;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A HAR document already parsed. */

@@ -26,25 +26,36 @@ for (const byte of [QUOTE, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, C
 /** Keys are only kept this deep: `log` (depth 1) and `entries` (depth 2) are all that matter. */
 const KEY_DEPTH = 2;
 
+/** Where an entry's JSON text sits in what was read: bytes [start, end). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+type EntryListener = (entry: unknown, index: number, range: ByteRange) => void;
+
 /**
  * Reads the document from `chunks`, calling `onEntry` with each element of `log.entries`, in order;
  * resolves with the document whose `log.entries` is empty. Throws HarFormatError for text that is
  * not JSON.
  */
-export async function readHarDocument(chunks: AsyncIterable<Uint8Array>, onEntry: (entry: unknown, index: number) => void): Promise<unknown> {
+export async function readHarDocument(chunks: AsyncIterable<Uint8Array>, onEntry: EntryListener): Promise<unknown> {
   const scanner = new HarScanner(onEntry);
   for await (const chunk of chunks) scanner.write(chunk);
   return scanner.end();
 }
 
 class HarScanner {
-  readonly #onEntry: (entry: unknown, index: number) => void;
+  readonly #onEntry: EntryListener;
   readonly #stack: Frame[] = [];
   /** The document's bytes but for the entries' own. */
   readonly #skeleton: Uint8Array[] = [];
   /** The bytes of the entry being read, while one is. */
   #entry: Uint8Array[] | undefined;
   #entries = 0;
+  /** Bytes read before the current chunk, and where the entry being read starts. */
+  #consumed = 0;
+  #entryStart = 0;
   #inString = false;
   /** The stack is the root's `log.entries` array itself: an entry starts or ends here. */
   #atEntries = false;
@@ -56,7 +67,7 @@ class HarScanner {
   #keyFrom = 0;
   #decoder = new TextDecoder();
 
-  constructor(onEntry: (entry: unknown, index: number) => void) {
+  constructor(onEntry: EntryListener) {
     this.#onEntry = onEntry;
   }
 
@@ -79,7 +90,7 @@ class HarScanner {
         if (this.#entry && (byte === COMMA || byte === CLOSE_ARRAY)) {
           // The entry ends here; the comma between entries goes nowhere, the bracket to the skeleton.
           keep(i);
-          this.#finishEntry();
+          this.#finishEntry(this.#consumed + i);
           if (byte === COMMA) {
             from = i + 1;
             continue;
@@ -87,6 +98,7 @@ class HarScanner {
         } else if (!this.#entry && byte !== COMMA && byte !== CLOSE_ARRAY && !isSpace(byte)) {
           keep(i);
           this.#entry = [];
+          this.#entryStart = this.#consumed + i;
         }
       }
       // Only structure matters outside strings: numbers, literals and spaces pass by.
@@ -127,6 +139,7 @@ class HarScanner {
     keep(chunk.length);
     if (this.#key && this.#inString) this.#key.push(chunk.subarray(this.#keyFrom));
     this.#keyFrom = 0;
+    this.#consumed += chunk.length;
   }
 
   #push(frame: Frame): void {
@@ -201,7 +214,7 @@ class HarScanner {
     return this.#stack.length === 3 && root?.kind === 'object' && root.key === 'log' && log?.kind === 'object' && log.key === 'entries' && entries?.kind === 'array';
   }
 
-  #finishEntry(): void {
+  #finishEntry(end: number): void {
     const index = this.#entries++;
     const bytes = Buffer.concat(this.#entry!);
     this.#entry = undefined;
@@ -213,7 +226,7 @@ class HarScanner {
       const tooLong = (error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG';
       throw new HarFormatError(`log.entries[${index}]`, tooLong ? `too large to read (${bytes.length} bytes)` : `not JSON: ${(error as Error).message}`);
     }
-    this.#onEntry(value, index);
+    this.#onEntry(value, index, { start: this.#entryStart, end });
   }
 }
 
