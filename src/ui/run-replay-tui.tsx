@@ -14,6 +14,7 @@ import { createReplayBackend } from './replay-backend.js';
 import { dropPerformanceEntries } from './run-tui.js';
 import { installFastInkOutput } from './ink-fast-output.js';
 import { startScreenSession } from './screen-session.js';
+import { DEFAULT_BODY_BUDGET_BYTES } from './store/body-budget.js';
 import { TrafficStore } from './store/traffic-store.js';
 
 export interface ReplayTuiOptions {
@@ -101,12 +102,18 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
     let replaced = false;
     // What loading journals waits until it is known to have gone well.
     let loading: JournalEntry[] | undefined = [];
-    // The screen is the record of the run: the result need not keep the journal too.
+    // The screen is the record of the run: the result need not keep the journal too. Bodies are
+    // kept for a restore only as far as the store itself holds bodies (its budget).
     const ingested: JournalEntry[] = [];
+    let bodyBytes = 0;
     let run: ReplayRunView | undefined;
     const show = (entry: JournalEntry) => {
-      ingested.push(entry);
       store.ingest(entry);
+      if (entry.kind === 'body') {
+        bodyBytes += entry.bytes.length;
+        if (bodyBytes > DEFAULT_BODY_BUDGET_BYTES) return;
+      }
+      ingested.push(entry);
     };
     try {
       const next = await options.run({
