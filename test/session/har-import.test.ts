@@ -74,6 +74,25 @@ describe("Chromium's own HAR export (fixtures/har/chromium.har)", () => {
       expect(result.diffs.filter((diff) => !diff.identical).map((diff) => [new URL(diff.url).pathname, diff.changes])).toEqual([['/old-logo.png', ['newly-blocked']]]);
     });
   });
+
+  it('re-runs of a HAR held in memory (the TUI\'s, on every save) compare with the replay without rules made the first time: the first verdict does not wait for another', async () => {
+    await withRules(NO_IMAGES, async (rulesDir) => {
+      const session = await openRecording(CHROMIUM);
+      const phasesOf = async (options: { persona?: 'chrome' } = {}) => {
+        const phases = new Set<string>();
+        const result = await replaySession(session, { rulesDir, ...options, onProgress: (progress) => phases.add(progress.phase) });
+        return { phases: [...phases], verdicts: result.diffs.map((diff) => `${new URL(diff.url).pathname} ${diff.changes.join(',') || 'same'}`), baseline: result.summary.baseline };
+      };
+      const first = await phasesOf();
+      expect(first.phases).toEqual(['replaying without rules', 'replaying']);
+      const again = await phasesOf();
+      expect(again.phases).toEqual(['replaying']);
+      expect(again.verdicts).toEqual(first.verdicts);
+      expect(again.baseline).toBe('no-rules');
+      // Another persona sees other events: its own replay without rules.
+      expect((await phasesOf({ persona: 'chrome' })).phases).toEqual(['replaying without rules', 'replaying']);
+    });
+  });
 });
 
 describe("Firefox's export shape (fixtures/har/firefox.har)", () => {

@@ -104,9 +104,17 @@ export function wholeReplayInput(session: RecordedSession): ReplayInput {
   const replayable = session.requests.filter(isReplayable);
   let baseline: RecordedBaseline | undefined;
   if (session.journal) {
-    const tracer = new JournalTracer();
-    for (const entry of session.journal) tracer.add(entry);
-    baseline = { take: (requestId) => tracer.take(requestId), unattributedCookieChanges: () => tracer.trace().unattributedCookieChanges };
+    const journal = session.journal;
+    // Traced when first asked (a re-run of a session kept whole has its baseline already: session-replay.ts).
+    let traced: JournalTracer | undefined;
+    const tracer = () => {
+      if (!traced) {
+        traced = new JournalTracer();
+        for (const entry of journal) traced.add(entry);
+      }
+      return traced;
+    };
+    baseline = { take: (requestId) => tracer().take(requestId), unattributedCookieChanges: () => tracer().trace().unattributedCookieChanges };
   }
   return {
     source: session.source,

@@ -22,7 +22,7 @@ import { redactEntry } from './redaction.js';
 import { ReplayRunView } from './replay-run-view.js';
 import type { ReplaySummaryEntry } from './replay-entries.js';
 import { replayRequest } from './replay-driver.js';
-import { wholeReplayInput, type ReplayInput } from './replay-input.js';
+import { wholeReplayInput, type RecordedBaseline, type ReplayInput } from './replay-input.js';
 import { ReplayAborted, ReplayScheduler, type ReplayTask, type StepGate } from './replay-scheduler.js';
 import { DIFF_KINDS, diffCookieChanges, diffRequest, type DiffKind, type RequestDiff } from './request-diff.js';
 import { JournalTracer, type RequestTrace } from './request-trace.js';
@@ -99,9 +99,36 @@ interface ReplayRun {
 /** Told as each request's replay ends, with the trace of its journal entries (then forgotten). */
 type RequestReplayed = (request: RecordedRequest, replayedId: string | undefined, trace: RequestTrace | undefined) => void;
 
+/** What a replay is compared with: the recording's own traces, or (a HAR) its replay without rules. */
+interface Baseline {
+  kind: 'recording' | 'no-rules';
+  /** A request's baseline trace (let go once taken, unless the baseline is kept for re-runs). */
+  take(request: RecordedRequest): RequestTrace | undefined;
+  unattributedCookieChanges(): CookieChangeInfo[];
+}
+
+/**
+ * The baselines of sessions held in memory, made once per session (and persona, for a HAR's replay
+ * without rules): the TUI re-runs its session on every save against the same baseline, and a HAR's
+ * replay without rules need not run again before each re-run's first verdict.
+ */
+const keptBaselines = new WeakMap<RecordedSession, Map<string, Baseline>>();
+
 /** Replays a recording held in memory (the TUI's, a HAR). */
-export function replaySession(session: RecordedSession, options: ReplayOptions = {}): Promise<ReplayResult> {
-  return replay(wholeReplayInput(session), options);
+export async function replaySession(session: RecordedSession, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const since = started();
+  const input = wholeReplayInput(session);
+  const key = session.journal ? 'recording' : `no-rules ${options.persona ?? 'spec'}`;
+  let kept = keptBaselines.get(session);
+  if (!kept) keptBaselines.set(session, (kept = new Map()));
+  let baseline = kept.get(key);
+  if (!baseline) {
+    const made = session.journal ? recordingBaseline(input.baseline!, session.requests) : await replayWithoutRules(input, options, false);
+    // A replay without rules stopped midway is no baseline for a later run.
+    if (!made.stopped) kept.set(key, made.baseline);
+    baseline = made.baseline;
+  }
+  return replayAgainst(input, options, baseline, since);
 }
 
 /**
@@ -110,28 +137,46 @@ export function replaySession(session: RecordedSession, options: ReplayOptions =
  * memory that does not grow with its size.
  */
 export async function replay(input: ReplayInput, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const started = performance.now();
-  let takeRecorded: (request: RecordedRequest) => RequestTrace | undefined;
-  let recordedUnattributed: () => CookieChangeInfo[];
+  const since = started();
+  let baseline: Baseline;
   if (input.baseline) {
-    const baseline = input.baseline;
-    takeRecorded = (request) => baseline.take(request.requestId);
-    recordedUnattributed = () => baseline.unattributedCookieChanges();
+    const recorded = input.baseline;
+    baseline = { kind: 'recording', take: (request) => recorded.take(request.requestId), unattributedCookieChanges: () => recorded.unattributedCookieChanges() };
   } else {
-    // A HAR has no journal: the rules' replay is compared with a replay without rules.
-    const traces = new Map<RecordedRequest, RequestTrace>();
-    const reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, onLoaded: undefined, keepJournal: false, journalBodies: false }, 'replaying without rules', (request, _replayedId, trace) => {
-      if (trace) traces.set(request, trace);
-    });
-    await reference.close();
-    takeRecorded = (request) => {
-      const trace = traces.get(request);
-      traces.delete(request);
-      return trace;
-    };
-    recordedUnattributed = () => reference.unattributedCookieChanges;
+    baseline = (await replayWithoutRules(input, options, true)).baseline;
   }
+  return replayAgainst(input, options, baseline, since);
+}
 
+const started = () => performance.now();
+
+/** Every request's recorded trace, kept for re-runs (the journal is traced once). */
+function recordingBaseline(recorded: RecordedBaseline, requests: readonly RecordedRequest[]): { baseline: Baseline; stopped: false } {
+  const traces = new Map<string, RequestTrace>();
+  for (const request of requests) {
+    const trace = recorded.take(request.requestId);
+    if (trace) traces.set(request.requestId, trace);
+  }
+  const unattributed = recorded.unattributedCookieChanges();
+  return { baseline: { kind: 'recording', take: (request) => traces.get(request.requestId), unattributedCookieChanges: () => unattributed }, stopped: false };
+}
+
+/** A HAR has no journal: the rules' replay is compared with a replay without rules. */
+async function replayWithoutRules(input: ReplayInput, options: ReplayOptions, letGo: boolean): Promise<{ baseline: Baseline; stopped: boolean }> {
+  const traces = new Map<RecordedRequest, RequestTrace>();
+  const reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, onLoaded: undefined, keepJournal: false, journalBodies: false }, 'replaying without rules', (request, _replayedId, trace) => {
+    if (trace) traces.set(request, trace);
+  });
+  await reference.close();
+  const take = (request: RecordedRequest) => {
+    const trace = traces.get(request);
+    if (letGo) traces.delete(request);
+    return trace;
+  };
+  return { baseline: { kind: 'no-rules', take, unattributedCookieChanges: () => reference.unattributedCookieChanges }, stopped: reference.stopped };
+}
+
+async function replayAgainst(input: ReplayInput, options: ReplayOptions, baseline: Baseline, since: number): Promise<ReplayResult> {
   const keep = options.keepJournal ?? true;
   const diffs: RequestDiff[] = [];
   const tally = new DiffTally();
@@ -145,21 +190,21 @@ export async function replay(input: ReplayInput, options: ReplayOptions = {}): P
     options,
     'replaying',
     (request, _replayedId, replayedTrace) => {
-      const recordedTrace = takeRecorded(request);
+      const recordedTrace = baseline.take(request);
       order.finished(request.index, diffRequest({ index: request.index, method: request.hops[0]!.method, url: request.hops[0]!.url, type: request.type, recordedRequestId: request.requestId }, recordedTrace, replayedTrace));
     },
     order,
   );
   try {
     order.flush();
-    const durationMs = performance.now() - started;
+    const durationMs = performance.now() - since;
     const summary = tally.summary(input, {
       skipped: input.skipped,
-      cookies: diffCookieChanges(recordedUnattributed(), run.unattributedCookieChanges),
+      cookies: diffCookieChanges(baseline.unattributedCookieChanges(), run.unattributedCookieChanges),
       rules: run.host?.rules().filter((rule) => rule.state === 'active').map((rule) => rule.name) ?? [],
       dryRun: options.dryRun ?? false,
       durationMs,
-      baseline: input.baseline ? 'recording' : 'no-rules',
+      baseline: baseline.kind,
       warnings: [...input.warnings, ...run.failures],
     });
     return { diffs, summary, journal: run.journal, lastSeq: run.lastSeq(), endTime: run.engine.lifecycle.now(), stopped: run.stopped };
