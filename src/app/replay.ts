@@ -116,6 +116,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     dryRun: options.dryRun,
     requests: session.requests.length,
     watch: [replayOptions.rulesDir, ...replayOptions.extensions],
+    rulesDir: replayOptions.rulesDir,
     run: (live) => replaySession(session, { ...replayOptions, ...live }),
   });
   if (!last) {

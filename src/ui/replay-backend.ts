@@ -2,14 +2,15 @@
 // replayDiff entry per request) read from memory; the rules view lists that run's rules and
 // extensions, and the cookies view its cookie stores (live while it runs, as it left them once it
 // ended). There is no proxy and nothing to edit in a finished run, so the commands that change
-// what a rule does (reload, a rule's dry-run, the global dry-run) re-run the session instead;
-// cookie edits are refused, saying why. Exports are saved under the state directory.
+// what a rule does (reload, a rule's dry-run, the global dry-run, a quick rule written into the
+// rules folder) re-run the session instead; cookie edits are refused, saying why. Exports are saved
+// under the state directory.
 import { resolve } from 'node:path';
 import type { JournalEntry } from '../engine/journal.js';
 import type { RuleStatus } from '../engine/extensions/extension-host.js';
 import type { ReplayRunView } from '../engine/session/replay-run-view.js';
 import type { CookiesControl, RulesControl, TuiBackend } from './backend.js';
-import { saveExport } from './session-backend.js';
+import { saveExport, writeNewRule } from './session-backend.js';
 
 export interface ReplayBackendOptions {
   /** The recording or HAR replayed, for the status bar. */
@@ -24,6 +25,8 @@ export interface ReplayBackendOptions {
   onRunChange: (listener: () => void) => () => void;
   /** Re-runs the session (`why` goes to the log); resolves once that run has ended. */
   rerun: (why: string) => Promise<void>;
+  /** The rules folder: a quick rule (w) is written there, and its watch re-runs the session with it. */
+  rulesDir?: string;
   /** The dry-run switches: the global one, and one rule's over what its file says. Each change re-runs. */
   dryRun: {
     get(): boolean;
@@ -81,6 +84,7 @@ function replayRules(options: ReplayBackendOptions): RulesControl {
       // What the re-run under way will show.
       return { ...status, dryRun: on };
     },
+    ...(options.rulesDir !== undefined && { writeRule: (name: string, source: string) => writeNewRule(options.rulesDir!, name, source) }),
   };
 }
 

@@ -25,6 +25,8 @@ export interface ReplayTuiOptions {
   requests: number;
   /** Folders whose changes re-run the replay (the rules folder, extension folders). */
   watch?: string[];
+  /** Where quick rules (w) are written: they load as a save does. */
+  rulesDir?: string;
   /** Runs the session, telling what happens as it happens (the list fills in as verdicts come). */
   run: (live: Pick<ReplayOptions, 'onLoaded' | 'onEntry' | 'onDiff' | 'signal' | 'keepJournal' | 'dryRun' | 'dryRunOverrides' | 'journalBodies'>) => Promise<ReplayResult>;
 }
@@ -61,6 +63,7 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
     entries: () => entries,
     stateDir: options.stateDir,
     writeToTerminal: (data) => process.stdout.write(data),
+    ...(options.rulesDir !== undefined && { rulesDir: options.rulesDir }),
     run: () => showingRun,
     onRunChange: (listener) => {
       runListeners.add(listener);

@@ -2,7 +2,7 @@
 // request a rule now blocks marked CHANGED, is:changed narrowing the list to it, and the Diff tab
 // saying what changed against the recording; the rules and cookies views showing the replay's;
 // q leaves and prints the summary.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,6 +156,23 @@ describe('wrtui replay in the TUI', () => {
     expect(text).not.toContain('curl -x');
     await tmux.press('none', 'q');
     expect(await tmux.waitForScreen('none', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+  });
+
+  it('w on a request writes a quick rule into the rules folder, and the session re-runs with it: that request is now newly blocked', { timeout: 60_000 }, async () => {
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
+    await tmux.start('quick', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
+    await tmux.waitForScreen('quick', (t) => t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    const appJs = (t: string) => t.split('\n').find((line) => line.includes('/app.js')) ?? '';
+    await tmux.press('quick', 'g', 'Down', 'Down', 'w');
+    await tmux.waitForScreen('quick', (t) => t.includes('rule for this URL'), 'the quick rule prompt');
+    await tmux.press('quick', 'Enter');
+    const text = await tmux.waitForScreen('quick', (t) => t.includes('2 changed (is:changed)'), 'the re-run with the quick rule');
+    expect(appJs(text)).toMatch(/blocked .* CHANGED/);
+    const written = (await readdir(join(workDir, 'rules'))).filter((name) => name !== 'no-images.ts');
+    expect(written).toHaveLength(1);
+    await tmux.press('quick', 'q');
+    expect(await tmux.waitForScreen('quick', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+    for (const name of written) await rm(join(workDir, 'rules', name));
   });
 
   it('a big session: the screen comes up and fills in while the replay goes; quitting midway stops it at once and says so', { timeout: 60_000 }, async () => {
