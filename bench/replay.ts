@@ -16,15 +16,17 @@
 //    what limits a proxy on its core and is far steadier than req/s.
 // 3. Memory against file size: recordings of 2,500, 10,000 and 40,000 requests, each replayed in a
 //    fresh process, peak RSS sampled: the TUI's way (read whole, journal kept) and the printed
-//    output's (streamed).
+//    output's (streamed); and HAR files of 250 and 1,000 entries with 400 KiB bodies (plain and gzip).
 // Bounded: a watchdog kills everything after 6 minutes.
 import { fork, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createGzip } from 'node:zlib';
 import { CaptureProxy } from '../src/engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority } from '../src/engine/capture/certificate-authority.js';
 import { Engine } from '../src/engine/engine.js';
@@ -235,6 +237,17 @@ async function memoryAgainstSize(): Promise<string> {
         rows.push([fmt(requests), mode === 'keep' ? 'TUI (read whole, journal kept)' : 'printed (streamed)', (bytes / MiB).toFixed(1), (result.baseline / MiB).toFixed(0), result.quarters.map((rss) => (rss / MiB).toFixed(0)).join(' '), (result.peak / MiB).toFixed(0), `${result.identical}/${result.requests}`]);
       }
     }
+    // HAR exports with content: bodies are most of such a file. A plain file's large bodies are read
+    // again from it when used, not held; a gzipped one cannot be read at an offset and is held.
+    for (const [entries, gzipped] of [[250, false], [1_000, false], [250, true]] as const) {
+      const file = join(dir, `bodies-${entries}.har${gzipped ? '.gz' : ''}`);
+      await writeHarWithBodies(file, entries, gzipped);
+      const bytes = (await stat(file)).size;
+      const proc = child(['replay-rss', file, rulesDir, 'keep', String(entries)]);
+      const result = await next<{ type: 'rss'; baseline: number; peak: number; quarters: number[]; requests: number; identical: number }>(proc, 'rss');
+      const MiB = 1024 * 1024;
+      rows.push([fmt(entries), `HAR${gzipped ? ' (gzip)' : ''}, ${HAR_BODY_BYTES / 1024} KiB bodies`, (bytes / MiB).toFixed(1), (result.baseline / MiB).toFixed(0), result.quarters.map((rss) => (rss / MiB).toFixed(0)).join(' '), (result.peak / MiB).toFixed(0), `${result.identical}/${result.requests}`]);
+    }
     return [
       '3. Memory against file size: each replay in a fresh process (text recordings, the 10 rules), RSS sampled every 20 ms;',
       '   the TUI reads the file whole and keeps the replay\'s whole journal (it shows it and re-runs it)',
@@ -245,6 +258,33 @@ async function memoryAgainstSize(): Promise<string> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+const HAR_BODY_BYTES = 400 * 1024;
+
+/** A HAR of `entries` GETs whose responses carry HAR_BODY_BYTES each (base64), as DevTools' "with content" export. */
+async function writeHarWithBodies(file: string, entries: number, gzipped: boolean): Promise<void> {
+  const text = Buffer.alloc(HAR_BODY_BYTES, 'wrtui har body ').toString('base64');
+  // Written entry by entry: the whole document would pass V8's longest string.
+  const out = createWriteStream(file);
+  const sink = gzipped ? createGzip() : undefined;
+  sink?.pipe(out);
+  const target = sink ?? out;
+  const write = (chunk: string) => (target.write(chunk) ? Promise.resolve() : new Promise<void>((resolve) => target.once('drain', () => resolve())));
+  await write('{"log":{"version":"1.2","creator":{"name":"bench","version":"1"},"entries":[');
+  for (let i = 0; i < entries; i++) {
+    await write((i > 0 ? ',' : '') + JSON.stringify({
+      startedDateTime: new Date(1_800_000_000_000 + i * 10).toISOString(),
+      time: 5,
+      request: { method: 'GET', url: `http://bodies.test/static/${i}.bin`, httpVersion: 'HTTP/1.1', headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
+      response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', headers: [{ name: 'Content-Type', value: 'application/octet-stream' }], cookies: [], content: { size: HAR_BODY_BYTES, mimeType: 'application/octet-stream', text, encoding: 'base64' }, redirectURL: '', headersSize: -1, bodySize: HAR_BODY_BYTES },
+      cache: {},
+      timings: { send: 1, wait: 2, receive: 2 },
+    }));
+  }
+  const closed = new Promise<void>((resolve, reject) => out.once('close', resolve).once('error', reject));
+  target.end(']}}');
+  await closed;
 }
 
 // ── 2. recording's cost on live throughput ──────────────────────────────────

@@ -31,6 +31,21 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
+/** The Chromium HAR replayed in the TUI with a rule blocking images: one request (the image) changed. */
+async function openHarReplay(session: string): Promise<string> {
+  await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
+  await tmux.start(session, 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
+  return tmux.waitForScreen(session, (t) => t.includes(' REPLAY ') && t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+}
+
+/** q, and wrtui exits 0; resolves with the screen then (the summary it printed). */
+async function quitCleanly(session: string): Promise<string> {
+  await tmux.press(session, 'q');
+  const text = await tmux.waitForScreen(session, (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
+  expect(text).toContain('WRTUI_EXIT=0');
+  return text;
+}
+
 describe('wrtui replay in the TUI', () => {
   it('marks what a rule changed, narrows to it with is:changed, the Diff tab says what; a save re-runs it in place, a broken save keeps the last result', { timeout: 60_000 }, async () => {
     await tmux.start('replay', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
@@ -70,18 +85,14 @@ describe('wrtui replay in the TUI', () => {
     await tmux.press('replay', '4');
     await tmux.waitForScreen('replay', (t) => t.includes('changed, but the replay did not run cleanly: no-i'), 'why, in the log');
 
-    await tmux.press('replay', 'q');
-    text = await tmux.waitForScreen('replay', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
-    expect(text).toContain('WRTUI_EXIT=0');
+    text = await quitCleanly('replay');
     // The summary printed on leaving is the last run's shown (the one before the broken save).
     expect(text).toMatch(/6 request\(s\) replayed .*: 6 identical, 0 differ/);
   });
 
   it('the rules view lists the replay\'s rules and the cookies view the cookies its requests left; a rule\'s dry-run switch there re-runs the session', { timeout: 60_000 }, async () => {
-    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
-    await tmux.start('views', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
     const imageRow = (t: string) => t.split('\n').find((line) => line.includes('/old-logo.png')) ?? '';
-    let text = await tmux.waitForScreen('views', (t) => t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    let text = await openHarReplay('views');
     expect(imageRow(text)).toContain('blocked');
     expect(text).toContain('rules 1 active');
 
@@ -108,15 +119,11 @@ describe('wrtui replay in the TUI', () => {
     await tmux.press('views', 'y');
     await tmux.waitForScreen('views', (t) => t.includes("Delete failed: these are the cookies the replay's requests left"), 'the refusal');
 
-    await tmux.press('views', 'q');
-    text = await tmux.waitForScreen('views', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
-    expect(text).toContain('WRTUI_EXIT=0');
+    await quitCleanly('views');
   });
 
   it('bodies show as in live mode: a HAR\'s response content (decoded already, whatever its Content-Encoding says) and a POST\'s body', { timeout: 60_000 }, async () => {
-    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
-    await tmux.start('bodies', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
-    await tmux.waitForScreen('bodies', (t) => t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    await openHarReplay('bodies');
     // style.css: Content-Encoding: gzip in its headers, its text decoded in the HAR.
     await tmux.press('bodies', 'g', 'Down', 'Enter', 'Tab', 'Tab');
     let text = await tmux.waitForScreen('bodies', (t) => t.includes('[Response]') && t.includes('Content-Encoding: gzip'), 'style.css\'s response');
@@ -128,14 +135,11 @@ describe('wrtui replay in the TUI', () => {
     await tmux.press('bodies', 'Escape', 'G', 'Enter', 'BTab');
     // Its 17 bytes as the page sent them (requestBody.raw), not the 8 KiB buffer they were read into.
     await tmux.waitForScreen('bodies', (t) => t.includes('[Request]') && t.includes('Body (17 B, raw)'), 'the POST\'s body');
-    await tmux.press('bodies', 'q');
-    expect(await tmux.waitForScreen('bodies', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+    await quitCleanly('bodies');
   });
 
   it('a re-run after a save keeps the request the user is looking at selected, its tab open', { timeout: 60_000 }, async () => {
-    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
-    await tmux.start('keep', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
-    await tmux.waitForScreen('keep', (t) => t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    await openHarReplay('keep');
     await tmux.press('keep', 'g', 'Down', 'Down', 'Down', 'Enter', 'BTab');
     let text = await tmux.waitForScreen('keep', (t) => t.includes('[Diff]') && t.includes('newly blocked by no-images'), 'the image request\'s Diff tab');
     const selected = (t: string) => t.split('\n').find((line) => line.startsWith('▶')) ?? '';
@@ -145,8 +149,7 @@ describe('wrtui replay in the TUI', () => {
     text = await tmux.waitForScreen('keep', (t) => t.includes('Identical to the recording'), 'the re-run');
     expect(selected(text)).toContain('/old-logo.png');
     expect(text).toContain('[Diff]');
-    await tmux.press('keep', 'q');
-    expect(await tmux.waitForScreen('keep', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+    await quitCleanly('keep');
   });
 
   it('a recording without finished requests: the list says where its requests come from, not how to use a proxy there is none of', { timeout: 30_000 }, async () => {
@@ -154,14 +157,11 @@ describe('wrtui replay in the TUI', () => {
     await tmux.start('none', 140, 20, workDir, wrtuiCommand(['replay', file, '--rules', join(workDir, 'rules')]));
     const text = await tmux.waitForScreen('none', (t) => t.includes('No replayed requests yet'), 'the empty list');
     expect(text).not.toContain('curl -x');
-    await tmux.press('none', 'q');
-    expect(await tmux.waitForScreen('none', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+    await quitCleanly('none');
   });
 
   it('w on a request writes a quick rule into the rules folder, and the session re-runs with it: that request is now newly blocked', { timeout: 60_000 }, async () => {
-    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
-    await tmux.start('quick', 140, 40, workDir, wrtuiCommand(['replay', HAR, '--rules', join(workDir, 'rules')]));
-    await tmux.waitForScreen('quick', (t) => t.includes('1 changed (is:changed)'), 'the replay in the TUI');
+    await openHarReplay('quick');
     const appJs = (t: string) => t.split('\n').find((line) => line.includes('/app.js')) ?? '';
     await tmux.press('quick', 'g', 'Down', 'Down', 'w');
     await tmux.waitForScreen('quick', (t) => t.includes('rule for this URL'), 'the quick rule prompt');
@@ -170,8 +170,7 @@ describe('wrtui replay in the TUI', () => {
     expect(appJs(text)).toMatch(/blocked .* CHANGED/);
     const written = (await readdir(join(workDir, 'rules'))).filter((name) => name !== 'no-images.ts');
     expect(written).toHaveLength(1);
-    await tmux.press('quick', 'q');
-    expect(await tmux.waitForScreen('quick', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit')).toContain('WRTUI_EXIT=0');
+    await quitCleanly('quick');
     for (const name of written) await rm(join(workDir, 'rules', name));
   });
 
