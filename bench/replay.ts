@@ -254,6 +254,9 @@ async function memoryAgainstSize(): Promise<string> {
       table(['requests', 'replay for', 'file MB', 'RSS before MiB', 'peak RSS MiB at ¼ ½ ¾ of it', 'peak RSS MiB', 'identical'], rows),
       '   "RSS before" is before the 10 rules\' workers start (each its own V8 heap); printed output streams the recording (read as it is',
       '   replayed, each request let go once compared), so its peak should stop rising once under way and not grow with the file',
+      '   A HAR is compared with its own replay without rules, so the 10 rules (a header added to every request) change every one;',
+      '   its large bodies are read again from a plain file when used, so its peak should not grow with the file either (a gzipped',
+      '   one cannot be read at an offset: its bodies are held)',
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
