@@ -47,6 +47,8 @@ export interface TuiBackend {
   readonly mode: SessionMode;
   /** In a replay: the file replayed (the status bar names it instead of a proxy). */
   readonly source?: string;
+  /** In a replay: how many requests a run compares, and whether one is under way (the status bar's progress). */
+  readonly replayRun?: { readonly total: number; running(): boolean };
   /** The proxy for cookie store "0", and the one for the incognito store "1" if any. */
   readonly proxyUrl: string;
   /** The proxy listens on every interface (--host 0.0.0.0): reachable from the network. */

@@ -19,6 +19,9 @@ export interface ReplayBackendOptions {
   entries: () => readonly JournalEntry[];
   stateDir: string;
   writeToTerminal: (data: string) => void;
+  /** How many requests a run replays, and whether one is under way. */
+  requests: number;
+  running: () => boolean;
   /** The run on screen: its rules and cookies (undefined until the first run has loaded). */
   run: () => ReplayRunView | undefined;
   /** Calls `listener` when the run on screen changes, or its rules do. */
@@ -43,6 +46,7 @@ export function createReplayBackend(options: ReplayBackendOptions): TuiBackend {
   return {
     mode: 'replay',
     source: options.file,
+    replayRun: { total: options.requests, running: options.running },
     proxyUrl: '',
     incognitoProxyUrl: undefined,
     ca: undefined,

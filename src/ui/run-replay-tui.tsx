@@ -53,6 +53,8 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
     showingRun = run;
     runListeners.forEach((listener) => listener());
   };
+  /** The run under way (it stops for a newer save), if any. */
+  let current: AbortController | undefined;
   let dryRun = options.dryRun;
   const dryRunOverrides = new Map<string, boolean>();
 
@@ -64,6 +66,8 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
     stateDir: options.stateDir,
     writeToTerminal: (data) => process.stdout.write(data),
     ...(options.rulesDir !== undefined && { rulesDir: options.rulesDir }),
+    requests: options.requests,
+    running: () => current !== undefined,
     run: () => showingRun,
     onRunChange: (listener) => {
       runListeners.add(listener);
@@ -94,7 +98,6 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
     for (const entry of entries) store.ingest(entry);
     showRun(shownRun);
   };
-  let current: AbortController | undefined;
   let quitting = false;
 
   /** One run: the opening one (`why` undefined), or after a save of `why` or a switch the user turned. */

@@ -183,6 +183,9 @@ describe('wrtui replay in the TUI', () => {
     // Mid-run: far fewer than the 20,000 requests are listed yet.
     const listed = Number(/Requests\s+([\d,]+)/.exec(text)?.[1]?.replaceAll(',', '') ?? 'NaN');
     expect(listed).toBeLessThan(20_000);
+    // The status bar says how far the run is, not yet "all identical".
+    expect(text).toMatch(/none changed so far {2}compared [\d,]+\/20,000/);
+    expect(text).not.toContain('all identical');
     const quit = Date.now();
     await tmux.press('big', 'q');
     const after = await tmux.waitForScreen('big', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');

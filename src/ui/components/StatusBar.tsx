@@ -45,7 +45,7 @@ function firstLine(store: TrafficStore, backend: TuiBackend, width: number): Sty
     ' ',
     mode,
     ...(backend.mode === 'replay'
-      ? [' ', { text: backend.source ?? 'a recording', bold: true }, ` ${changedCount(store)}`]
+      ? [' ', { text: backend.source ?? 'a recording', bold: true }, ' ', ...replayProgress(store, backend)]
       : [
           ' proxy ',
           backend.everyInterface
@@ -53,8 +53,9 @@ function firstLine(store: TrafficStore, backend: TuiBackend, width: number): Sty
             : { text: hostPort(backend.proxyUrl), bold: true },
           backend.incognitoProxyUrl ? ` incognito :${portOf(backend.incognitoProxyUrl)}` : ' incognito off',
         ]),
-    '  ',
-    { text: `${rate < 10 ? rate.toFixed(1) : Math.round(rate)} req/s`, bold: true },
+    // A replay's requests are not arriving live: its progress says how far it is instead.
+    backend.mode !== 'replay' && '  ',
+    backend.mode !== 'replay' && { text: `${rate < 10 ? rate.toFixed(1) : Math.round(rate)} req/s`, bold: true },
     dropped > 0 ? { text: `  ${kept} kept, ${dropped} dropped (--max-requests ${store.maxRequests})`, color: 'yellow', bold: true } : `  ${kept} requests`,
   );
 }
@@ -112,9 +113,18 @@ function quotaSegments(rules: readonly RuleStatus[], now: number, width: number)
 }
 
 /** "3 changed (is:changed)" in a replay, "all identical" when none. */
-function changedCount(store: TrafficStore): string {
-  const changed = store.all().filter((record) => record.replayDiff?.identical === false).length;
-  return changed > 0 ? `${changed} changed (is:changed)` : 'all identical';
+/** What the run on screen found: while it goes, how far it is and what changed so far ("all identical" only once it is whole). */
+function replayProgress(store: TrafficStore, backend: TuiBackend): Segment[] {
+  let compared = 0;
+  let changed = 0;
+  for (const record of store.all()) {
+    if (!record.replayDiff) continue;
+    compared++;
+    if (!record.replayDiff.identical) changed++;
+  }
+  const found: Segment = changed > 0 ? { text: `${changed} changed${backend.replayRun?.running() ? ' so far' : ''} (is:changed)`, bold: true, color: 'yellow' } : { text: backend.replayRun?.running() ? 'none changed so far' : 'all identical' };
+  if (!backend.replayRun?.running()) return [found];
+  return [found, { text: `  compared ${compared.toLocaleString('en-US')}/${backend.replayRun.total.toLocaleString('en-US')}`, dim: true }];
 }
 
 function hostPort(url: string): string {
