@@ -108,6 +108,11 @@ describe('wrtui replay in the TUI', () => {
     await tmux.press('views', '1');
     text = await tmux.waitForScreen('views', (t) => imageRow(t).includes(' 200 '), 'the image no longer blocked');
     expect(imageRow(text)).toContain('CHANGED'); // its dry-run verdict is new against the HAR
+    // Global dry-run (D): the status bar says so, and the session ran again under it.
+    await tmux.press('views', 'D');
+    await tmux.waitForScreen('views', (t) => t.includes(' REPLAY  DRY-RUN ') && !t.includes('so far'), 'the re-run under global dry-run');
+    await tmux.press('views', '4');
+    await tmux.waitForScreen('views', (t) => t.includes('global dry-run on: replayed 6 requests again'), 'that re-run in the log');
 
     // The HAR's page set two cookies: the replay's store holds them; a replay takes no edits.
     await tmux.press('views', '2');

@@ -44,6 +44,8 @@ function firstLine(store: TrafficStore, backend: TuiBackend, width: number): Sty
     width >= 100 && { text: ' wrtui ', inverse: true, bold: true },
     ' ',
     mode,
+    // A replay under global dry-run (D) says so too: its verdicts are journaled, none applied.
+    backend.mode === 'replay' && backend.getDryRun() && { text: ' DRY-RUN ', inverse: true, color: 'yellow', bold: true },
     ...(backend.mode === 'replay'
       ? [' ', { text: backend.source ?? 'a recording', bold: true }, ' ', ...replayProgress(store, backend)]
       : [
