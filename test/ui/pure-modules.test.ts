@@ -8,6 +8,7 @@ import { renderLine, stripAnsi } from '../../src/ui/ansi.js';
 import { commandFor } from '../../src/ui/commands/command-table.js';
 import { editText } from '../../src/ui/components/PromptLine.js';
 import { bodyPreviewLines } from '../../src/ui/detail/body-preview.js';
+import { detailTabsFor, nextTab } from '../../src/ui/detail/detail-tabs.js';
 import { bodyMatchCount, searchLines } from '../../src/ui/detail/search-lines.js';
 import { lineText, wrapLines } from '../../src/ui/detail/styled-line.js';
 import { curlCommand, shellQuote } from '../../src/ui/export/curl-command.js';
@@ -22,6 +23,18 @@ import { FRAME_BUDGET, TrafficStore } from '../../src/ui/store/traffic-store.js'
 
 const NO_KEY = splitKeys('ab', { ctrl: false, meta: false } as Key)[0]![1];
 const key = (overrides: Partial<Key>): Key => ({ ...NO_KEY, ...overrides });
+
+describe('detail tabs', () => {
+  it('live traffic has no Diff tab (there is no recording to compare with): tab steps from Cookies back to Timeline; a replay has it last', () => {
+    const live = detailTabsFor('live');
+    expect(live).not.toContain('diff');
+    expect(nextTab('cookies', 1, live)).toBe('timeline');
+    expect(nextTab('timeline', -1, live)).toBe('cookies');
+    const replay = detailTabsFor('replay');
+    expect(nextTab('cookies', 1, replay)).toBe('diff');
+    expect(nextTab('diff', 1, replay)).toBe('timeline');
+  });
+});
 
 describe('curl export', () => {
   it('sends the method, URL, headers as sent and the body', () => {

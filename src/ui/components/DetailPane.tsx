@@ -2,7 +2,7 @@
 // scrollable window of the tab's lines, wrapped to the pane's width.
 import { Box } from 'ink';
 import { renderLine } from '../ansi.js';
-import { DETAIL_TAB_TITLES, DETAIL_TABS, detailLines, type DetailTab } from '../detail/detail-tabs.js';
+import { DETAIL_TAB_TITLES, detailLines, type DetailTab } from '../detail/detail-tabs.js';
 import { wrapLines, type Segment, type StyledLine } from '../detail/styled-line.js';
 import type { ExplainDnr } from '../detail/rules-lines.js';
 import type { RequestRecord } from '../store/request-record.js';
@@ -14,6 +14,8 @@ export interface DetailPaneProps {
   /** detailPaneLines(record, tab, width - 1), built by the view (it bounds scrolling with them). */
   lines: readonly StyledLine[];
   tab: DetailTab;
+  /** The tabs this session has (detailTabsFor). */
+  tabNames: readonly DetailTab[];
   top: number;
   height: number;
   width: number;
@@ -28,10 +30,10 @@ export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTa
   return wrapLines(detailLines(tab, record, width, unfold, explainDnr), width);
 }
 
-export function DetailPane({ record, lines, tab, top, height, width, focused, search }: DetailPaneProps) {
+export function DetailPane({ record, lines, tab, tabNames, top, height, width, focused, search }: DetailPaneProps) {
   const bodyHeight = Math.max(0, height - 1);
   const tabs: Segment[] = [{ text: ' ' }];
-  for (const name of DETAIL_TABS) {
+  for (const name of tabNames) {
     const active = name === tab;
     // Brackets as well as inverse video: the active tab must read without colours too.
     tabs.push({ text: active ? `[${DETAIL_TAB_TITLES[name]}]` : ` ${DETAIL_TAB_TITLES[name]} `, inverse: active, bold: active, color: active && focused ? 'cyan' : undefined }, { text: ' ' });

@@ -5,7 +5,7 @@ import { useEffect, useMemo, type Dispatch, type SetStateAction } from 'react';
 import { renderLine } from '../ansi.js';
 import type { TuiBackend } from '../backend.js';
 import type { CommandName } from '../commands/command-table.js';
-import { nextTab } from '../detail/detail-tabs.js';
+import { detailTabsFor, nextTab } from '../detail/detail-tabs.js';
 import { line, type StyledLine } from '../detail/styled-line.js';
 import { exportRequestAsCurl } from '../export/export-request.js';
 import { nextSortKey, sortRequests } from '../list/request-sort.js';
@@ -151,7 +151,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
         return setState((s) => (s.detailSearch ? { ...s, detailSearch: '' } : { ...s, detailOpen: false }));
       case 'tab.next':
       case 'tab.previous':
-        return setState((s) => ({ ...s, tab: nextTab(s.tab, command === 'tab.next' ? 1 : -1), detailTop: 0 }));
+        return setState((s) => ({ ...s, tab: nextTab(s.tab, command === 'tab.next' ? 1 : -1, detailTabsFor(backend.mode)), detailTop: 0 }));
       case 'filter.edit': {
         // The list narrows as one types (a valid expression, 150 ms after the last key); esc puts
         // the filter that was on back.
@@ -272,6 +272,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       lines={detailLines}
       search={state.detailSearch ? { term: state.detailSearch, matches: search.matches, top: Math.min(state.detailTop, maxDetailTop), inBody: inBody?.count } : undefined}
       tab={state.tab}
+      tabNames={detailTabsFor(backend.mode)}
       top={Math.min(state.detailTop, maxDetailTop)}
       height={layout.detailHeight}
       width={layout.detailWidth}

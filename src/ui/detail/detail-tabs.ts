@@ -1,4 +1,5 @@
 // The detail pane's tabs, in order, and the lines each shows for a request.
+import type { SessionMode } from '../backend.js';
 import type { RequestRecord } from '../store/request-record.js';
 import { cookiesLines } from './cookies-lines.js';
 import { requestLines } from './request-lines.js';
@@ -37,9 +38,16 @@ export function detailLines(tab: DetailTab, record: RequestRecord, width: number
   }
 }
 
-export function nextTab(tab: DetailTab, step: 1 | -1): DetailTab {
-  const index = DETAIL_TABS.indexOf(tab);
-  return DETAIL_TABS[(index + step + DETAIL_TABS.length) % DETAIL_TABS.length]!;
+/** The tabs a session has: Diff only in a replay (live traffic has no recording to compare with). */
+export function detailTabsFor(mode: SessionMode): readonly DetailTab[] {
+  return mode === 'replay' ? DETAIL_TABS : LIVE_TABS;
+}
+
+const LIVE_TABS: readonly DetailTab[] = DETAIL_TABS.filter((tab) => tab !== 'diff');
+
+export function nextTab(tab: DetailTab, step: 1 | -1, tabs: readonly DetailTab[] = DETAIL_TABS): DetailTab {
+  const index = tabs.indexOf(tab);
+  return tabs[(index + step + tabs.length) % tabs.length]!;
 }
 
 /** The Diff tab: how the replayed request compares with its recording, one changed thing a line. */
