@@ -24,6 +24,8 @@ export interface CertificateAuthorityInfo {
 }
 
 export interface RulesControl {
+  /** The rules folder (paths in the rules view are shown relative to it); undefined with only --extension folders. */
+  readonly dir?: string;
   /** Every rule file, in file-name order. */
   list(): RuleStatus[];
   onChange(listener: () => void): () => void;

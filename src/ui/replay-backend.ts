@@ -75,6 +75,7 @@ function replayRules(options: ReplayBackendOptions): RulesControl {
     return status;
   };
   return {
+    ...(options.rulesDir !== undefined && { dir: options.rulesDir }),
     list: () => options.run()?.rules() ?? [],
     onChange: options.onRunChange,
     async reload(name) {

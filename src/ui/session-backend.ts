@@ -97,6 +97,7 @@ export async function saveExport(stateDir: string, fileName: string, text: strin
 
 function rulesControl(host: ExtensionHost): RulesControl {
   return {
+    ...(host.dir !== undefined && { dir: host.dir }),
     list: () => host.rules(),
     onChange: (listener) => host.onChange(listener),
     reload: (name) => host.reload(name),

@@ -642,6 +642,21 @@ describe('the rules view', () => {
     },
   ];
 
+  it('names the rules folder the control says, and none with only --extension folders (not the folder an extension sits in)', async () => {
+    const extension = { ...makeRules()[0]!, name: 'My Extension', kind: 'extension' as const, file: '/home/me/code/my-extension' };
+    const control = (dir?: string) => ({ ...(dir && { dir }), list: () => [extension], onChange: () => () => {}, reload: async () => extension, setDryRun: () => extension });
+    const header = (frame: string) => frame.split('\n').find((line) => line.includes('in any 10 minutes')) ?? '';
+    let h = await start({ size: { columns: 140, rows: 30 }, rulesControl: control() });
+    await h.press('3');
+    expect(header(h.frame())).not.toContain('/home/me');
+    expect(h.frame()).toContain('/home/me/code/my-extension'); // its own folder, in full, in the details
+    await h.close();
+    harness = undefined;
+    h = await start({ size: { columns: 140, rows: 30 }, rulesControl: control('/home/me/rules') });
+    await h.press('3');
+    expect(header(h.frame())).toMatch(/in any 10 minutes\s+\/home\/me\/rules/);
+  });
+
   it('lists every rule with state, its worker, dry-run, listeners, reloads, quota; r, d and enter act on the selected one', async () => {
     const rules = makeRules();
     const calls: string[] = [];

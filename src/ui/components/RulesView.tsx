@@ -37,7 +37,8 @@ export function RulesView({ backend, rules, state, setState, width, height, now,
   const listRows = state.expanded ? Math.min(3, rules.length || 1) : Math.max(1, Math.min(rules.length || 1, Math.floor((height - 2) * 0.45)));
   const detailsHeight = Math.max(1, height - 2 - listRows);
   const listWindow = placeWindow(selectedIndex, state.offset, listRows, rules.length);
-  const rulesDir = rules[0] ? dirname(rules[0].file) : undefined;
+  // The folder the control names; without one (a test's fake), the first rule file's.
+  const rulesDir = backend.rules?.dir ?? (rules[0]?.kind === 'rule' ? dirname(rules[0].file) : undefined);
   const details = useMemo(() => wrapLines(ruleDetailLines(selected, rulesDir, now, rules.filter((rule) => rule.precedence !== undefined).length), width - 1), [selected, rulesDir, now, width, rules]);
   const maxDetailsTop = Math.max(0, details.length - detailsHeight);
 
