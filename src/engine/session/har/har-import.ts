@@ -20,6 +20,7 @@ import { fileChunks, isGzipFile } from '../gzip-file.js';
 import { readingProgress, type ProgressListener } from '../progress.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse, RecordedSession } from '../recorded-session.js';
 import { bytesOfHarText } from './har-content.js';
+import { HarSpill } from './har-spill.js';
 import { readHarDocument, type ByteRange } from './har-stream.js';
 import type { ReadingOptions } from '../session-reader.js';
 import { isResourceType, resourceTypeFromChrome } from './har-resource-types.js';
@@ -74,28 +75,41 @@ export async function readHarFile(file: string, options: ReadingOptions = {}): P
   const onRead = readingProgress(total, options.onProgress);
   options.onProgress?.({ phase: 'reading', done: 0, total, unit: 'bytes' });
   const gzipped = options.gzipped ?? (await isGzipFile(file));
-  // Each entry is imported as soon as it is read, its JSON text let go. Large response bodies of
-  // a plain file are let go too and read again from the file when the replay needs them, so what
-  // the session holds does not grow with its bodies (a compressed file cannot be read at an offset).
+  // Each entry is imported as soon as it is read, its JSON text let go. Large response bodies are
+  // let go too and read again when the replay needs them, so what the session holds does not grow
+  // with its bodies: from the file itself, or from its decompressed text (har-spill.ts) when it
+  // is gzipped, as a compressed file cannot be read at an offset.
+  const spill = gzipped ? await HarSpill.create() : undefined;
+  const source: FileAsRead = spill ? { har: file, file: spill.file, size: -1, mtimeMs: -1 } : { har: file, file, size: total, mtimeMs };
   const entries: ImportedEntry[] = [];
-  const json = await readHarDocument(fileChunks(file, { gzipped, onRead }), (raw, index, range) => {
-    const entry = importEntry(raw, index);
-    if (!gzipped) readBodyOnDemand(entry, { file, range, size: total, mtimeMs });
-    entries.push(entry);
-  });
+  let json: unknown;
+  try {
+    const chunks = fileChunks(file, { gzipped, onRead });
+    json = await readHarDocument(spill ? spill.through(chunks) : chunks, (raw, index, range) => {
+      const entry = importEntry(raw, index);
+      readBodyOnDemand(entry, source, range);
+      entries.push(entry);
+    });
+    if (spill) Object.assign(source, await spill.close());
+  } catch (error) {
+    await spill?.discard();
+    throw error;
+  }
   options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
   const log = objectAt(objectAt(json, '(root)').log, 'log');
   arrayAt(log.entries, 'log.entries');
   return sessionOfEntries(file, log, entries);
 }
 
-/** Response bodies this large and more are read from the file when used, not held (plain files). */
+/** Response bodies this large and more are read from the file when used, not held. */
 export const BODY_ON_DEMAND_BYTES = 64 * 1024;
 
-/** Where an entry's text is in a plain HAR file, and the file as it was read (a later change is refused). */
-interface EntryInFile {
+/** The uncompressed HAR text entries are read again from, as it was when read (a later change is refused). */
+interface FileAsRead {
+  /** The HAR the user opened, for messages. */
+  har: string;
+  /** Where its text is: the HAR itself, or its decompressed copy. */
   file: string;
-  range: ByteRange;
   size: number;
   mtimeMs: number;
 }
@@ -104,23 +118,33 @@ interface EntryInFile {
  * Lets go of a large response body, leaving in its place a `body` that reads the entry again from
  * the file each time it is asked for (the replay asks once per step that uses it, then lets go).
  */
-function readBodyOnDemand(entry: ImportedEntry, where: EntryInFile): void {
+function readBodyOnDemand(entry: ImportedEntry, source: FileAsRead, range: ByteRange): void {
   const response = entry.response;
   const length = response?.body?.length ?? 0;
   if (!response || length < BODY_ON_DEMAND_BYTES) return;
-  Object.defineProperty(response, 'body', { enumerable: true, configurable: true, get: () => bodyFromFile(entry.index, length, where) });
+  Object.defineProperty(response, 'body', { enumerable: true, configurable: true, get: () => bodyFromFile(entry.index, length, source, range) });
 }
 
-function bodyFromFile(index: number, length: number, { file, range, size, mtimeMs }: EntryInFile): Uint8Array {
-  const path = `log.entries[${index}]`;
-  const changed = () => new HarFormatError(path, `${file} changed since it was read; open it again to replay it`);
-  const fd = openSync(file, 'r');
+function bodyFromFile(index: number, length: number, source: FileAsRead, range: ByteRange): Uint8Array {
+  const changed = () => new HarFormatError(`log.entries[${index}]`, `${source.har} changed since it was read (or its decompressed copy went); open it again to replay it`);
+  let fd: number;
+  try {
+    fd = openSync(source.file, 'r');
+  } catch {
+    throw changed();
+  }
   try {
     const now = fstatSync(fd);
-    if (now.size !== size || now.mtimeMs !== mtimeMs) throw changed();
+    if (now.size !== source.size || now.mtimeMs !== source.mtimeMs) throw changed();
     const text = Buffer.allocUnsafe(range.end - range.start);
     readSync(fd, text, 0, text.length, range.start);
-    const body = importEntry(JSON.parse(text.toString('utf8')), index).response?.body;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text.toString('utf8'));
+    } catch {
+      throw changed();
+    }
+    const body = importEntry(raw, index).response?.body;
     if (body?.length !== length) throw changed();
     return body;
   } finally {
