@@ -80,7 +80,7 @@ export async function readHarFile(file: string, options: ReadingOptions = {}): P
   // with its bodies: from the file itself, or from its decompressed text (har-spill.ts) when it
   // is gzipped, as a compressed file cannot be read at an offset.
   const spill = gzipped ? await HarSpill.create() : undefined;
-  const source: FileAsRead = spill ? { har: file, file: spill.file, size: -1, mtimeMs: -1 } : { har: file, file, size: total, mtimeMs };
+  const source: FileAsRead = { file, size: total, mtimeMs, ...(spill && { copy: spill.fd }) };
   const entries: ImportedEntry[] = [];
   let json: unknown;
   try {
@@ -90,9 +90,8 @@ export async function readHarFile(file: string, options: ReadingOptions = {}): P
       readBodyOnDemand(entry, source, range);
       entries.push(entry);
     });
-    if (spill) Object.assign(source, await spill.close());
   } catch (error) {
-    await spill?.discard();
+    spill?.discard();
     throw error;
   }
   options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
@@ -106,12 +105,12 @@ export const BODY_ON_DEMAND_BYTES = 64 * 1024;
 
 /** The uncompressed HAR text entries are read again from, as it was when read (a later change is refused). */
 interface FileAsRead {
-  /** The HAR the user opened, for messages. */
-  har: string;
-  /** Where its text is: the HAR itself, or its decompressed copy. */
+  /** The HAR the user opened. */
   file: string;
   size: number;
   mtimeMs: number;
+  /** A gzipped HAR's decompressed copy, open (har-spill.ts): read from there instead. */
+  copy?: number;
 }
 
 /**
@@ -126,16 +125,8 @@ function readBodyOnDemand(entry: ImportedEntry, source: FileAsRead, range: ByteR
 }
 
 function bodyFromFile(index: number, length: number, source: FileAsRead, range: ByteRange): Uint8Array {
-  const changed = () => new HarFormatError(`log.entries[${index}]`, `${source.har} changed since it was read (or its decompressed copy went); open it again to replay it`);
-  let fd: number;
-  try {
-    fd = openSync(source.file, 'r');
-  } catch {
-    throw changed();
-  }
-  try {
-    const now = fstatSync(fd);
-    if (now.size !== source.size || now.mtimeMs !== source.mtimeMs) throw changed();
+  const changed = () => new HarFormatError(`log.entries[${index}]`, `${source.file} changed since it was read; open it again to replay it`);
+  const read = (fd: number) => {
     const text = Buffer.allocUnsafe(range.end - range.start);
     readSync(fd, text, 0, text.length, range.start);
     let raw: unknown;
@@ -147,6 +138,19 @@ function bodyFromFile(index: number, length: number, source: FileAsRead, range: 
     const body = importEntry(raw, index).response?.body;
     if (body?.length !== length) throw changed();
     return body;
+  };
+  // Nobody else can reach the copy: it cannot have changed.
+  if (source.copy !== undefined) return read(source.copy);
+  let fd: number;
+  try {
+    fd = openSync(source.file, 'r');
+  } catch {
+    throw changed();
+  }
+  try {
+    const now = fstatSync(fd);
+    if (now.size !== source.size || now.mtimeMs !== source.mtimeMs) throw changed();
+    return read(fd);
   } finally {
     closeSync(fd);
   }
