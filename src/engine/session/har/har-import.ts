@@ -17,7 +17,7 @@ import { getHeader } from '../../headers.js';
 import type { HttpHeaders, NetError, ResourceType } from '../../types.js';
 import { parseRequestBody } from '../../web-request/request-body.js';
 import { fileChunks, isGzipFile } from '../gzip-file.js';
-import { readingProgress, type ProgressListener } from '../progress.js';
+import { readingProgress } from '../progress.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse, RecordedSession } from '../recorded-session.js';
 import { bytesOfHarText } from './har-content.js';
 import { HarSpill } from './har-spill.js';
@@ -156,18 +156,10 @@ function bodyFromFile(index: number, length: number, source: FileAsRead, range: 
   }
 }
 
-/** A HAR document already parsed. */
-export function sessionFromHar(file: string, json: unknown, options: { onProgress?: ProgressListener } = {}): RecordedSession {
-  const root = objectAt(json, '(root)');
-  const log = objectAt(root.log, 'log');
-  const rawEntries = arrayAt(log.entries, 'log.entries');
-  const entries: ImportedEntry[] = [];
-  rawEntries.forEach((raw, index) => {
-    entries.push(importEntry(raw, index));
-    if (options.onProgress && (index % 256 === 0 || index === rawEntries.length - 1)) {
-      options.onProgress({ phase: 'importing', done: index + 1, total: rawEntries.length, unit: 'requests' });
-    }
-  });
+/** A HAR document already parsed (tests; wrtui itself reads files with readHarFile). */
+export function sessionFromHar(file: string, json: unknown): RecordedSession {
+  const log = objectAt(objectAt(json, '(root)').log, 'log');
+  const entries = arrayAt(log.entries, 'log.entries').map((raw, index) => importEntry(raw, index));
   return sessionOfEntries(file, log, entries);
 }
 
