@@ -8,6 +8,7 @@ import type { Journal } from '../journal.js';
 import type { NetError } from '../types.js';
 import { TransportError, type OutgoingRequest, type ResponseHead } from '../web-request/transport.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse } from './recorded-session.js';
+import { insertSorted } from './sorted-insert.js';
 
 export const ERR_NOT_IN_RECORDING: NetError = 'net::ERR_CACHE_MISS';
 
@@ -55,9 +56,7 @@ export class RecordedTransport {
         let answers = this.#byRequestLine.get(key);
         if (!answers) this.#byRequestLine.set(key, (answers = []));
         // Requests are added as they end, not in the order of their answers: insert in place.
-        let i = answers.length;
-        while (i > 0 && answers[i - 1]!.position > position) i--;
-        answers.splice(i, 0, { position, exchange });
+        insertSorted(answers, { position, exchange }, (answer) => answer.position);
         this.#answers++;
       }
     }

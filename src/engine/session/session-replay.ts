@@ -26,6 +26,7 @@ import { wholeReplayInput, type RecordedBaseline, type ReplayInput } from './rep
 import { ReplayAborted, ReplayScheduler, type ReplayTask, type StepGate } from './replay-scheduler.js';
 import { DIFF_KINDS, diffCookieChanges, diffRequest, type DiffKind, type RequestDiff } from './request-diff.js';
 import { JournalTracer, type RequestTrace } from './request-trace.js';
+import { insertSorted } from './sorted-insert.js';
 
 /** How many steps waiting on workers may overlap (replay-scheduler.ts). */
 const REPLAY_OVERLAP = 64;
@@ -403,13 +404,6 @@ class IndexOrder {
     if (count === 0) return;
     for (const diff of this.#finished.splice(0, count)) this.#emit(diff);
   }
-}
-
-/** Inserts into an ascending list; near its end is where values usually go. */
-function insertSorted<T>(list: T[], value: T, key: (value: T) => number): void {
-  let i = list.length;
-  while (i > 0 && key(list[i - 1]!) > key(value)) i--;
-  list.splice(i, 0, value);
 }
 
 /** The summary's counts, kept as verdicts come in (the verdicts themselves need not be kept). */
