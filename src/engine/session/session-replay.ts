@@ -117,7 +117,7 @@ const keptBaselines = new WeakMap<RecordedSession, Map<string, Baseline>>();
 
 /** Replays a recording held in memory (the TUI's, a HAR). */
 export async function replaySession(session: RecordedSession, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const since = started();
+  const since = performance.now();
   const input = wholeReplayInput(session);
   const key = session.journal ? 'recording' : `no-rules ${options.persona ?? 'spec'}`;
   let kept = keptBaselines.get(session);
@@ -138,7 +138,7 @@ export async function replaySession(session: RecordedSession, options: ReplayOpt
  * memory that does not grow with its size.
  */
 export async function replay(input: ReplayInput, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const since = started();
+  const since = performance.now();
   let baseline: Baseline;
   if (input.baseline) {
     const recorded = input.baseline;
@@ -148,8 +148,6 @@ export async function replay(input: ReplayInput, options: ReplayOptions = {}): P
   }
   return replayAgainst(input, options, baseline, since);
 }
-
-const started = () => performance.now();
 
 /** Every request's recorded trace, kept for re-runs (the journal is traced once). */
 function recordingBaseline(recorded: RecordedBaseline, requests: readonly RecordedRequest[]): { baseline: Baseline; stopped: false } {
@@ -260,11 +258,15 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
     throw error;
   }
   for (const [name, on] of options.dryRunOverrides ?? []) if (host?.rule(name)) host.setDryRun(name, on);
-  view = new ReplayRunView(engine, host);
   const transport = new RecordedTransport(engine.journal);
   loading = false;
-  // Told what loading said: the TUI goes no further when a save broke a rule.
-  let stopped = options.onLoaded?.(failures, view) === false || options.signal?.aborted === true;
+  // Told what loading said: the TUI goes no further when a save broke a rule. Only it shows the
+  // run's rules and cookies (a view that copies them at close).
+  let stopped = options.signal?.aborted === true;
+  if (options.onLoaded) {
+    view = new ReplayRunView(engine, host);
+    if (options.onLoaded(failures, view) === false) stopped = true;
+  }
   const stop = () => {
     stopped = true;
     scheduler.abort();
