@@ -502,7 +502,7 @@ export class RequestFlight {
 
     const merged = await this.lifecycle.fire(
       'onHeadersReceived',
-      { ...this.#common(), statusLine, statusCode, responseHeaders: head.headers },
+      { ...this.#common(), statusCode, statusLine, responseHeaders: head.headers },
       this.#filterable,
       { shownResponseHeaders: head.headers, ...(this.#responseHeadersOwner !== undefined && { responseHeadersOwner: this.#responseHeadersOwner }) },
       this.#authRetried ? AUTH_RETRY_REFIRES : undefined,
