@@ -48,7 +48,7 @@ describe('the session file', () => {
     const [header, ...entries] = lines.slice(0, -1).map((line) => JSON.parse(line));
     expect(header).toMatchObject({
       format: 'wrtui-session',
-      version: 1,
+      version: 2,
       started: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       startedAt: expect.any(Number),
       wrtui: '0.1.0',

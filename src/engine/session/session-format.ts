@@ -3,7 +3,8 @@
 import type { SerializedCookie } from 'tough-cookie';
 
 export const SESSION_FORMAT = 'wrtui-session';
-export const SESSION_FORMAT_VERSION = 1;
+/** 2: webRequest entries as deltas (webrequest-delta.ts); 1: every entry whole. Both are read. */
+export const SESSION_FORMAT_VERSION = 2;
 
 /** The first line of a session file. */
 export interface SessionHeader {

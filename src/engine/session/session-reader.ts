@@ -14,6 +14,7 @@ import { readingProgress, type ProgressListener } from './progress.js';
 import { isSessionHeader, SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionHeader } from './session-format.js';
 import { decodeLine } from './session-json.js';
 import { entryProblem } from './entry-shape.js';
+import { DeltaDecoder, DeltaError } from './webrequest-delta.js';
 
 export interface SessionFileContents {
   source: 'wrtui-session' | 'wrtui-journal';
@@ -66,6 +67,7 @@ export function readSessionEntries(file: string, options: ReadingOptions = {}): 
       const total = (await stat(file)).size;
       let lineNumber = 0;
       const carry = new LineStart(file);
+      const deltas = new DeltaDecoder();
       let batch: JournalEntry[] = [];
 
       const handle = (text: string, isLast: boolean) => {
@@ -94,9 +96,16 @@ export function readSessionEntries(file: string, options: ReadingOptions = {}): 
         if (typeof value !== 'object' || value === null || typeof (value as { kind?: unknown }).kind !== 'string') {
           throw new SessionFileError(file, lineNumber, 'not a journal entry (no "kind")');
         }
-        const problem = entryProblem(value as Record<string, unknown>);
+        let entry: Record<string, unknown>;
+        try {
+          entry = deltas.entry(value as Record<string, unknown>);
+        } catch (error) {
+          if (error instanceof DeltaError) throw new SessionFileError(file, lineNumber, error.message);
+          throw error;
+        }
+        const problem = entryProblem(entry);
         if (problem) throw new SessionFileError(file, lineNumber, problem);
-        batch.push(value as JournalEntry);
+        batch.push(entry as unknown as JournalEntry);
       };
 
       const progress = readingProgress(total, options.onProgress);

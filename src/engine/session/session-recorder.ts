@@ -11,6 +11,7 @@ import { redactEntry, redactSerializedCookies } from './redaction.js';
 import { SessionIndex } from './session-index.js';
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionHeader } from './session-format.js';
 import { encodeLine } from './session-json.js';
+import { DeltaEncoder } from './webrequest-delta.js';
 import { wantsGzip } from './gzip-file.js';
 import { wrtuiVersion } from './wrtui-version.js';
 
@@ -40,12 +41,13 @@ export class SessionRecorder {
     this.#output = output;
     this.#index = index;
     const prepare = redact ? redactEntry : (entry: JournalEntry) => entry;
+    const lines = new DeltaEncoder();
     // Serialised at once: the line is a snapshot, whatever happens to the entry's objects later.
     this.#unsubscribe = engine.journal.subscribe((entry) => {
       if (entry.kind === 'webRequest' && entry.event === 'onBeforeRequest') this.#requestIds.add(entry.details.requestId);
       // A cut body's beginning is for the screen; the file says only that it was cut, as before.
       const kept = entry.kind === 'body' && !entry.complete && entry.bytes.length > 0 ? { ...entry, bytes: new Uint8Array() } : entry;
-      output.appendLine(encodeLine(prepare(kept)));
+      output.appendLine(lines.line(prepare(kept)));
     }, { fromStart: true });
   }
 
