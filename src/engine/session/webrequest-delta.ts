@@ -17,10 +17,16 @@ import { encodeLine } from './session-json.js';
 /** After these a request has no further events: its state is let go. */
 const LAST_EVENTS: ReadonlySet<string> = new Set(['onCompleted', 'onErrorOccurred']);
 
-/** A request's last event as written: its details' keys, in order, and the JSON text of each value. */
+/**
+ * A request's last event as written: its details' keys in order and their values, a primitive as
+ * itself and an object (headers, requestBody, …) as its JSON text, a snapshot (the entry's objects
+ * may change after they were journaled).
+ */
 interface WrittenDetails {
   keys: string[];
-  texts: string[];
+  values: unknown[];
+  /** The JSON text of each object value; undefined for a primitive, written only if it changed. */
+  texts: (string | undefined)[];
 }
 
 /** Writes journal entries as format 2 lines. One per session file: it follows the requests in flight. */
@@ -29,15 +35,16 @@ export class DeltaEncoder {
 
   line(entry: JournalEntry): string {
     if (entry.kind !== 'webRequest') return encodeLine(entry);
-    // Each value is serialised once: the text both decides what changed and goes on the line, and
-    // it is a snapshot (the entry's objects may change after they were journaled).
-    const written: WrittenDetails = { keys: [], texts: [] };
+    const written: WrittenDetails = { keys: [], values: [], texts: [] };
     const details = entry.details as unknown as Record<string, unknown>;
     for (const key of Object.keys(details)) {
-      const text = detailText(key, details[key]);
-      if (text === undefined) continue; // an undefined value: no key, as JSON.stringify
+      const value = details[key];
+      // What JSON.stringify leaves out of an object.
+      if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
       written.keys.push(key);
-      written.texts.push(text);
+      const isObject = typeof value === 'object' && value !== null;
+      written.values.push(isObject ? undefined : value);
+      written.texts.push(isObject ? objectText(key, value) : undefined);
     }
     const requestId = entry.details.requestId;
     const previous = this.#open.get(requestId);
@@ -47,7 +54,9 @@ export class DeltaEncoder {
     const outcomes = outcomesPart(entry);
     const carried = previous && carriedPositions(previous.keys, written.keys);
     if (!carried) return lineWith(entry, `"details":{${membersText(written, () => true)}}`, outcomes);
-    const changed = membersText(written, (i) => i === 0 || i >= carried.length || previous.texts[carried[i]!] !== written.texts[i]);
+    const same = (i: number, position: number) =>
+      written.texts[i] === undefined ? previous.texts[position] === undefined && previous.values[position] === written.values[i] : previous.texts[position] === written.texts[i];
+    const changed = membersText(written, (i) => i === 0 || i >= carried.length || !same(i, carried[i]!));
     const gone = previous.keys.filter((_, position) => !carried.includes(position));
     return lineWith(entry, `"delta":{${changed}}${gone.length > 0 ? `,"gone":${JSON.stringify(gone)}` : ''}`, outcomes);
   }
@@ -70,15 +79,32 @@ function carriedPositions(previous: string[], keys: string[]): number[] | undefi
 }
 
 /** Details values are JSON but for requestBody's bytes (an ArrayBuffer), which encodeLine writes as base64. */
-function detailText(key: string, value: unknown): string | undefined {
-  return key === 'requestBody' ? (encodeLine(value) as string | undefined) : JSON.stringify(value);
+function objectText(key: string, value: object): string {
+  return key === 'requestBody' ? encodeLine(value) : JSON.stringify(value);
+}
+
+function primitiveText(value: unknown): string {
+  // Numbers are most of a request's values and the cheapest to write (this runs on the proxy's thread).
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  return JSON.stringify(value);
+}
+
+/** Keys as JSON strings: the same few dozen names on every line. */
+const quotedKeys = new Map<string, string>();
+function quoted(key: string): string {
+  let text = quotedKeys.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (quotedKeys.size < 1_000) quotedKeys.set(key, text);
+  }
+  return text;
 }
 
 /** `"key":value` for the members `wanted` keeps, comma-separated. */
 function membersText(written: WrittenDetails, wanted: (index: number) => boolean): string {
-  let text = '';
-  for (let i = 0; i < written.keys.length; i++) if (wanted(i)) text += `${text === '' ? '' : ','}${JSON.stringify(written.keys[i])}:${written.texts[i]}`;
-  return text;
+  const members: string[] = [];
+  for (let i = 0; i < written.keys.length; i++) if (wanted(i)) members.push(`${quoted(written.keys[i]!)}:${written.texts[i] ?? primitiveText(written.values[i])}`);
+  return members.join(',');
 }
 
 /** Rebuilds the entries of format 2 lines (and passes format 1's through). One per file read, in file order. */
@@ -157,15 +183,18 @@ function outcomesPart(entry: WebRequestEntry): string | undefined {
 
 /** The entry's line with `detailsPart` in the place of its details and `outcomesPart` (none: left out) of its outcomes. */
 function lineWith(entry: WebRequestEntry, detailsPart: string, outcomesPart: string | undefined): string {
-  let text = '';
+  const parts = ['{'];
   for (const [key, value] of Object.entries(entry)) {
     const part = key === 'details' ? detailsPart : key === 'outcomes' ? outcomesPart : valuePart(key, value);
-    if (part !== undefined) text += `${text === '' ? '' : ','}${part}`;
+    if (part !== undefined) parts.push(parts.length === 1 ? part : `,${part}`);
   }
-  return `{${text}}`;
+  parts.push('}');
+  // Joined, the line is one flat string: the file's queue holds lines for up to 100 ms, and a
+  // line built by + would be a tree of dozens of strings for the collector to move meanwhile.
+  return parts.join('');
 }
 
 function valuePart(key: string, value: unknown): string | undefined {
   const text = typeof value === 'object' && value !== null ? (encodeLine(value) as string | undefined) : JSON.stringify(value);
-  return text === undefined ? undefined : `${JSON.stringify(key)}:${text}`;
+  return text === undefined ? undefined : `${quoted(key)}:${text}`;
 }
