@@ -90,6 +90,19 @@ describe('format 2 lines', () => {
   });
 });
 
+describe('a malformed format 2 line', () => {
+  it('is refused saying what is wrong: a delta without a requestId, a "gone" that is not a list of names', () => {
+    const decoder = new DeltaDecoder();
+    decoder.entry({ kind: 'webRequest', event: 'onBeforeRequest', details: { ...base, timeStamp: 1 }, outcomes: [] });
+    expect(() => decoder.entry({ kind: 'webRequest', event: 'onSendHeaders', delta: 42 })).toThrow('a webRequest "delta" without a requestId');
+    expect(() => decoder.entry({ kind: 'webRequest', event: 'onSendHeaders', delta: { requestId: 7 } })).toThrow('a webRequest "delta" without a requestId');
+    expect(() => decoder.entry({ kind: 'webRequest', event: 'onSendHeaders', delta: { requestId: '7' }, gone: 'url' })).toThrow('a webRequest "gone" that is not a list of names');
+    expect(() => decoder.entry({ kind: 'webRequest', event: 'onSendHeaders', delta: { requestId: '7' }, gone: [1] })).toThrow('a webRequest "gone" that is not a list of names');
+    // The request is still open: a good line after the bad ones rebuilds.
+    expect(decoder.entry({ kind: 'webRequest', event: 'onSendHeaders', delta: { requestId: '7', timeStamp: 2 } })).toEqual({ kind: 'webRequest', event: 'onSendHeaders', details: { ...base, timeStamp: 2 }, outcomes: [] });
+  });
+});
+
 describe('a recording (format 2)', () => {
   let recording: Recording;
   beforeAll(async () => {
