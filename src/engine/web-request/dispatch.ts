@@ -205,7 +205,7 @@ export function dispatch(
 
     const answer = asyncAnswer ?? (isThenable(result) ? Promise.resolve(result) : undefined);
     if (!answer) {
-      answers.push({ listener, checked: checkAnswer(listener, event, result, full), durationMs: performance.now() - started });
+      answers.push({ listener, checked: checkAnswer(listener, event, result, full), durationMs: millisecondsSince(started) });
       continue;
     }
     pending.push(
@@ -214,7 +214,7 @@ export function dispatch(
           if (value === TIMED_OUT) {
             failures.push(failure(listener, event, started, `listener did not answer within ${options.timeoutMs} ms; the request went on without it`));
           } else {
-            answers.push({ listener, checked: checkAnswer(listener, event, value, full), durationMs: performance.now() - started });
+            answers.push({ listener, checked: checkAnswer(listener, event, value, full), durationMs: millisecondsSince(started) });
           }
         },
         (error) => {
@@ -361,11 +361,16 @@ function failure(listener: RegisteredListener, event: WebRequestEventName, start
     status: 'failed',
     reason,
     ...(location !== undefined && { location }),
-    durationMs: performance.now() - started,
+    durationMs: millisecondsSince(started),
   };
 }
 
 const TIMED_OUT = Symbol('timed out');
+
+/** Rounded to the microsecond: finer is timer noise, and every outcome in the journal, its JSON and recordings carries it. */
+function millisecondsSince(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
   let timer: NodeJS.Timeout;
