@@ -286,7 +286,7 @@ function sendToWorker(
     for (const result of results) {
       const listener = group.find((candidate) => candidate.blocking && candidate.remote!.lid === result[0]);
       if (!listener) continue;
-      const durationMs = performance.now() - started;
+      const durationMs = millisecondsSince(started);
       if (result[1] === 'value') {
         answers.push({ listener, checked: checkAnswer(listener, event, result[2], json.full), durationMs });
         continue;
