@@ -40,7 +40,8 @@ if (first !== undefined && !first.startsWith('-')) {
   if (!(COMMANDS as readonly string[]).includes(first) || first === 'tui') fail(`unknown command "${first}" (the commands are browser, headless, replay and ca; without one, the TUI); see wrtui --help`);
   command = first as Command;
 }
-const rest = command === 'tui' ? argv : argv.slice(1);
+// "-" (stdout) as a flag's value: meow would take a lone "-" for an argument (stdin, by convention).
+const rest = (command === 'tui' ? argv : argv.slice(1)).flatMap((arg, i, all) => (arg === '-' && all[i - 1] === '--export-journal' ? [] : arg === '--export-journal' && all[i + 1] === '-' ? ['--export-journal=-'] : [arg]));
 
 if (rest.includes('--help')) {
   const title = command === 'tui' ? USAGE : `\n  Usage\n    $ wrtui ${command}${command === 'replay' ? ' <file>' : command === 'browser' ? ' [url]' : ''} [options]\n`;
@@ -88,6 +89,7 @@ const flags = cli.flags as {
   diffsOnly?: boolean;
   tui?: boolean;
   exportHar?: string;
+  exportJournal?: string;
   chromium?: string;
   cookies?: 'send' | 'observe';
   bodyMemory?: number;
@@ -170,6 +172,7 @@ try {
         dryRun: sessionOptions.dryRun,
         failOnDiff: flags.failOnDiff ?? false,
         ...(flags.exportHar !== undefined && { exportHar: flags.exportHar }),
+        ...(flags.exportJournal !== undefined && { exportJournal: flags.exportJournal }),
         // The recording's own listener timeout unless the user gives one.
         ...(flags.listenerTimeout !== undefined && { listenerTimeoutMs: flags.listenerTimeout }),
       });

@@ -1,8 +1,11 @@
 // `wrtui replay <file>`: opens a session file, headless NDJSON or HAR, and either replays it
 // through the rules and reports what differs (readable, or NDJSON with --json), or with
-// --export-har writes it as HAR 1.2 and stops. stdout carries only the report; progress (on a
+// --export-har writes it as HAR 1.2 and stops (--export-journal: its journal, every entry whole,
+// as `wrtui headless --json` prints one). stdout carries only the report; progress (on a
 // terminal) and warnings go to stderr. The exit code: 0, or 1 with --fail-on-diff when anything
 // differs, or 2 when the file cannot be read.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
 import { HarFormatError } from '../engine/session/har/har-validation.js';
@@ -36,6 +39,8 @@ export interface ReplayCommandOptions {
   failOnDiff: boolean;
   /** Write the file as HAR here instead of replaying it. */
   exportHar?: string;
+  /** Write the recording's journal here ("-": stdout), each entry whole, instead of replaying it. */
+  exportJournal?: string;
   /** Undefined: the recording's own timeout. */
   listenerTimeoutMs?: number;
 }
@@ -69,7 +74,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     dryRun: options.dryRun,
     ...(options.listenerTimeoutMs !== undefined && { listenerTimeoutMs: options.listenerTimeoutMs }),
   };
-  const tui = !options.exportHar && !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
+  const tui = !options.exportHar && !options.exportJournal && !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
 
   // Printed output replays a session file as it is read: memory does not grow with the file. The
   // TUI (which re-runs it), a HAR export and a HAR (its requests sorted and linked first) hold the
@@ -79,6 +84,22 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     sniffed = await sniff(file);
   } catch (error) {
     return unreadable(error);
+  }
+  if (options.exportJournal) {
+    if (sniffed.kind !== 'ndjson') {
+      warn(`${options.file} is a HAR file: it has no journal (no events, no listener outcomes); --export-har converts it, and a replay compares it with the rules`);
+      return EXIT_UNREADABLE;
+    }
+    try {
+      await exportJournal(file, sniffed.gzipped, options.exportJournal, progress);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        warn(`${options.exportJournal} exists: not overwritten`);
+        return EXIT_UNREADABLE;
+      }
+      return unreadable(error);
+    }
+    return EXIT_OK;
   }
   if (sniffed.kind === 'ndjson' && !tui && !options.exportHar) {
     try {
@@ -126,6 +147,27 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   for (const warning of last.summary.warnings) warn(warning);
   for (const line of formatSummary(last.summary)) out(line);
   return exitCode(options, last.summary);
+}
+
+/**
+ * The recording's journal as `wrtui headless --json` prints a live one: every entry whole (a
+ * session file does not repeat what a request's earlier events said; webrequest-delta.ts), so jq
+ * filters written for headless output work on recordings too. Read as a stream: memory does not
+ * grow with the file. A new file (0600, never overwritten), or stdout for "-".
+ */
+async function exportJournal(file: string, gzipped: boolean, to: string, progress: ProgressBar): Promise<void> {
+  const output = to === '-' ? process.stdout : createWriteStream(resolve(to), { mode: 0o600, flags: 'wx' });
+  if (output !== process.stdout) await once(output, 'open');
+  try {
+    for await (const batch of readSessionEntries(file, { gzipped, onProgress: progress.update }).batches()) {
+      let text = '';
+      for (const entry of batch) text += `${toJsonLine(entry)}\n`;
+      if (!output.write(text)) await once(output, 'drain');
+    }
+  } finally {
+    progress.clear();
+    if (output !== process.stdout) await new Promise<void>((done, fail) => (output as WriteStream).end((error?: Error | null) => (error ? fail(error) : done())));
+  }
 }
 
 /** A session file replayed as it is read; the bar follows the file (its request total is unknown until the end). */

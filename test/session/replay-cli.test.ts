@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ProxyAgent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toJsonLine } from '../../src/app/json-line.js';
 import { devToolsHarProblems } from './devtools-har-loader.js';
 import { NO_IMAGES_RULE, recordSession, type Recording } from './session-harness.js';
 
@@ -154,6 +155,38 @@ describe('wrtui replay', { timeout: 60_000 }, () => {
     const har = JSON.parse(await readFile(out, 'utf8'));
     expect(devToolsHarProblems(har)).toEqual([]);
     expect(har.log.entries.map((entry: { request: { url: string } }) => entry.request.url)).toEqual(['/page', '/img/a.png', '/api'].map((path) => recording.origin.url + path));
+  });
+});
+
+describe('wrtui replay --export-journal', { timeout: 60_000 }, () => {
+  it("writes the recording's journal with every entry whole, as headless --json printed it live (one jq filter serves both), to a new 0600 file", async () => {
+    const out = join(recording.dir, 'journal.ndjson');
+    const run = await wrtui(['replay', recording.file, '--export-journal', out]);
+    expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
+    const lines = (await readFile(out, 'utf8')).trim().split('\n');
+    // The file itself (format 2) names a request's URL once; the export names it on every event.
+    expect((await readFile(recording.file, 'utf8')).includes('"delta"')).toBe(true);
+    expect(lines.some((line) => line.includes('"delta"'))).toBe(false);
+    const live = recording.live.slice(0, lines.length).map((entry) => toJsonLine(entry));
+    expect(lines).toEqual(live);
+    const completed = lines.map((line) => JSON.parse(line)).filter((entry) => entry.kind === 'webRequest' && entry.event === 'onCompleted');
+    expect(completed.map((entry) => new URL(entry.details.url).pathname)).toEqual(['/page', '/img/a.png', '/api']);
+  });
+
+  it('- writes it to stdout; an existing file is not overwritten; a HAR, which has no journal, is refused saying why', async () => {
+    const toStdout = await wrtui(['replay', recording.file, '--export-journal', '-']);
+    expect(toStdout.code).toBe(0);
+    expect(toStdout.stdout.trim().split('\n').map((line) => JSON.parse(line).kind)).toContain('webRequest');
+    const existing = join(recording.dir, 'existing.ndjson');
+    await writeFile(existing, 'keep me\n');
+    const refused = await wrtui(['replay', recording.file, '--export-journal', existing]);
+    expect(refused).toMatchObject({ code: 2, stderr: `wrtui: ${existing} exists: not overwritten\n` });
+    expect(await readFile(existing, 'utf8')).toBe('keep me\n');
+    const har = await wrtui(['replay', join(ROOT, 'fixtures/har/chromium.har'), '--export-journal', '-']);
+    expect(har.code).toBe(2);
+    expect(har.stdout).toBe('');
+    expect(har.stderr).toMatch(/chromium\.har is a HAR file: it has no journal \(no events, no listener outcomes\); --export-har converts it/);
   });
 });
 
