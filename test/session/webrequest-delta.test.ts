@@ -1,6 +1,6 @@
 // Session format 2: a webRequest entry is written as what changed since its request's previous
 // event, and read back exactly; format 1 recordings still read and replay.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,7 +170,6 @@ describe('a format 1 recording (every entry whole, before format 2)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'wrtui-v1-'));
     try {
       const rulesDir = join(dir, 'rules');
-      const { mkdir } = await import('node:fs/promises');
       await mkdir(rulesDir);
       for (const [name, source] of Object.entries(BASE_RULES)) await writeFile(join(rulesDir, name), source);
       const session = await openRecording(V1_FIXTURE);
