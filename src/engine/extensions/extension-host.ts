@@ -34,6 +34,7 @@ import { ExtensionServices } from './extension-services.js';
 import { MatchPatternSet } from '../match-pattern.js';
 import type { DnrEngine } from '../dnr/dnr-engine.js';
 import { DEFAULT_WORKER_LIMITS, ExtensionWorker, LoadFailure, type WorkerFault, type WorkerLimits } from './extension-worker.js';
+import { WorkerPool } from './worker-pool.js';
 import { SettingsFile } from '../session/settings.js';
 import { DEFAULT_RESTART_POLICY, RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 
@@ -60,6 +61,12 @@ export interface ExtensionHostOptions {
   pollMs?: number;
   /** `--persona`: the browser every rule and extension sees unless its manifest says otherwise (README "Personas"). */
   persona?: PersonaName;
+  /**
+   * Where workers come from (worker-pool.ts): a pool that outlives the host (the replay TUI's,
+   * refilled between re-runs). Without it the host has its own, which boots every worker it
+   * starts with at once.
+   */
+  pool?: WorkerPool;
 }
 
 export type RuleState = 'active' | 'failed' | 'unloaded';
@@ -166,6 +173,7 @@ export class ExtensionHost {
   readonly dir: string | undefined;
   readonly #options: ExtensionHostOptions;
   readonly #limits: WorkerLimits;
+  #pool: WorkerPool | undefined;
   readonly #records = new Map<string, HostedRecord>();
   /** Input file → the records whose last build included it. */
   readonly #dependents = new Map<string, Set<string>>();
@@ -204,6 +212,7 @@ export class ExtensionHost {
   }
 
   async #start(): Promise<void> {
+    this.#pool = this.#options.pool ?? (await WorkerPool.open(this.#limits.heapLimitMb));
     await this.#loadDryRunToggles();
     // An extension's rules follow its dry-run switch, as its listeners do.
     this.engine.dnr.isDryRun = (extensionId) => {
@@ -212,6 +221,9 @@ export class ExtensionHost {
       return false;
     };
     const watch = this.#options.watch !== false;
+    // Every worker the start needs boots now, together; each is then given its extension in order.
+    const rulesFolder = this.dir !== undefined && (await exists(this.dir)) ? await listRulesFolder(this.dir) : [];
+    this.#pool.warm(rulesFolder.length + (this.#options.extensions?.length ?? 0));
     if (this.dir !== undefined) {
       const dir = this.dir;
       if (!(await exists(dir))) this.#log('warn', 'rules', `the rules folder ${dir} does not exist${watch ? '; wrtui loads it when it appears' : ': no rules loaded'}`);
@@ -361,6 +373,7 @@ export class ExtensionHost {
     }
     await this.#savingDryRun;
     await this.engine.dnr.settled();
+    if (this.#pool !== this.#options.pool) await this.#pool?.close();
     this.#changeListeners.clear();
   }
 
@@ -488,6 +501,7 @@ export class ExtensionHost {
       ...(extensionOwner ? { owner: extensionOwner } : { ownerFromManifest }),
       onFault: (fault) => this.#faulted(record, worker, fault),
       source: record.name,
+      pool: this.#pool,
     });
     let owner: Owner;
     try {

@@ -16,7 +16,7 @@
 // is reported through onFault, and the host decides on a restart.
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Engine } from '../engine.js';
 import type { Owner } from '../owner.js';
 import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
@@ -26,7 +26,7 @@ import type { ExtensionServices } from './extension-services.js';
 import type { HostItem, ListenerResult, WorkerBoot, WorkerItem } from './protocol.js';
 import { stackOfStuckWorker } from './stuck-stack.js';
 import { mapped } from './worker/stack-frames.js';
-import { workerSource } from './worker-script.js';
+import { WorkerPool } from './worker-pool.js';
 
 export interface WorkerLimits {
   /** The worker's V8 old-generation heap cap (MB). */
@@ -84,6 +84,8 @@ export interface ExtensionWorkerOptions {
   onFault: (fault: WorkerFault) => void;
   /** The journal source of its logs: the rule's or extension's name. */
   source: string;
+  /** Where its thread comes from (worker-pool.ts): one booted ahead, when the pool has one. */
+  pool?: WorkerPool;
 }
 
 interface PendingCall {
@@ -148,7 +150,7 @@ export class ExtensionWorker implements RemoteEndpoint {
   readonly #maps = new Map<string, SourceMap>();
   #terminating = false;
 
-  private constructor(options: ExtensionWorkerOptions, code: string) {
+  private constructor(options: ExtensionWorkerOptions, thread: Worker) {
     this.#options = options;
     this.#engine = options.engine;
     this.boot = options.boot;
@@ -164,22 +166,14 @@ export class ExtensionWorker implements RemoteEndpoint {
       if (unit.map) this.#maps.set(unit.file, new SourceMap(unit.map as SourceMapPayload));
     }
 
-    this.#worker = new Worker(code, {
-      eval: true,
-      // The worker is one self-contained script: no loader (tsx, a test runner's) of the parent's.
-      execArgv: [],
-      workerData: options.boot,
-      resourceLimits: { maxOldGenerationSizeMb: options.limits.heapLimitMb },
-      // The extension's output goes to the journal; the worker's own stdio must never reach the TUI.
-      stdout: true,
-      stderr: true,
-      name: `wrtui ${options.boot.kind} ${options.boot.name}`,
-    });
+    this.#worker = thread;
     this.#worker.stdout.on('data', (chunk: Buffer) => this.#log('info', chunk.toString('utf8').replace(/\n$/, '')));
     this.#worker.stderr.on('data', (chunk: Buffer) => this.#log('warn', chunk.toString('utf8').replace(/\n$/, '')));
     this.#worker.on('message', (batch: WorkerItem[]) => this.#receive(batch));
     this.#worker.on('error', (error: Error & { code?: string }) => this.#crashed(error));
     this.#worker.on('exit', (code) => this.#exited(code));
+    // Which extension it runs: the first message a pooled worker waits for.
+    this.#worker.postMessage({ boot: options.boot });
 
     this.#loadTimer = setTimeout(() => void this.#loadTimedOut(), options.limits.backgroundTimeoutMs);
     this.#heartbeat = setInterval(() => this.#beat(), options.limits.heartbeatMs);
@@ -187,7 +181,8 @@ export class ExtensionWorker implements RemoteEndpoint {
   }
 
   static async start(options: ExtensionWorkerOptions): Promise<ExtensionWorker> {
-    return new ExtensionWorker(options, await workerSource());
+    const pool = options.pool?.heapLimitMb === options.limits.heapLimitMb ? options.pool : await WorkerPool.open(options.limits.heapLimitMb);
+    return new ExtensionWorker(options, pool.take());
   }
 
   get owner(): Owner | undefined {

@@ -16,7 +16,6 @@ import { firstUserFrame } from './stack-frames.js';
 // The bindings script, inlined by the build (see worker-script.ts).
 declare const WRTUI_BINDINGS_SOURCE: string;
 
-const boot = workerData as WorkerBoot;
 const port = parentPort!;
 
 // ── outgoing: one message per turn ─────────────────────────────────────────
@@ -74,8 +73,12 @@ for (const name of WEB_GLOBALS) {
     enumerable: true,
   });
 }
-sandbox.navigator = { userAgent: `wrtui (${boot.name})`, language: 'en-US', languages: ['en-US'], onLine: true, hardwareConcurrency: 1 };
-const context = vm.createContext(sandbox, { name: `${boot.kind} ${boot.name}` });
+// The realm and wrtui's bindings in it are made before the worker knows its extension (a pooled
+// worker does this while it waits): nothing here depends on which extension it will run.
+const context = vm.createContext(sandbox, { name: 'wrtui extension' });
+vm.runInContext(WRTUI_BINDINGS_SOURCE, context, { filename: 'wrtui:bindings' });
+const install = (context as Record<string, unknown>)[INSTALL_GLOBAL] as InstallBindings;
+delete (context as Record<string, unknown>)[INSTALL_GLOBAL];
 // Built-in modules only (packages are bundled into the rule): any base path will do.
 const nodeRequire = createRequire(`${process.cwd()}/`);
 
@@ -139,29 +142,36 @@ const bridge: Bridge = {
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-vm.runInContext(WRTUI_BINDINGS_SOURCE, context, { filename: 'wrtui:bindings' });
-const install = (context as Record<string, unknown>)[INSTALL_GLOBAL] as InstallBindings;
-delete (context as Record<string, unknown>)[INSTALL_GLOBAL];
-const bindings: BindingsHandle = install(bridge, boot);
+/** Runs the extension this worker was started for: its realm, the bindings, then its background. */
+function start(boot: WorkerBoot): void {
+  (context as Record<string, unknown>).navigator = { userAgent: `wrtui (${boot.name})`, language: 'en-US', languages: ['en-US'], onLine: true, hardwareConcurrency: 1 };
+  const bindings: BindingsHandle = install(bridge, boot);
 
-// A browser logs these and the worker goes on; so does wrtui, and the journal says where.
-process.on('uncaughtException', (error) => {
-  const location = locate(error);
-  post(['uncaught', 'exception', String((error as Error)?.stack?.split('\n')[0] ?? error), ...(location ? [location] : [])] as WorkerItem);
-});
-process.on('unhandledRejection', (reason) => {
-  const location = locate(reason);
-  const text = reason instanceof Error || (typeof reason === 'object' && reason !== null && 'message' in reason) ? `${(reason as Error).name ?? 'Error'}: ${(reason as Error).message}` : formatWithOptions({ colors: false }, reason);
-  post(['uncaught', 'rejection', `Uncaught (in promise) ${text}`, ...(location ? [location] : [])] as WorkerItem);
-});
+  // A browser logs these and the worker goes on; so does wrtui, and the journal says where.
+  process.on('uncaughtException', (error) => {
+    const location = locate(error);
+    post(['uncaught', 'exception', String((error as Error)?.stack?.split('\n')[0] ?? error), ...(location ? [location] : [])] as WorkerItem);
+  });
+  process.on('unhandledRejection', (reason) => {
+    const location = locate(reason);
+    const text = reason instanceof Error || (typeof reason === 'object' && reason !== null && 'message' in reason) ? `${(reason as Error).name ?? 'Error'}: ${(reason as Error).message}` : formatWithOptions({ colors: false }, reason);
+    post(['uncaught', 'rejection', `Uncaught (in promise) ${text}`, ...(location ? [location] : [])] as WorkerItem);
+  });
 
-port.on('message', (batch: HostItem[]) => {
-  let others: HostItem[] | undefined;
-  for (const item of batch) {
-    if (item[0] === 'ping') post(['pong', item[1], v8.getHeapStatistics().used_heap_size]);
-    else (others ??= []).push(item);
-  }
-  if (others) bindings.receive(others);
-});
+  port.on('message', (batch: HostItem[]) => {
+    let others: HostItem[] | undefined;
+    for (const item of batch) {
+      if (item[0] === 'ping') post(['pong', item[1], v8.getHeapStatistics().used_heap_size]);
+      else (others ??= []).push(item);
+    }
+    if (others) bindings.receive(others);
+  });
 
-bindings.start();
+  bindings.start();
+}
+
+// A worker from a pool (worker-pool.ts) was started before anyone knew which extension it would
+// run: its first message says. Either way it runs one extension, once.
+const given = workerData as WorkerBoot | { waitsForBoot: true };
+if ('waitsForBoot' in given) port.once('message', (first: { boot: WorkerBoot }) => start(first.boot));
+else start(given);
