@@ -7,6 +7,7 @@
 //    reading included in the time). Every replayed request
 //    must come out identical to its recording. Requests/s counts replayed requests over the whole
 //    replay (engine, rule loading, the comparison included; reading the file is shown apart).
+//    Then the TUI's save → first verdicts, with its worker pool refilled between runs and without.
 // 2. Recording's cost on live throughput: three proxies (CaptureProxy, no rules), one recording with
 //    --record's settings (journalBodies, SessionRecorder) as text, one compressed, one not recording,
 //    each alone in its own process;
@@ -31,6 +32,8 @@ import { CaptureProxy } from '../src/engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority } from '../src/engine/capture/certificate-authority.js';
 import { Engine } from '../src/engine/engine.js';
 import { ExtensionHost } from '../src/engine/extensions/extension-host.js';
+import { DEFAULT_WORKER_LIMITS } from '../src/engine/extensions/extension-worker.js';
+import { WorkerPool } from '../src/engine/extensions/worker-pool.js';
 import { openRecording } from '../src/engine/session/open-recording.js';
 import { SessionRecorder } from '../src/engine/session/session-recorder.js';
 import { streamedReplayInput } from '../src/engine/session/replay-input.js';
@@ -43,6 +46,8 @@ import type { OutgoingRequest, Transport, TransportResponse } from '../src/engin
 const SESSION_REQUESTS = 10_000;
 const GENERATION_CONCURRENCY = 8;
 const REPLAYS = 3;
+const SAVES = 5;
+const EDIT_PAUSE_MS = 1_000;
 const ROUNDS = 5;
 const WARMUP_MS = 400;
 const WINDOW_MS = 2_000;
@@ -183,6 +188,37 @@ async function replayThroughput(): Promise<string> {
       streamedRates.push((result.summary.requests / streamedMs) * 1000);
       rows.push([`replay ${i}, streamed`, fmt(result.summary.requests), '-', '(within)', fmt(streamedMs), fmt((result.summary.requests / streamedMs) * 1000), `${result.summary.identical}/${result.summary.requests}`]);
     }
+    // The TUI's re-run on save, up to its first verdicts: with the worker pool it refills after
+    // each run (the workers boot while the user edits), and without (each run boots its workers),
+    // alternating, a pause for the edit before each. Each run stops at its first verdict.
+    const session = await openRecording(files.text);
+    const pool = await WorkerPool.open(DEFAULT_WORKER_LIMITS.heapLimitMb);
+    const firstVerdict = async (workerPool: WorkerPool | undefined): Promise<number> => {
+      const stop = new AbortController();
+      const started = performance.now();
+      let ms = 0;
+      await replaySession(session, {
+        rulesDir,
+        keepJournal: false,
+        signal: stop.signal,
+        ...(workerPool && { workerPool }),
+        onDiff: () => {
+          ms ||= performance.now() - started;
+          stop.abort();
+        },
+      });
+      workerPool?.refill();
+      return ms;
+    };
+    await firstVerdict(pool); // the session's baseline is traced once, before either is timed
+    const saves = { pooled: [] as number[], cold: [] as number[] };
+    for (let i = 0; i < SAVES; i++) {
+      for (const pooled of i % 2 === 0 ? [true, false] : [false, true]) {
+        await sleep(EDIT_PAUSE_MS);
+        saves[pooled ? 'pooled' : 'cold'].push(await firstVerdict(pooled ? pool : undefined));
+      }
+    }
+    await pool.close();
     return [
       `1. Replay throughput: ${fmt(SESSION_REQUESTS)} requests through ${Object.keys(RULES).length} rules, offline`,
       `   session file ${(bytes.text / 1024 / 1024).toFixed(1)} MB (${fmt(bytes.text / SESSION_REQUESTS)} bytes/request); compressed (.gz) ${(bytes.gzip / 1024 / 1024).toFixed(1)} MB ` +
@@ -191,6 +227,8 @@ async function replayThroughput(): Promise<string> {
       `   median (text): ${fmt(median(rates))} requests/s; "replay ms" is also what a save costs in the TUI's replay until the last verdict (the whole`,
       `   session re-runs); the first verdicts are on screen ${fmt(median(firstVerdicts))} ms after it starts (median, text: rules loaded, first requests replayed)`,
       `   streamed (printed output: the file read as it replays, reading included): ${fmt(median(streamedRates))} requests/s (median)`,
+      `   save → first verdicts as the TUI re-runs (${SAVES} saves each, alternating, ${EDIT_PAUSE_MS} ms of editing before each): ${fmt(median(saves.pooled))} ms with its`,
+      `   worker pool refilled while the user edits (${saves.pooled.map(fmt).join(' ')}), ${fmt(median(saves.cold))} ms booting each run's workers then (${saves.cold.map(fmt).join(' ')})`,
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });

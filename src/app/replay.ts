@@ -20,6 +20,8 @@ import type { RequestDiff } from '../engine/session/request-diff.js';
 import { readSessionEntries, SessionFileError } from '../engine/session/session-reader.js';
 import { replay, replaySession, type ReplayOptions, type ReplayResult } from '../engine/session/session-replay.js';
 import { encodeLine } from '../engine/session/session-json.js';
+import { DEFAULT_WORKER_LIMITS } from '../engine/extensions/extension-worker.js';
+import { WorkerPool } from '../engine/extensions/worker-pool.js';
 import { DiffSpool } from './diff-spool.js';
 import { toJsonLine } from './json-line.js';
 
@@ -130,7 +132,9 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
 
   const { runReplayTui } = await import('../ui/run-replay-tui.js');
   // The screen comes up at once and fills in as the replay goes; saving a rule or an extension
-  // re-runs the whole session through the new version.
+  // re-runs the whole session through the new version. Workers for the next run boot while the
+  // user edits: a save finds them ready (worker-pool.ts).
+  const workerPool = await WorkerPool.open(DEFAULT_WORKER_LIMITS.heapLimitMb);
   const last = await runReplayTui({
     file: options.file,
     stateDir: options.stateDir ?? '.wrtui',
@@ -138,8 +142,14 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     requests: session.requests.length,
     watch: [replayOptions.rulesDir, ...replayOptions.extensions],
     rulesDir: replayOptions.rulesDir,
-    run: (live) => replaySession(session, { ...replayOptions, ...live }),
-  });
+    run: async (live) => {
+      try {
+        return await replaySession(session, { ...replayOptions, ...live, workerPool });
+      } finally {
+        workerPool.refill();
+      }
+    },
+  }).finally(() => workerPool.close());
   if (!last) {
     warn('the replay was stopped before its end: no summary');
     return EXIT_OK;

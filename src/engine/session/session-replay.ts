@@ -15,6 +15,7 @@ import { Engine } from '../engine.js';
 import type { JournalEntry } from '../journal.js';
 import type { CookieChangeInfo } from '../types.js';
 import { ExtensionHost } from '../extensions/extension-host.js';
+import type { WorkerPool } from '../extensions/worker-pool.js';
 import type { ProgressListener } from './progress.js';
 import type { RecordedRequest, RecordedSession } from './recorded-session.js';
 import { RecordedTransport } from './recorded-transport.js';
@@ -55,6 +56,8 @@ export interface ReplayOptions {
   onLoaded?: (failures: readonly string[], run: ReplayRunView) => boolean | void;
   /** Journal the requests' and responses' bodies (the TUI shows them); printed output has no use for them. */
   journalBodies?: boolean;
+  /** Where the rules' workers come from: the TUI keeps a pool refilled between re-runs, so a save finds them booted. */
+  workerPool?: WorkerPool;
   /** Dry-run on or off for rules and extensions by name, over what their files say (the TUI's toggles). */
   dryRunOverrides?: ReadonlyMap<string, boolean>;
   /**
@@ -251,7 +254,14 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   try {
     host =
       options.rulesDir || options.extensions?.length
-        ? await ExtensionHost.start(engine, { ...(options.rulesDir && { rulesDir: options.rulesDir }), extensions: options.extensions ?? [], watch: false, typeCheck: false, ...(options.persona && { persona: options.persona }) })
+        ? await ExtensionHost.start(engine, {
+            ...(options.rulesDir && { rulesDir: options.rulesDir }),
+            extensions: options.extensions ?? [],
+            watch: false,
+            typeCheck: false,
+            ...(options.persona && { persona: options.persona }),
+            ...(options.workerPool && { pool: options.workerPool }),
+          })
         : undefined;
   } catch (error) {
     await close();
