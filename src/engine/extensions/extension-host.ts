@@ -560,6 +560,8 @@ export class ExtensionHost {
       worker.lifecycle('onInstalled', { reason: installReason, ...(installReason === 'update' && previousVersion !== undefined && { previousVersion }) });
       if (record.kind === 'rule') this.#typeChecker?.schedule(record.key, typeCheckedInputs(record.inputs));
     }
+    // Watching, the next save's worker boots now, while the author edits.
+    if (this.#options.watch !== false) this.#pool!.warm(1);
     this.#emitChange();
   }
 
