@@ -142,7 +142,7 @@ const bridge: Bridge = {
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-/** Runs the extension this worker was started for: its realm, the bindings, then its background. */
+/** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
 function start(boot: WorkerBoot): void {
   (context as Record<string, unknown>).navigator = { userAgent: `wrtui (${boot.name})`, language: 'en-US', languages: ['en-US'], onLine: true, hardwareConcurrency: 1 };
   const bindings: BindingsHandle = install(bridge, boot);
