@@ -21,6 +21,7 @@ import { readSessionEntries, SessionFileError } from '../engine/session/session-
 import { replay, replaySession, type ReplayOptions, type ReplayResult } from '../engine/session/session-replay.js';
 import { encodeLine } from '../engine/session/session-json.js';
 import { DEFAULT_WORKER_LIMITS } from '../engine/extensions/extension-worker.js';
+import { exists, listRulesFolder } from '../engine/extensions/extension-folders.js';
 import { WorkerPool } from '../engine/extensions/worker-pool.js';
 import { DiffSpool } from './diff-spool.js';
 import { toJsonLine } from './json-line.js';
@@ -111,10 +112,17 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     }
   }
 
+  // The TUI's first run's workers boot while the recording is read (worker-pool.ts).
+  const workerPool = tui ? await WorkerPool.open(DEFAULT_WORKER_LIMITS.heapLimitMb) : undefined;
+  if (workerPool) {
+    const rules = (await exists(replayOptions.rulesDir)) ? await listRulesFolder(replayOptions.rulesDir) : [];
+    workerPool.warm(rules.length + replayOptions.extensions.length);
+  }
   let session: RecordedSession;
   try {
     session = await openRecording(file, { onProgress: progress.update, sniffed });
   } catch (error) {
+    await workerPool?.close();
     return unreadable(error);
   }
   progress.clear();
@@ -133,8 +141,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   const { runReplayTui } = await import('../ui/run-replay-tui.js');
   // The screen comes up at once and fills in as the replay goes; saving a rule or an extension
   // re-runs the whole session through the new version. Workers for the next run boot while the
-  // user edits: a save finds them ready (worker-pool.ts).
-  const workerPool = await WorkerPool.open(DEFAULT_WORKER_LIMITS.heapLimitMb);
+  // user edits: a save finds them ready.
   const last = await runReplayTui({
     file: options.file,
     stateDir: options.stateDir ?? '.wrtui',
@@ -144,12 +151,12 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     rulesDir: replayOptions.rulesDir,
     run: async (live) => {
       try {
-        return await replaySession(session, { ...replayOptions, ...live, workerPool });
+        return await replaySession(session, { ...replayOptions, ...live, ...(workerPool && { workerPool }) });
       } finally {
-        workerPool.refill();
+        workerPool?.refill();
       }
     },
-  }).finally(() => workerPool.close());
+  }).finally(() => workerPool?.close());
   if (!last) {
     warn('the replay was stopped before its end: no summary');
     return EXIT_OK;
