@@ -19,8 +19,12 @@ interface ProtocolMessage {
   params?: Record<string, unknown>;
 }
 
-/** The paused worker's call frames, innermost first; [] when they could not be read within `timeoutMs`. */
-export async function stackOfStuckWorker(threadId: number, timeoutMs = 1000): Promise<StuckFrame[]> {
+/**
+ * The paused worker's call frames, innermost first; [] when they could not be read within
+ * `timeoutMs`. Reading takes tens of ms; the budget is for a loaded machine (CI's tests in
+ * parallel, a host booting its workers at once), where attaching once took over a second.
+ */
+export async function stackOfStuckWorker(threadId: number, timeoutMs = 3000): Promise<StuckFrame[]> {
   const session = new inspector.Session();
   try {
     session.connect();
