@@ -21,7 +21,7 @@ import { readSessionEntries, SessionFileError } from '../engine/session/session-
 import { replay, replaySession, type ReplayOptions, type ReplayResult } from '../engine/session/session-replay.js';
 import { encodeLine } from '../engine/session/session-json.js';
 import { DEFAULT_WORKER_LIMITS } from '../engine/extensions/extension-worker.js';
-import { exists, listRulesFolder } from '../engine/extensions/extension-folders.js';
+import { workersToStart } from '../engine/extensions/extension-folders.js';
 import { WorkerPool } from '../engine/extensions/worker-pool.js';
 import { DiffSpool } from './diff-spool.js';
 import { toJsonLine } from './json-line.js';
@@ -114,10 +114,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
 
   // The TUI's first run's workers boot while the recording is read (worker-pool.ts).
   const workerPool = tui ? await WorkerPool.open(DEFAULT_WORKER_LIMITS.heapLimitMb) : undefined;
-  if (workerPool) {
-    const rules = (await exists(replayOptions.rulesDir)) ? await listRulesFolder(replayOptions.rulesDir) : [];
-    workerPool.warm(rules.length + replayOptions.extensions.length);
-  }
+  if (workerPool) workerPool.warm(await workersToStart(replayOptions.rulesDir, replayOptions.extensions));
   let session: RecordedSession;
   try {
     session = await openRecording(file, { onProgress: progress.update, sniffed });

@@ -28,6 +28,12 @@ export async function listRulesFolder(dir: string): Promise<{ kind: 'rule' | 'ex
   return [...ruleFiles, ...extensions].sort((a, b) => (path.basename(a.key) < path.basename(b.key) ? -1 : path.basename(a.key) > path.basename(b.key) ? 1 : 0));
 }
 
+/** How many workers loading these takes: one per rule file and extension sub-folder of the rules folder (if it exists), one per extension folder. */
+export async function workersToStart(rulesDir: string | undefined, extensions: readonly string[]): Promise<number> {
+  const inRulesFolder = rulesDir !== undefined && (await exists(rulesDir)) ? (await listRulesFolder(rulesDir)).length : 0;
+  return inRulesFolder + extensions.length;
+}
+
 /** What a changed path inside the rules folder is: a rule file, a file of an extension sub-folder, or neither. */
 export function classifyRulesFolderPath(dir: string, file: string): { kind: 'rule' | 'extension'; key: string } | undefined {
   if (isRuleFile(dir, file)) return { kind: 'rule', key: path.resolve(file) };

@@ -28,7 +28,7 @@ import { RuleTypeChecker, type TypeDiagnostic } from '../rules/rule-type-checker
 import type { QuotaState } from '../web-request/handler-behavior-changed.js';
 import type { ListenerDescription } from '../web-request/listener-registry.js';
 import { ExtensionManifestError, MANIFEST_FILE } from './extension-manifest.js';
-import { FolderWatch, classifyRulesFolderPath, exists, listRulesFolder } from './extension-folders.js';
+import { FolderWatch, classifyRulesFolderPath, exists, listRulesFolder, workersToStart } from './extension-folders.js';
 import { PackageError, prepareExtension, prepareRule, type PreparedPackage } from './extension-package.js';
 import { ExtensionServices } from './extension-services.js';
 import { MatchPatternSet } from '../match-pattern.js';
@@ -221,9 +221,9 @@ export class ExtensionHost {
       return false;
     };
     const watch = this.#options.watch !== false;
-    // Every worker the start needs boots now, together; each is then given its extension in order.
-    const rulesFolder = this.dir !== undefined && (await exists(this.dir)) ? await listRulesFolder(this.dir) : [];
-    this.#pool.warm(rulesFolder.length + (this.#options.extensions?.length ?? 0));
+    // Every worker the start needs boots now, together, while the watchers start; each is then
+    // given its extension in order. (The folder is listed again to load it, once it is watched.)
+    this.#pool.warm(await workersToStart(this.dir, this.#options.extensions ?? []));
     if (this.dir !== undefined) {
       const dir = this.dir;
       if (!(await exists(dir))) this.#log('warn', 'rules', `the rules folder ${dir} does not exist${watch ? '; wrtui loads it when it appears' : ': no rules loaded'}`);
