@@ -2,26 +2,24 @@
 // Lenient: optional fields may be missing, `_`-prefixed extensions are ignored unless known, bodies
 // may be base64. Invalid files fail with the JSON path of the first problem.
 //
-// HAR lists each redirect hop as its own entry, linked by `redirectURL` (or the Location header).
-// Entries are taken in start order and an entry whose URL is where an earlier 3xx entry sent the
-// client continues that request as its next hop; wrtui's own exports say outright which entries
-// belong together (`_webRequest`). A response carrying `Non-Authoritative-Reason: WebRequest API`
-// is an extension's redirect (Chrome records it as a 307), not the server's: it is no recorded
-// response, and replay's rules decide again whether to redirect.
+// Each entry is imported as soon as it is read (har-stream.ts) and cut into requests by
+// har-requests.ts. A response carrying `Non-Authoritative-Reason: WebRequest API` is an
+// extension's redirect (Chrome records it as a 307), not the server's: it is no recorded response,
+// and replay's rules decide again whether to redirect.
 //
 // The timeline replay interleaves requests by comes from each entry's startedDateTime and timings.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { frameInfoFor, inferResourceType, NO_TAB_ID, TAB_ID_HEADER, tabIdFrom } from '../../capture/resource-type.js';
+import { frameInfoFor, inferResourceType, TAB_ID_HEADER, tabIdFrom } from '../../capture/resource-type.js';
 import { getHeader } from '../../headers.js';
 import type { HttpHeaders, NetError, ResourceType } from '../../types.js';
-import { parseRequestBody } from '../../web-request/request-body.js';
 import { fileChunks, isGzipFile } from '../gzip-file.js';
 import { readingProgress } from '../progress.js';
-import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedResponse, RecordedSession } from '../recorded-session.js';
+import type { RecordedResponse, RecordedSession } from '../recorded-session.js';
 import { bytesOfHarText } from './har-content.js';
 import { HarSpill } from './har-spill.js';
-import { readHarDocument, type ByteRange } from './har-stream.js';
+import { HarRequestBuilder, type HarEntry } from './har-requests.js';
+import { harEntryBatches, type ByteRange } from './har-stream.js';
 import type { ReadingOptions } from '../session-reader.js';
 import { isResourceType, resourceTypeFromChrome } from './har-resource-types.js';
 import {
@@ -42,62 +40,74 @@ import {
 const PROXY_ONLY = new Set(['proxy-connection', 'proxy-authorization', TAB_ID_HEADER]);
 const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
 
-interface ImportedEntry {
-  index: number;
-  started: number;
-  /** Offsets from `started` (ms): when headers went out, when the response came, when it ended. */
-  sentAfter: number;
-  respondedAfter: number;
-  endedAfter: number;
-  method: string;
-  url: string;
-  clientHeaders: HttpHeaders;
-  body?: Uint8Array;
-  response?: RecordedResponse;
-  /** A network failure replay reproduces (not a client-side block). */
-  error?: NetError;
-  /** How the entry ended, when it failed (any net::ERR_…, blocks included). */
-  failure?: string;
-  /** Absolute URL a 3xx sent the client to. */
-  redirectTo?: string;
-  internalRedirect: boolean;
-  type: ResourceType;
-  tabId: number;
-  frameId: number;
-  parentFrameId: number;
-  storeId: string;
-  sentHeaders?: HttpHeaders;
-  group?: { requestId: string; hop: number; attempt: number };
+
+/** A HAR file that can be read from its start, as often as a replay needs (a HAR is replayed twice: see session-replay.ts). */
+export interface HarFile {
+  file: string;
+  /** Bytes on disk (compressed, for a gzipped file): what `onRead` counts up to. */
+  size: number;
+  /**
+   * Its entries, imported as they are read, a batch per chunk read; then checks the document around
+   * them and returns its warnings. Throws HarFormatError for a file that is no HAR.
+   */
+  entries(onRead?: (bytes: number) => void): AsyncGenerator<HarEntry[], string[]>;
 }
 
-export async function readHarFile(file: string, options: ReadingOptions = {}): Promise<RecordedSession> {
-  const { size: total, mtimeMs } = await stat(file);
-  const onRead = readingProgress(total, options.onProgress);
-  options.onProgress?.({ phase: 'reading', done: 0, total, unit: 'bytes' });
+export async function openHarFile(file: string, options: { gzipped?: boolean } = {}): Promise<HarFile> {
+  const { size, mtimeMs } = await stat(file);
   const gzipped = options.gzipped ?? (await isGzipFile(file));
-  // Each entry is imported as soon as it is read, its JSON text let go. Large response bodies are
-  // let go too and read again when the replay needs them, so what the session holds does not grow
-  // with its bodies: from the file itself, or from its decompressed text (har-spill.ts) when it
-  // is gzipped, as a compressed file cannot be read at an offset.
-  const spill = gzipped ? await HarSpill.create() : undefined;
-  const source: FileAsRead = { file, size: total, mtimeMs, ...(spill && { copy: spill.fd }) };
-  const entries: ImportedEntry[] = [];
-  let json: unknown;
-  try {
-    const chunks = fileChunks(file, { gzipped, onRead });
-    json = await readHarDocument(spill ? spill.through(chunks) : chunks, (raw, index, range) => {
-      const entry = importEntry(raw, index);
-      readBodyOnDemand(entry, source, range);
-      entries.push(entry);
-    });
-  } catch (error) {
-    spill?.discard();
-    throw error;
-  }
-  options.onProgress?.({ phase: 'reading', done: total, total, unit: 'bytes' });
+  // Large response bodies are let go as read and read again when the replay needs them, so what is
+  // held does not grow with its bodies: from the file itself, or from its decompressed text
+  // (har-spill.ts) when it is gzipped, as a compressed file cannot be read at an offset. That copy
+  // is written by the first reading; later ones decompress again, their entries at the same offsets.
+  let spill: HarSpill | undefined;
+  return {
+    file,
+    size,
+    async *entries(onRead) {
+      const first = gzipped && !spill;
+      if (first) spill = await HarSpill.create();
+      const source: FileAsRead = { file, size, mtimeMs, ...(spill && { copy: spill.fd }) };
+      const chunks = fileChunks(file, { gzipped, onRead });
+      const batches = harEntryBatches(first ? spill!.through(chunks) : chunks);
+      try {
+        for (let next = await batches.next(); ; next = await batches.next()) {
+          if (next.done) return checkDocument(next.value);
+          yield next.value.map(({ entry: raw, index, range }) => {
+            const entry = importEntry(raw, index);
+            readBodyOnDemand(entry, source, range);
+            return entry;
+          });
+        }
+      } catch (error) {
+        if (first) {
+          spill!.discard();
+          spill = undefined;
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** Reads a HAR whole (the TUI, an export): its requests in start order, with their timeline. */
+export async function readHarFile(file: string, options: ReadingOptions = {}): Promise<RecordedSession> {
+  const har = await openHarFile(file, options.gzipped === undefined ? {} : { gzipped: options.gzipped });
+  const onRead = readingProgress(har.size, options.onProgress);
+  options.onProgress?.({ phase: 'reading', done: 0, total: har.size, unit: 'bytes' });
+  const builder = new HarRequestBuilder({ window: Infinity });
+  const batches = har.entries(onRead);
+  let next = await batches.next();
+  for (; !next.done; next = await batches.next()) for (const entry of next.value) builder.add(entry);
+  options.onProgress?.({ phase: 'reading', done: har.size, total: har.size, unit: 'bytes' });
+  return sessionOf(file, builder, next.value);
+}
+
+/** What is around `log.entries`: the document must be a HAR; a missing `log.creator` is only said. */
+function checkDocument(json: unknown): string[] {
   const log = objectAt(objectAt(json, '(root)').log, 'log');
   arrayAt(log.entries, 'log.entries');
-  return sessionOfEntries(file, log, entries);
+  return optionalObjectAt(log.creator, 'log.creator') ? [] : ['log.creator: missing (imported anyway)'];
 }
 
 /** Response bodies this large and more are read from the file when used, not held. */
@@ -117,7 +127,7 @@ interface FileAsRead {
  * Lets go of a large response body, leaving in its place a `body` that reads the entry again from
  * the file each time it is asked for (the replay asks once per step that uses it, then lets go).
  */
-function readBodyOnDemand(entry: ImportedEntry, source: FileAsRead, range: ByteRange): void {
+function readBodyOnDemand(entry: HarEntry, source: FileAsRead, range: ByteRange): void {
   const response = entry.response;
   const length = response?.body?.length ?? 0;
   if (!response || length < BODY_ON_DEMAND_BYTES) return;
@@ -159,31 +169,31 @@ function bodyFromFile(index: number, length: number, source: FileAsRead, range: 
 /** A HAR document already parsed (tests; wrtui itself reads files with readHarFile). */
 export function sessionFromHar(file: string, json: unknown): RecordedSession {
   const log = objectAt(objectAt(json, '(root)').log, 'log');
-  const entries = arrayAt(log.entries, 'log.entries').map((raw, index) => importEntry(raw, index));
-  return sessionOfEntries(file, log, entries);
+  const builder = new HarRequestBuilder({ window: Infinity });
+  arrayAt(log.entries, 'log.entries').forEach((raw, index) => builder.add(importEntry(raw, index)));
+  return sessionOf(file, builder, checkDocument(json));
 }
 
-function sessionOfEntries(file: string, log: JsonObject, entries: ImportedEntry[]): RecordedSession {
-  entries.sort((a, b) => a.started - b.started || a.index - b.index);
-  const groups = groupIntoRequests(entries);
-  const { requests, times } = buildTimeline(groups);
-  const creator = optionalObjectAt(log.creator, 'log.creator');
+function sessionOf(file: string, builder: HarRequestBuilder, warnings: string[]): RecordedSession {
+  builder.finish();
+  const { requests, times } = builder.take();
+  requests.sort((a, b) => a.index - b.index);
   return {
     source: 'har',
     file,
     header: undefined,
     requests,
     times,
-    startedAt: entries[0]?.started ?? Date.now(),
+    startedAt: builder.startedAt ?? Date.now(),
     cookies: {},
     journal: undefined,
     redacted: false,
     listenerTimeoutMs: undefined,
-    warnings: creator ? [] : ['log.creator: missing (imported anyway)'],
+    warnings: [...warnings, ...builder.warnings()],
   };
 }
 
-function importEntry(raw: unknown, index: number): ImportedEntry {
+function importEntry(raw: unknown, index: number): HarEntry {
   const path = `log.entries[${index}]`;
   const entry = objectAt(raw, path);
   const request = objectAt(entry.request, `${path}.request`);
@@ -318,109 +328,4 @@ function typeOf(entry: JsonObject, wrtui: JsonObject | undefined, headers: Recor
     if (fromBrowser) return fromBrowser;
   }
   return inferResourceType({ method, url, headers });
-}
-
-/** Entries of one request: wrtui's groups as they say, others chained by their redirects. */
-function groupIntoRequests(entries: ImportedEntry[]): ImportedEntry[][] {
-  const groups: ImportedEntry[][] = [];
-  const byRequestId = new Map<string, ImportedEntry[]>();
-  /** Chains whose last hop redirected, by the URL the client was sent to (oldest first). */
-  const waiting = new Map<string, ImportedEntry[][]>();
-  for (const entry of entries) {
-    if (entry.group) {
-      let group = byRequestId.get(entry.group.requestId);
-      if (!group) {
-        byRequestId.set(entry.group.requestId, (group = []));
-        groups.push(group);
-      }
-      group.push(entry);
-      continue;
-    }
-    const candidates = waiting.get(entry.url);
-    const chain = candidates?.shift();
-    if (candidates?.length === 0) waiting.delete(entry.url);
-    const group = chain ?? [];
-    if (!chain) groups.push(group);
-    group.push(entry);
-    if (entry.redirectTo) {
-      const list = waiting.get(entry.redirectTo) ?? [];
-      list.push(group);
-      waiting.set(entry.redirectTo, list);
-    }
-  }
-  for (const group of byRequestId.values()) group.sort((a, b) => a.group!.hop - b.group!.hop || a.group!.attempt - b.group!.attempt);
-  return groups;
-}
-
-interface TimelinePoint {
-  time: number;
-  /** Tie-break: the entry, then the phase within it. */
-  order: number;
-  assign: (position: number) => void;
-}
-
-/** Requests with hops and exchanges, and the timeline positions of each step. */
-function buildTimeline(groups: ImportedEntry[][]): { requests: RecordedRequest[]; times: number[] } {
-  const points: TimelinePoint[] = [];
-  const point = (time: number, entry: ImportedEntry, phase: number, assign: (position: number) => void) =>
-    points.push({ time, order: entry.index * 8 + phase, assign });
-
-  const requests = groups.map((group, requestIndex): RecordedRequest => {
-    const first = group[0]!;
-    const hops: RecordedHop[] = [];
-    let previousHop: number | undefined;
-    for (const entry of group) {
-      const sameHop = entry.group !== undefined && entry.group.hop === previousHop;
-      previousHop = entry.group?.hop;
-      let hop = sameHop ? hops.at(-1)! : undefined;
-      if (!hop) {
-        const requestBody = parseRequestBody({ method: entry.method, contentType: getHeader(entry.clientHeaders, 'content-type'), bytes: entry.body });
-        hop = {
-          url: entry.url,
-          method: entry.method,
-          clientHeaders: entry.clientHeaders,
-          ...(entry.body && { body: entry.body }),
-          ...(requestBody && { requestBody }),
-          exchanges: [],
-          at: {},
-          ...(entry.internalRedirect && { redirectedInternally: true }),
-        };
-        const created = hop;
-        point(entry.started, entry, 0, (position) => (created.at.beforeRequest = position));
-        hops.push(hop);
-      }
-      const thisHop = hop;
-      if (entry.redirectTo) thisHop.redirectUrl = entry.redirectTo;
-      if (entry.response || entry.error) {
-        const exchange: RecordedExchange = { at: {}, ...(entry.sentHeaders && { sentHeaders: entry.sentHeaders }) };
-        if (entry.response) exchange.response = entry.response;
-        if (entry.error) exchange.error = entry.error;
-        thisHop.exchanges.push(exchange);
-        point(entry.started + entry.sentAfter, entry, 1, (position) => (exchange.at.beforeSendHeaders = position));
-        point(entry.started + entry.respondedAfter, entry, 2, (position) => (exchange.at.response = position));
-        if (entry.response) point(entry.started + entry.respondedAfter, entry, 3, (position) => (thisHop.at.responseStarted = position));
-      }
-      if (entry.failure) thisHop.error = entry.failure;
-      point(entry.started + entry.endedAfter, entry, 4, (position) => (thisHop.at.end = position));
-    }
-    // A chain ending in a server redirect nobody followed: the client stopped there (fetch's
-    // redirect: 'manual', or curl without -L), and replay does the same.
-    const lastHop = hops.at(-1)!;
-    const redirectNotFollowed = lastHop.redirectUrl !== undefined && !lastHop.redirectedInternally;
-    return {
-      index: requestIndex,
-      requestId: first.group?.requestId ?? String(first.index),
-      type: first.type,
-      tabId: first.tabId ?? NO_TAB_ID,
-      frameId: first.frameId,
-      parentFrameId: first.parentFrameId,
-      storeId: first.storeId,
-      hops,
-      redirectNotFollowed,
-      complete: true,
-    };
-  });
-  points.sort((a, b) => a.time - b.time || a.order - b.order);
-  const times = points.map((p, position) => (p.assign(position), p.time));
-  return { requests, times };
 }

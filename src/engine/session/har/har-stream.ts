@@ -40,8 +40,34 @@ type EntryListener = (entry: unknown, index: number, range: ByteRange) => void;
  * not JSON.
  */
 export async function readHarDocument(chunks: AsyncIterable<Uint8Array>, onEntry: EntryListener): Promise<unknown> {
-  const scanner = new HarScanner(onEntry);
-  for await (const chunk of chunks) scanner.write(chunk);
+  const batches = harEntryBatches(chunks);
+  for (let next = await batches.next(); ; next = await batches.next()) {
+    if (next.done) return next.value;
+    for (const { entry, index, range } of next.value) onEntry(entry, index, range);
+  }
+}
+
+/** One element of `log.entries`, parsed, with its place in the file. */
+export interface HarEntryRead {
+  entry: unknown;
+  index: number;
+  range: ByteRange;
+}
+
+/**
+ * The same reading, pulled: the entries each chunk completes, as one batch (none for a chunk that
+ * completes none), so a reader reads on only when asked; returns the document with `log.entries` empty.
+ */
+export async function* harEntryBatches(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<HarEntryRead[], unknown> {
+  let batch: HarEntryRead[] = [];
+  const scanner = new HarScanner((entry, index, range) => batch.push({ entry, index, range }));
+  for await (const chunk of chunks) {
+    scanner.write(chunk);
+    if (batch.length === 0) continue;
+    const full = batch;
+    batch = [];
+    yield full;
+  }
   return scanner.end();
 }
 
