@@ -74,8 +74,12 @@ export async function* harEntryBatches(chunks: AsyncIterable<Uint8Array>): Async
 class HarScanner {
   readonly #onEntry: EntryListener;
   readonly #stack: Frame[] = [];
-  /** The document's bytes but for the entries' own. */
-  readonly #skeleton: Uint8Array[] = [];
+  /**
+   * The document's bytes but for the entries' own (and the spaces between entries), copied: a view
+   * would keep each chunk it was cut from, so the file itself, alive.
+   */
+  #skeleton = new Uint8Array(1024);
+  #skeletonLength = 0;
   /** The bytes of the entry being read, while one is. */
   #entry: Uint8Array[] | undefined;
   #entries = 0;
@@ -101,7 +105,10 @@ class HarScanner {
     /** Where the current run of bytes (to the skeleton or the entry) began. */
     let from = 0;
     const keep = (to: number) => {
-      if (to > from) (this.#entry ?? this.#skeleton).push(chunk.subarray(from, to));
+      if (to > from) {
+        if (this.#entry) this.#entry.push(chunk.subarray(from, to));
+        else this.#toSkeleton(chunk.subarray(from, to));
+      }
       from = to;
     };
     for (let i = 0; i < chunk.length; i++) {
@@ -122,6 +129,8 @@ class HarScanner {
             continue;
           }
         } else if (!this.#entry && byte !== COMMA && byte !== CLOSE_ARRAY && !isSpace(byte)) {
+          // What lies between the last entry's comma and this one is only spaces: it goes nowhere.
+          if (onlySpaces(chunk, from, i)) from = i;
           keep(i);
           this.#entry = [];
           this.#entryStart = this.#consumed + i;
@@ -175,7 +184,7 @@ class HarScanner {
 
   end(): unknown {
     if (this.#entry) throw new HarFormatError(`log.entries[${this.#entries}]`, 'not JSON (the file ends inside it)');
-    const bytes = Buffer.concat(this.#skeleton);
+    const bytes = Buffer.from(this.#skeleton.buffer, 0, this.#skeletonLength);
     try {
       const text = bytes.toString('utf8');
       // A byte-order mark (HAR files saved by some Windows tools) is not JSON.
@@ -184,6 +193,16 @@ class HarScanner {
       if ((error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') throw new HarFormatError('(file)', `too large to read outside log.entries (${bytes.length} bytes)`);
       throw new HarFormatError('(file)', `not JSON: ${(error as Error).message}`);
     }
+  }
+
+  #toSkeleton(bytes: Uint8Array): void {
+    if (this.#skeletonLength + bytes.length > this.#skeleton.length) {
+      const grown = new Uint8Array(Math.max(this.#skeleton.length * 2, this.#skeletonLength + bytes.length));
+      grown.set(this.#skeleton.subarray(0, this.#skeletonLength));
+      this.#skeleton = grown;
+    }
+    this.#skeleton.set(bytes, this.#skeletonLength);
+    this.#skeletonLength += bytes.length;
   }
 
   /** Inside a string from `i`: returns its closing quote's index, or the chunk's length when it goes on. */
@@ -254,6 +273,11 @@ class HarScanner {
     }
     this.#onEntry(value, index, { start: this.#entryStart, end });
   }
+}
+
+function onlySpaces(chunk: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isSpace(chunk[i]!)) return false;
+  return true;
 }
 
 function isSpace(byte: number): boolean {
