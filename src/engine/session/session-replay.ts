@@ -27,6 +27,7 @@ import { wholeReplayInput, type RecordedBaseline, type ReplayInput } from './rep
 import { ReplayAborted, ReplayScheduler, type ReplayTask, type StepGate } from './replay-scheduler.js';
 import { DIFF_KINDS, diffCookieChanges, diffRequest, type DiffKind, type RequestDiff } from './request-diff.js';
 import { JournalTracer, type RequestTrace } from './request-trace.js';
+import { TraceSpill } from './trace-spill.js';
 import { insertSorted } from './sorted-insert.js';
 
 /** How many steps waiting on workers may overlap (replay-scheduler.ts). */
@@ -109,6 +110,8 @@ interface Baseline {
   /** A request's baseline trace (let go once taken, unless the baseline is kept for re-runs). */
   take(request: RecordedRequest): RequestTrace | undefined;
   unattributedCookieChanges(): CookieChangeInfo[];
+  /** Lets go of what it keeps on disk, once the replay compared with it has ended. */
+  close?(): void;
 }
 
 /**
@@ -149,7 +152,11 @@ export async function replay(input: ReplayInput, options: ReplayOptions = {}): P
   } else {
     baseline = (await replayWithoutRules(input, options, true)).baseline;
   }
-  return replayAgainst(input, options, baseline, since);
+  try {
+    return await replayAgainst(input, options, baseline, since);
+  } finally {
+    baseline.close?.();
+  }
 }
 
 /** Every request's recorded trace, kept for re-runs (the journal is traced once). */
@@ -163,19 +170,29 @@ function recordingBaseline(recorded: RecordedBaseline, requests: readonly Record
   return { baseline: { kind: 'recording', take: (request) => traces.get(request.requestId), unattributedCookieChanges: () => unattributed }, stopped: false };
 }
 
-/** A HAR has no journal: the rules' replay is compared with a replay without rules. */
+/**
+ * A HAR has no journal: the rules' replay is compared with a replay without rules. Its traces are
+ * kept for re-runs in memory (a session the TUI holds anyway), or else on disk until taken
+ * (trace-spill.ts), so a HAR replayed as it is read holds no more than a session file does.
+ */
 async function replayWithoutRules(input: ReplayInput, options: ReplayOptions, letGo: boolean): Promise<{ baseline: Baseline; stopped: boolean }> {
-  const traces = new Map<RecordedRequest, RequestTrace>();
-  const reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, onLoaded: undefined, keepJournal: false, journalBodies: false }, 'replaying without rules', (request, _replayedId, trace) => {
-    if (trace) traces.set(request, trace);
-  });
+  const spill = letGo ? await TraceSpill.create() : undefined;
+  const traces = new Map<number, RequestTrace>();
+  let reference: ReplayRun;
+  try {
+    reference = await runReplay(input, { ...options, rulesDir: undefined, extensions: [], dryRun: false, onEntry: undefined, onLoaded: undefined, keepJournal: false, journalBodies: false }, 'replaying without rules', (request, _replayedId, trace) => {
+      if (!trace) return;
+      if (spill) spill.put(request.index, trace);
+      else traces.set(request.index, trace);
+    });
+  } catch (error) {
+    spill?.close();
+    throw error;
+  }
   await reference.close();
-  const take = (request: RecordedRequest) => {
-    const trace = traces.get(request);
-    if (letGo) traces.delete(request);
-    return trace;
-  };
-  return { baseline: { kind: 'no-rules', take, unattributedCookieChanges: () => reference.unattributedCookieChanges }, stopped: reference.stopped };
+  const take = (request: RecordedRequest) => (spill ? spill.take(request.index) : traces.get(request.index));
+  const unattributed = reference.unattributedCookieChanges;
+  return { baseline: { kind: 'no-rules', take, unattributedCookieChanges: () => unattributed, ...(spill && { close: () => spill.close() }) }, stopped: reference.stopped };
 }
 
 async function replayAgainst(input: ReplayInput, options: ReplayOptions, baseline: Baseline, since: number): Promise<ReplayResult> {
