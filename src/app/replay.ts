@@ -8,13 +8,14 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
+import { openHarFile } from '../engine/session/har/har-import.js';
 import { HarFormatError } from '../engine/session/har/har-validation.js';
 import { RecordingFormatError, openRecording, sniff, type Sniffed } from '../engine/session/open-recording.js';
 import { ProgressBar } from '../engine/session/progress-bar.js';
-import type { Progress } from '../engine/session/progress.js';
+import { readingProgress, type Progress } from '../engine/session/progress.js';
 import type { RecordedSession } from '../engine/session/recorded-session.js';
 import type { ReplaySummaryEntry } from '../engine/session/replay-entries.js';
-import { streamedReplayInput, wholeReplayInput, type ReplayInput } from '../engine/session/replay-input.js';
+import { streamedHarInput, streamedReplayInput, type ReplayInput } from '../engine/session/replay-input.js';
 import { formatDiffs, formatSummary } from '../engine/session/replay-report.js';
 import type { RequestDiff } from '../engine/session/request-diff.js';
 import { readSessionEntries, SessionFileError } from '../engine/session/session-reader.js';
@@ -79,9 +80,8 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   };
   const tui = !options.exportHar && !options.exportJournal && !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
 
-  // Printed output replays a session file as it is read: memory does not grow with the file. The
-  // TUI (which re-runs it), a HAR export and a HAR (its requests sorted and linked first) hold the
-  // recording whole.
+  // Printed output replays a session file or a HAR as it is read: memory does not grow with the
+  // file. The TUI (which lists and re-runs it) and an export hold the recording whole.
   let sniffed: Sniffed;
   try {
     sniffed = await sniff(file);
@@ -104,9 +104,10 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     }
     return EXIT_OK;
   }
-  if (sniffed.kind === 'ndjson' && !tui && !options.exportHar) {
+  if (!tui && !options.exportHar) {
     try {
-      return exitCode(options, (await printStreamedReplay(file, sniffed.gzipped, options, replayOptions, progress, out, warn)).summary);
+      const print = sniffed.kind === 'ndjson' ? printStreamedReplay : printStreamedHarReplay;
+      return exitCode(options, (await print(file, sniffed.gzipped, options, replayOptions, progress, out, warn)).summary);
     } catch (error) {
       return unreadable(error);
     }
@@ -132,8 +133,6 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     if (!options.json) out(`wrote ${har.log.entries.length} HAR entries (${session.requests.length} requests) to ${options.exportHar}`);
     return EXIT_OK;
   }
-
-  if (!tui) return exitCode(options, (await printReplay(wholeReplayInput(session), options, { ...replayOptions, onProgress: progress.update }, progress, out, warn)).summary);
 
   const { runReplayTui } = await import('../ui/run-replay-tui.js');
   // The screen comes up at once and fills in as the replay goes; saving a rule or an extension
@@ -201,6 +200,31 @@ function printStreamedReplay(file: string, gzipped: boolean, options: ReplayComm
     if (++replayed % 64 === 0 || (read && read.done >= read.total)) show();
   };
   return printReplay(streamedReplayInput(file, stream), options, replayOptions, progress, out, warn, onReplayed);
+}
+
+/**
+ * A HAR replayed as it is read, twice: without rules (what the rules' replay is compared with),
+ * then with them. The bar follows the file in each pass.
+ */
+async function printStreamedHarReplay(file: string, gzipped: boolean, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, out: (line: string) => void, warn: (line: string) => void): Promise<ReplayResult> {
+  const har = await openHarFile(file, { gzipped });
+  let read: Progress | undefined;
+  let phase = 'replaying without rules';
+  let replayed = 0;
+  const show = () => read && progress.update({ ...read, phase, requests: replayed });
+  const input = streamedHarInput(har, {
+    reading: () =>
+      readingProgress(har.size, (reading) => {
+        read = reading;
+        show();
+      }),
+  });
+  const onProgress = (update: Progress) => {
+    phase = update.phase;
+    replayed = update.done;
+    show();
+  };
+  return printReplay(input, options, { ...replayOptions, onProgress }, progress, out, warn);
 }
 
 function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): number {

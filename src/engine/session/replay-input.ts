@@ -1,7 +1,8 @@
 // What a replay reads, whatever the recording: requests as they become ready to replay, with the
 // recorded timeline, in chunks. A session file is read as a stream (SessionBuilder hands out each
 // request once it has ended), so a replay holds only what is in flight, not the file; a recording
-// already in memory (the TUI's, a HAR) is one chunk.
+// already in memory (the TUI's) is one chunk. A HAR is read as a stream too, once per pass (it is
+// replayed twice: session-replay.ts), its requests handed out as har-requests.ts makes them.
 import type { SerializedCookie } from 'tough-cookie';
 import type { JournalEntry } from '../journal.js';
 import type { CookieChangeInfo } from '../types.js';
@@ -9,6 +10,8 @@ import type { RecordedRequest, RecordedSession, SessionSource } from './recorded
 import { JournalTracer, type RequestTrace } from './request-trace.js';
 import { incompleteWarning, SessionBuilder } from './session-from-journal.js';
 import type { SessionEntryStream } from './session-reader.js';
+import type { HarFile } from './har/har-import.js';
+import { HarRequestBuilder, type HarEntry } from './har/har-requests.js';
 
 export interface ReplayChunk {
   /** Recorded times of the timeline positions this chunk adds, in order. */
@@ -52,7 +55,7 @@ function isReplayable(request: RecordedRequest): boolean {
   return request.complete && request.hops.length > 0;
 }
 
-/** A session file as it is read, batch by batch; its chunks are read once (a HAR, which replay reads twice, is never streamed). */
+/** A session file as it is read, batch by batch; its chunks are read once. */
 export function streamedReplayInput(file: string, stream: SessionEntryStream): ReplayInput {
   // Made with the first batch, when the header (the cookie stores the recording started with) is in.
   let builder: SessionBuilder | undefined;
@@ -99,7 +102,59 @@ export function streamedReplayInput(file: string, stream: SessionEntryStream): R
   return input;
 }
 
-/** A recording already in memory: a wrtui session read whole (the TUI keeps it for re-runs), or a HAR. */
+/**
+ * A HAR as it is read, as often as the replay asks for its chunks: what is held is the reorder
+ * window and the requests in flight, not the file. `reading()` gives each reading a counter of its
+ * bytes; `window` is how far out of start order entries are put back in order (har-requests.ts).
+ */
+export function streamedHarInput(har: HarFile, options: { reading?: () => (bytes: number) => void; window?: number } = {}): ReplayInput {
+  const input: ReplayInput = {
+    source: 'har',
+    file: har.file,
+    startedAt: Date.now(),
+    cookies: {},
+    redacted: false,
+    listenerTimeoutMs: undefined,
+    baseline: undefined,
+    skipped: 0,
+    warnings: [],
+    async *chunks() {
+      const builder = new HarRequestBuilder(options.window === undefined ? {} : { window: options.window });
+      const batches = har.entries(options.reading?.());
+      try {
+        yield* harChunks(builder, batches, input);
+      } finally {
+        // Stopped early: the file is closed.
+        await batches.return([]);
+      }
+    },
+  };
+  return input;
+}
+
+/** One reading of a HAR, as the replay's chunks. */
+async function* harChunks(builder: HarRequestBuilder, batches: AsyncGenerator<HarEntry[], string[]>, input: ReplayInput): AsyncGenerator<ReplayChunk> {
+  for (let next = await batches.next(); ; next = await batches.next()) {
+    if (next.done) {
+      builder.finish();
+      // Each reading finds the same: said once.
+      for (const warning of [...next.value, ...builder.warnings()]) if (!input.warnings.includes(warning)) input.warnings.push(warning);
+    } else {
+      for (const entry of next.value) builder.add(entry);
+      // The first chunk brings the timeline's start: the earliest entry, once the window is full.
+      if (builder.startedAt === undefined) continue;
+    }
+    input.startedAt = builder.startedAt ?? Date.now();
+    const { times, requests } = builder.take();
+    if (next.done) {
+      yield { times, requests, frontier: Infinity, lowestIndexToCome: Infinity };
+      return;
+    }
+    yield { times, requests, frontier: builder.frontier(), lowestIndexToCome: builder.lowestIndexToCome() };
+  }
+}
+
+/** A recording already in memory: a wrtui session or a HAR read whole (the TUI keeps it for re-runs). */
 export function wholeReplayInput(session: RecordedSession): ReplayInput {
   const replayable = session.requests.filter(isReplayable);
   let baseline: RecordedBaseline | undefined;

@@ -85,6 +85,9 @@ export async function openHarFile(file: string, options: { gzipped?: boolean } =
           spill = undefined;
         }
         throw error;
+      } finally {
+        // Stopped early: the file is closed.
+        await batches.return(undefined);
       }
     },
   };
