@@ -220,6 +220,8 @@ async function printStreamedHarReplay(file: string, gzipped: boolean, options: R
       }),
   });
   const onProgress = (update: Progress) => {
+    // The rules' pass reads the file again, from its start.
+    if (update.phase !== phase && read) read = { ...read, done: 0 };
     phase = update.phase;
     replayed = update.done;
     show();

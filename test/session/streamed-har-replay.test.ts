@@ -2,7 +2,7 @@
 // as `wrtui replay file.har --json` does: "read recordings and HAR files as a stream; memory must
 // not grow with the file size", with the same verdicts, summary and journal as a HAR read whole.
 import { createWriteStream, readdirSync, readlinkSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
@@ -192,6 +192,21 @@ describe('a HAR replayed as it is read', () => {
     expect(result.summary).toMatchObject({ requests: 81, identical: 81 });
     expect(during).toEqual(before);
     expect(await ours()).toEqual(before);
+  });
+
+  it('a HAR with no entries replays as nothing, with its summary', async () => {
+    const file = join(dir, 'empty.har');
+    await writeFile(file, '{"log":{"version":"1.2","creator":{"name":"test","version":"1"},"entries":[]}}');
+    const result = await replay(streamedHarInput(await openHarFile(file)), { keepJournal: false });
+    expect(result.summary).toMatchObject({ source: 'har', baseline: 'no-rules', requests: 0, warnings: [] });
+  });
+
+  it('a HAR changed between the replay without rules and the rules\' replay is refused, not compared with another file', async () => {
+    const file = await writeHar(join(dir, 'changing.har'), 3);
+    const har = await openHarFile(file);
+    for await (const batch of har.entries()) expect(batch.length).toBeGreaterThan(0);
+    await utimes(file, new Date(), new Date(Date.now() + 5_000));
+    await expect(har.entries().next()).rejects.toThrow(`${file} changed since it was read; open it again to replay it`);
   });
 
   it('a file that is no HAR fails with the reason, after nothing was replayed', async () => {

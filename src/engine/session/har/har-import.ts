@@ -61,10 +61,16 @@ export async function openHarFile(file: string, options: { gzipped?: boolean } =
   // (har-spill.ts) when it is gzipped, as a compressed file cannot be read at an offset. That copy
   // is written by the first reading; later ones decompress again, their entries at the same offsets.
   let spill: HarSpill | undefined;
+  let readings = 0;
   return {
     file,
     size,
     async *entries(onRead) {
+      // A later reading must find what the first found: the replay compares the two.
+      if (readings++ > 0) {
+        const now = await stat(file);
+        if (now.size !== size || now.mtimeMs !== mtimeMs) throw new HarFormatError('(file)', `${file} changed since it was read; open it again to replay it`);
+      }
       const first = gzipped && !spill;
       if (first) spill = await HarSpill.create();
       const source: FileAsRead = { file, size, mtimeMs, ...(spill && { copy: spill.fd }) };
