@@ -17,8 +17,9 @@
 //    what limits a proxy on its core and is far steadier than req/s.
 // 3. Memory against file size: recordings of 2,500, 10,000 and 40,000 requests, each replayed in a
 //    fresh process, peak RSS sampled: the TUI's way (read whole, journal kept) and the printed
-//    output's (streamed); and HAR files of 250 and 1,000 entries with 400 KiB bodies (plain and gzip).
-// Bounded: a watchdog kills everything after 6 minutes.
+//    output's (streamed); and HAR files of 250 and 1,000 entries with 400 KiB bodies (plain and gzip),
+//    and of 10,000 and 40,000 entries with 1 KiB bodies, read whole (the TUI) and streamed (printed).
+// Bounded: a watchdog kills everything after 10 minutes.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
@@ -36,7 +37,8 @@ import { DEFAULT_WORKER_LIMITS } from '../src/engine/extensions/extension-worker
 import { WorkerPool } from '../src/engine/extensions/worker-pool.js';
 import { openRecording } from '../src/engine/session/open-recording.js';
 import { SessionRecorder } from '../src/engine/session/session-recorder.js';
-import { streamedReplayInput } from '../src/engine/session/replay-input.js';
+import { openHarFile } from '../src/engine/session/har/har-import.js';
+import { streamedHarInput, streamedReplayInput } from '../src/engine/session/replay-input.js';
 import { readSessionEntries } from '../src/engine/session/session-reader.js';
 import { replay, replaySession } from '../src/engine/session/session-replay.js';
 import type { HttpHeaders } from '../src/engine/types.js';
@@ -249,7 +251,8 @@ async function replayRssChild(file: string, rulesDir: string, keepJournal: boole
     if (++done % Math.ceil(requests / 4) === 0) quarters.push(Math.max(peak, process.memoryUsage().rss));
   };
   // The TUI reads the recording whole and keeps it (it re-runs it); printed output streams it.
-  const result = keepJournal ? await replaySession(await openRecording(file), { rulesDir, onDiff }) : await replay(streamedReplayInput(file, readSessionEntries(file)), { rulesDir, keepJournal: false, onDiff });
+  const streamed = async () => (/\.har(\.gz)?$/.test(file) ? streamedHarInput(await openHarFile(file)) : streamedReplayInput(file, readSessionEntries(file)));
+  const result = keepJournal ? await replaySession(await openRecording(file), { rulesDir, onDiff }) : await replay(await streamed(), { rulesDir, keepJournal: false, onDiff });
   peak = Math.max(peak, process.memoryUsage().rss);
   clearInterval(sampler);
   process.send!({ type: 'rss', baseline, peak, quarters, requests: result.summary.requests, identical: result.summary.identical });
@@ -276,15 +279,26 @@ async function memoryAgainstSize(): Promise<string> {
       }
     }
     // HAR exports with content: bodies are most of such a file. Large bodies are read again when
-    // used, not held: from the file, or a gzipped one's private decompressed copy.
-    for (const [entries, gzipped] of [[250, false], [1_000, false], [250, true]] as const) {
-      const file = join(dir, `bodies-${entries}.har${gzipped ? '.gz' : ''}`);
-      await writeHarWithBodies(file, entries, gzipped);
+    // used, not held: from the file, or a gzipped one's private decompressed copy. Then HARs of many
+    // small entries, where the entries themselves are what a whole read holds.
+    const hars: [entries: number, gzipped: boolean, mode: 'keep' | 'print', bodies: boolean][] = [
+      [250, false, 'keep', true],
+      [1_000, false, 'keep', true],
+      [1_000, false, 'print', true],
+      [250, true, 'print', true],
+      [10_000, false, 'keep', false],
+      [10_000, false, 'print', false],
+      [40_000, false, 'print', false],
+    ];
+    for (const [entries, gzipped, mode, bodies] of hars) {
+      const file = join(dir, `${bodies ? 'bodies' : 'small'}-${entries}.har${gzipped ? '.gz' : ''}`);
+      await writeHar(file, entries, { gzipped, bodyBytes: bodies ? HAR_BODY_BYTES : 1024 });
       const bytes = (await stat(file)).size;
-      const proc = child(['replay-rss', file, rulesDir, 'keep', String(entries)]);
+      const proc = child(['replay-rss', file, rulesDir, mode, String(entries)]);
       const result = await next<{ type: 'rss'; baseline: number; peak: number; quarters: number[]; requests: number; identical: number }>(proc, 'rss');
       const MiB = 1024 * 1024;
-      rows.push([fmt(entries), `HAR${gzipped ? ' (gzip)' : ''}, ${HAR_BODY_BYTES / 1024} KiB bodies`, (bytes / MiB).toFixed(1), (result.baseline / MiB).toFixed(0), result.quarters.map((rss) => (rss / MiB).toFixed(0)).join(' '), (result.peak / MiB).toFixed(0), `${result.identical}/${result.requests}`]);
+      const what = `HAR${gzipped ? ' (gzip)' : ''}, ${bodies ? `${HAR_BODY_BYTES / 1024} KiB` : '1 KiB'} bodies, ${mode === 'keep' ? 'TUI (read whole)' : 'printed (streamed)'}`;
+      rows.push([fmt(entries), what, (bytes / MiB).toFixed(1), (result.baseline / MiB).toFixed(0), result.quarters.map((rss) => (rss / MiB).toFixed(0)).join(' '), (result.peak / MiB).toFixed(0), `${result.identical}/${result.requests}`]);
     }
     return [
       '3. Memory against file size: each replay in a fresh process (text recordings, the 10 rules), RSS sampled every 20 ms;',
@@ -293,8 +307,9 @@ async function memoryAgainstSize(): Promise<string> {
       '   "RSS before" is before the 10 rules\' workers start (each its own V8 heap); printed output streams the recording (read as it is',
       '   replayed, each request let go once compared), so its peak should stop rising once under way and not grow with the file',
       '   A HAR is compared with its own replay without rules, so the 10 rules (a header added to every request) change every one;',
-      '   its large bodies are read again when used (from the file, or a gzipped one\'s decompressed copy), so its peak should not',
-      '   grow with the file either',
+      '   its large bodies are read again when used (from the file, or a gzipped one\'s decompressed copy). Printed, a HAR is read as',
+      '   a stream twice (without rules, then with them; the first pass\'s traces wait in a private file), so its peak should not grow',
+      '   with the file either',
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -303,9 +318,9 @@ async function memoryAgainstSize(): Promise<string> {
 
 const HAR_BODY_BYTES = 400 * 1024;
 
-/** A HAR of `entries` GETs whose responses carry HAR_BODY_BYTES each (base64), as DevTools' "with content" export. */
-async function writeHarWithBodies(file: string, entries: number, gzipped: boolean): Promise<void> {
-  const text = Buffer.alloc(HAR_BODY_BYTES, 'wrtui har body ').toString('base64');
+/** A HAR of `entries` GETs whose responses carry `bodyBytes` each (base64), as DevTools' "with content" export. */
+async function writeHar(file: string, entries: number, { gzipped, bodyBytes }: { gzipped: boolean; bodyBytes: number }): Promise<void> {
+  const text = Buffer.alloc(bodyBytes, 'wrtui har body ').toString('base64');
   // Written entry by entry: the whole document would pass V8's longest string.
   const out = createWriteStream(file);
   const sink = gzipped ? createGzip() : undefined;
@@ -318,7 +333,7 @@ async function writeHarWithBodies(file: string, entries: number, gzipped: boolea
       startedDateTime: new Date(1_800_000_000_000 + i * 10).toISOString(),
       time: 5,
       request: { method: 'GET', url: `http://bodies.test/static/${i}.bin`, httpVersion: 'HTTP/1.1', headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
-      response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', headers: [{ name: 'Content-Type', value: 'application/octet-stream' }], cookies: [], content: { size: HAR_BODY_BYTES, mimeType: 'application/octet-stream', text, encoding: 'base64' }, redirectURL: '', headersSize: -1, bodySize: HAR_BODY_BYTES },
+      response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', headers: [{ name: 'Content-Type', value: 'application/octet-stream' }], cookies: [], content: { size: bodyBytes, mimeType: 'application/octet-stream', text, encoding: 'base64' }, redirectURL: '', headersSize: -1, bodySize: bodyBytes },
       cache: {},
       timings: { send: 1, wait: 2, receive: 2 },
     }));
