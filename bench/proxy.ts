@@ -140,7 +140,14 @@ async function startRunner(kind: ProxyKind, set: ListenerSet = 'none'): Promise<
       if (runner.stderrFirst.length < 2 && !runner.stderrFirst.includes(line)) runner.stderrFirst.push(line.slice(0, 200));
     }
   });
-  const ready = await ask<FromRunner, 'ready'>(proc, null, 'ready');
+  let ready: Extract<FromRunner, { type: 'ready' }>;
+  try {
+    ready = await ask<FromRunner, 'ready'>(proc, null, 'ready');
+  } catch (error) {
+    // Say why: the runner's own words are on its stderr (let what is still in the pipe arrive).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    throw new Error(`the ${kind} runner (${set}) did not start: ${(error as Error).message}; its stderr: ${[...runner.stderrFirst, partial].filter(Boolean).join(' / ') || '(nothing)'}`);
+  }
   runner.port = ready.port;
   runner.pid = ready.pid;
   return runner;
