@@ -23,6 +23,7 @@
 // Tasks may be given all at once (`run`) or as a recording is read (`add`, `advance`, `end`): a
 // step starts only once the reader has said that no task still to come has an earlier step (the
 // frontier), so a streamed replay runs exactly as a whole one.
+import { MinHeap } from './min-heap.js';
 
 export interface StepOptions {
   /** The step reads the cookie store (the request's Cookie header). */
@@ -90,7 +91,8 @@ export class ReplayScheduler {
   /** Recorded times of positions `#timesBase` onwards (older ones are let go once passed). */
   #times: number[];
   #timesBase = 0;
-  readonly #heap: Waiting[] = [];
+  /** Waiting steps by position: tasks come back with later positions all the time. */
+  readonly #heap = new MinHeap<Waiting>((a, b) => a.position - b.position);
   readonly #overlap: number;
   /** Tasks whose step is set aside (waiting on a worker). */
   readonly #aside = new Set<TaskState>();
@@ -151,13 +153,13 @@ export class ReplayScheduler {
         }
         if (position === undefined) return Promise.resolve();
         return new Promise((resume, reject) => {
-          push(this.#heap, { position, task: state, readsCookies: options.readsCookies ?? false, writesCookies: options.writesCookies ?? false, resume, cancel: () => reject(new ReplayAborted()) });
+          this.#heap.push({ position, task: state, readsCookies: options.readsCookies ?? false, writesCookies: options.writesCookies ?? false, resume, cancel: () => reject(new ReplayAborted()) });
           this.#yieldOf(state);
         });
       },
       waiting: () => state.setAside?.(),
     };
-    push(this.#heap, {
+    this.#heap.push({
       position: task.position,
       task: state,
       readsCookies: false,
@@ -176,7 +178,7 @@ export class ReplayScheduler {
     if (this.#aborted) return;
     this.#aborted = true;
     this.end();
-    for (let waiting = pop(this.#heap); waiting; waiting = pop(this.#heap)) waiting.cancel();
+    for (let waiting = this.#heap.pop(); waiting; waiting = this.#heap.pop()) waiting.cancel();
     this.#wake();
   }
 
@@ -214,14 +216,14 @@ export class ReplayScheduler {
         turnStarted = performance.now();
         continue; // what the turn brought (tasks ended, input) is seen afresh
       }
-      const next = this.#heap[0];
+      const next = this.#heap.peek();
       if (!next || next.position >= this.#frontier || (this.#overlap > 0 && this.#aside.size >= this.#overlap) || this.#asideStepBefore(next.position) || (next.readsCookies && this.#writerAsideBefore(next.position))) {
         // Nothing may start now: wait for a step set aside to come back, a task to end, or more input.
         this.#offerInput();
         await new Promise<void>((resolve) => (this.#changed = resolve));
         continue;
       }
-      pop(this.#heap);
+      this.#heap.pop();
       this.#position = next.position;
       this.#now = Math.max(this.#now, this.#timeAt(next.position) ?? this.#now);
       const task = next.task;
@@ -264,7 +266,7 @@ export class ReplayScheduler {
 
   /** Nothing in the heap may start until more input comes. */
   #starved(): boolean {
-    const next = this.#heap[0];
+    const next = this.#heap.peek();
     return !next || next.position >= this.#frontier;
   }
 
@@ -323,34 +325,3 @@ const TURN_MS = 10;
 
 /** How many passed positions' times are kept before they are let go in one go. */
 const DROP_TIMES_AFTER = 1 << 16;
-
-// A binary min-heap on position: tasks come back with later positions all the time.
-function push(heap: Waiting[], item: Waiting): void {
-  heap.push(item);
-  let i = heap.length - 1;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (heap[parent]!.position <= item.position) break;
-    heap[i] = heap[parent]!;
-    i = parent;
-  }
-  heap[i] = item;
-}
-
-function pop(heap: Waiting[]): Waiting | undefined {
-  const top = heap[0];
-  const last = heap.pop();
-  if (heap.length === 0 || last === undefined) return top;
-  let i = 0;
-  for (;;) {
-    const left = 2 * i + 1;
-    if (left >= heap.length) break;
-    const right = left + 1;
-    const child = right < heap.length && heap[right]!.position < heap[left]!.position ? right : left;
-    if (heap[child]!.position >= last.position) break;
-    heap[i] = heap[child]!;
-    i = child;
-  }
-  heap[i] = last;
-  return top;
-}
