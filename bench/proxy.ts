@@ -419,7 +419,7 @@ console.log(
 );
 
 // Done with the long-lived proxies.
-await Promise.all([bare, wrtui, wrtuiMixed, wrtuiMixedStreaming, wrtuiWorkers].map(stopRunner));
+await Promise.all([bare, wrtui, wrtuiMixed, wrtuiMixedStreaming, wrtuiWorkers, wrtuiChrome, wrtuiFirefox].map(stopRunner));
 
 // ── 4: 1 GiB download, RSS of the proxy process ─────────────────────────────
 console.log(`\n[4] download (generated on the fly, discarded by the client); proxy RSS sampled every ${RSS_SAMPLE_MS} ms from /proc; each proxy a fresh process (${elapsed()})`);
@@ -537,7 +537,6 @@ if (SECTIONS.has('5')) {
   );
   console.log(`  mitmdump's CPU is its own process's (Python, one thread does the proxying); wrtui's "proxy µs/req" includes its rule workers.`);
   await Promise.all([mitm, examples, floor, bareMockttp, plainWrtui].map(stopRunner));
-await Promise.all([wrtuiChrome, wrtuiFirefox].map(stopRunner));
 }
 
 // ── verdicts ────────────────────────────────────────────────────────────────
