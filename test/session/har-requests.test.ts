@@ -149,6 +149,31 @@ describe('HarRequestBuilder: a HAR read as a stream', () => {
     expect(readWhole(copy(entries)).requests[0]!.hops).toHaveLength(2);
   });
 
+  it('whatever the order, redirects and groups (loops, groups spread past the window), every request is handed out once and its steps are placed once, in time order', () => {
+    for (const seed of [11, 12, 13, 14, 15, 16]) {
+      const random = seeded(seed);
+      const urls = ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b', 'http://127.0.0.1:9/c'];
+      const pick = () => urls[Math.floor(random() * urls.length)]!;
+      const entries: HarEntry[] = [];
+      for (let index = 0; index < 600; index++) {
+        const kind = random();
+        const extra: Partial<HarEntry> = {};
+        if (kind < 0.3) extra.redirectTo = pick();
+        else if (kind < 0.45) extra.group = { requestId: `g${Math.floor(random() * 20)}`, hop: Math.floor(random() * 3), attempt: Math.floor(random() * 2) };
+        if (random() < 0.1) delete extra.response;
+        entries.push(entry(index, BASE + Math.floor(random() * 5_000), pick(), { ...extra, endedAfter: Math.floor(random() * 3_000) }));
+      }
+      const streamed = readStreamed(entries, 8);
+      expect(streamed.requests.map((request) => request.index)).toEqual(streamed.requests.map((_, i) => i));
+      const positions = streamed.requests.flatMap((request) => request.hops.flatMap((hop) => [hop.at.beforeRequest, hop.at.responseStarted, hop.at.end, ...hop.exchanges.flatMap((exchange) => [exchange.at.beforeSendHeaders, exchange.at.response])])).filter((at) => at !== undefined);
+      // Each position given once (a retried hop's earlier attempt's end is overwritten by its last, as read whole).
+      expect(new Set(positions).size).toBe(positions.length);
+      expect(Math.max(...positions)).toBeLessThan(streamed.times.length);
+      expect(positions.length).toBeGreaterThan(streamed.times.length * 0.95);
+      expect(streamed.times).toEqual([...streamed.times].sort((a, b) => a - b));
+    }
+  });
+
   it('an entry further out of start order than the window still replays, placed with the entry before it, and says so', () => {
     const entries: HarEntry[] = [];
     for (let i = 0; i < 30; i++) entries.push(entry(i, BASE + 10 * i, `http://127.0.0.1:9/${i}`));
