@@ -174,6 +174,10 @@ if (kind === 'mitmdump') {
   const mitm = spawnProcess('mitmdump', ['-q', '--listen-host', '127.0.0.1', '--listen-port', String(mitmPort), '--set', 'connection_strategy=lazy'], { stdio: ['ignore', 'ignore', 'pipe'] });
   mitm.stderr!.pipe(process.stderr);
   mitmPid = mitm.pid!;
+  // However this runner ends, mitmdump ends with it (a runner that gave up once left it running).
+  process.once('exit', () => mitm.kill('SIGKILL'));
+  let exited: string | undefined;
+  mitm.once('exit', (code, signal) => (exited = `mitmdump exited (${code ?? signal})`));
   // Ready once it accepts connections.
   const { connect } = await import('node:net');
   for (let tries = 0; ; tries++) {
@@ -185,7 +189,9 @@ if (kind === 'mitmdump') {
       socket.on('error', () => resolve(false));
     });
     if (open) break;
-    if (tries > 100) throw new Error('mitmdump did not start listening');
+    if (exited) throw new Error(exited);
+    // Python's start-up, with the other proxies starting beside it on 2 cores, once took over 10 s.
+    if (tries > 600) throw new Error('mitmdump did not start listening within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   port = mitmPort;
