@@ -47,7 +47,9 @@
 //    example rules (examples/rules, each in its worker, dry-run off), 1 KiB GETs, same origin and
 //    clients as 1, interleaved rounds; and the node:http floor (a plain node:http forward proxy,
 //    runner.ts): the CPU goal is twice that floor measured in the same run. Bare mockttp and wrtui
-//    without listeners run beside them, so the run says how much of wrtui's ratio is mockttp's own.
+//    without listeners run beside them, so the run says how much of wrtui's ratio is mockttp's own;
+//    and, as an experiment for the decision that goal needs, wrtui's lifecycle and upstream client
+//    behind a plain node:http server (no mockttp), without and with the example rules.
 // BENCH_SECTIONS=1,5 runs only some sections (default: all); BENCH_ROUNDS=n (default 8);
 // BENCH_CPU_PROF=<dir> writes each proxy's CPU profile there.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -90,6 +92,8 @@ await build({
 // …and the script of the rule workers beside it, as dist/ ships it.
 await writeFile(join(dirname(RUNNER), WORKER_SCRIPT_FILE), await buildWorkerSource(fileURLToPath(new URL('../src/engine/extensions/worker', import.meta.url))));
 
+/** How long a proxy may take to start (mitmdump's own budget, in its runner, is 60 s). */
+const READY_TIMEOUT_MS = 90_000;
 const children = new Set<ChildProcess>();
 function spawn(script: string, args: string[], execArgv: string[], stderr: 'inherit' | 'pipe' = 'inherit'): ChildProcess {
   const child = fork(script.startsWith('/') ? script : fileURLToPath(new URL(script, import.meta.url)), args, { execArgv, stdio: ['ignore', 'ignore', stderr, 'ipc'] });
@@ -97,8 +101,17 @@ function spawn(script: string, args: string[], execArgv: string[], stderr: 'inhe
   child.once('exit', () => children.delete(child));
   return child;
 }
+/** Proxies that are not the runner's own process (mitmdump, which its runner starts): killed with the runners. */
+const grandchildren = new Set<number>();
 function killChildren(): void {
   for (const child of children) child.kill('SIGKILL');
+  for (const pid of grandchildren) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
 }
 process.on('exit', killChildren);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -141,15 +154,23 @@ async function startRunner(kind: ProxyKind, set: ListenerSet = 'none'): Promise<
     }
   });
   let ready: Extract<FromRunner, { type: 'ready' }>;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    ready = await ask<FromRunner, 'ready'>(proc, null, 'ready');
+    // A runner that neither becomes ready nor exits is named, not left to the watchdog.
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not ready after ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS)));
+    ready = await Promise.race([ask<FromRunner, 'ready'>(proc, null, 'ready'), late]);
   } catch (error) {
+    clearTimeout(timer);
+    // SIGTERM: the runner then ends what it started (mitmdump) on its way out.
+    proc.kill('SIGTERM');
     // Say why: the runner's own words are on its stderr (let what is still in the pipe arrive).
     await new Promise((resolve) => setTimeout(resolve, 200));
     throw new Error(`the ${kind} runner (${set}) did not start: ${(error as Error).message}; its stderr: ${[...runner.stderrFirst, partial].filter(Boolean).join(' / ') || '(nothing)'}`);
   }
+  clearTimeout(timer);
   runner.port = ready.port;
   runner.pid = ready.pid;
+  if (ready.pid !== proc.pid) grandchildren.add(ready.pid);
   return runner;
 }
 
@@ -505,7 +526,15 @@ console.log(`  drains); wrtui gives each response Node's own write methods back 
 const peers: Variant[] = [];
 if (SECTIONS.has('5')) {
   console.log(`\n[5] 1 KiB GETs, c=${CONCURRENCY}: direct, Debian's mitmdump -q, wrtui with the example rules (each in its worker), the node:http floor, and what the floor is to mockttp itself; ${ROUNDS} rounds (${elapsed()})`);
-  const [mitm, examples, floor, bareMockttp, plainWrtui] = await Promise.all([startRunner('mitmdump'), startRunner('wrtui', 'examples'), startRunner('node-http'), startRunner('mockttp'), startRunner('wrtui', 'none')]);
+  const [mitm, examples, floor, bareMockttp, plainWrtui, frontless, frontlessExamples] = await Promise.all([
+    startRunner('mitmdump'),
+    startRunner('wrtui', 'examples'),
+    startRunner('node-http'),
+    startRunner('mockttp'),
+    startRunner('wrtui', 'none'),
+    startRunner('wrtui-node-http', 'none'),
+    startRunner('wrtui-node-http', 'examples'),
+  ]);
   peers.push(
     makeVariant('a1k', 'direct, 1 KiB', undefined, 0, '/kib'),
     makeVariant('m', "(m) mitmdump -q", mitm, 0, '/kib'),
@@ -514,8 +543,11 @@ if (SECTIONS.has('5')) {
     // wrtui is built on mockttp (the product's choice): how far above the floor mockttp itself is sets what the goal can reach.
     makeVariant('b1k', '(b) bare mockttp passthrough', bareMockttp, 0, '/kib'),
     makeVariant('c1k', '(c) wrtui, no listeners', plainWrtui, 0, '/kib'),
+    // An experiment for the decision the CPU goal needs: the same lifecycle behind plain node:http (runner.ts).
+    makeVariant('l', "(l) wrtui's lifecycle on node:http, no mockttp", frontless, 0, '/kib'),
+    makeVariant('le', '(le) as (l) + example rules (workers)', frontlessExamples, 0, '/kib'),
   );
-  for (const via of [null, mitm.port, examples.port, floor.port, bareMockttp.port, plainWrtui.port]) {
+  for (const via of [null, mitm.port, examples.port, floor.port, bareMockttp.port, plainWrtui.port, frontless.port, frontlessExamples.port]) {
     await toLoad({ type: 'run', via, warmupMs: 0, ms: 800, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION, path: '/kib' }, 'ran');
   }
   for (let round = 0; round < ROUNDS; round++) {
@@ -536,7 +568,7 @@ if (SECTIONS.has('5')) {
     ),
   );
   console.log(`  mitmdump's CPU is its own process's (Python, one thread does the proxying); wrtui's "proxy µs/req" includes its rule workers.`);
-  await Promise.all([mitm, examples, floor, bareMockttp, plainWrtui].map(stopRunner));
+  await Promise.all([mitm, examples, floor, bareMockttp, plainWrtui, frontless, frontlessExamples].map(stopRunner));
 }
 
 // ── verdicts ────────────────────────────────────────────────────────────────
@@ -604,7 +636,7 @@ if (SECTIONS.has('4')) {
   }
 }
 if (SECTIONS.has('5')) {
-  const [m0, e0, n0, b0, c0] = [peers[1]!, peers[2]!, peers[3]!, peers[4]!, peers[5]!];
+  const [m0, e0, n0, b0, c0, l0, le0] = [peers[1]!, peers[2]!, peers[3]!, peers[4]!, peers[5]!, peers[6]!, peers[7]!];
   console.log(`  (e) ≥ 4× mitmdump's req/s: paired ${fixed(pairedRatio(e0, m0), 2)}× (totals ${fixed(rate(e0) / rate(m0), 2)}×)  ${verdict(pairedRatio(e0, m0) >= 4)}`);
   // The issue's "≤ 160 µs (twice the node:http floor)" was 2 × 80 µs on the machine of the day, when
   // mitmdump took 610 µs; absolute µs are not comparable across runs here, so the floor is measured
@@ -617,6 +649,10 @@ if (SECTIONS.has('5')) {
   console.log(
     `      where it goes: bare mockttp ${fixed(cpuPerRequest(b0))} µs = ${fixed(cpuPerRequest(b0) / floorCpu, 2)}× the floor; wrtui without listeners ${fixed(cpuPerRequest(c0))} µs = ${fixed(cpuPerRequest(c0) / floorCpu, 2)}× ` +
       `(${fixed(cpuPerRequest(c0) - cpuPerRequest(b0))} µs over mockttp); the example rules ${fixed(cpuPerRequest(e0) - cpuPerRequest(c0))} µs more`,
+  );
+  console.log(
+    `      without mockttp (experiment): wrtui's lifecycle behind plain node:http ${fixed(cpuPerRequest(l0))} µs = ${fixed(cpuPerRequest(l0) / floorCpu, 2)}× the floor, ` +
+      `with the example rules ${fixed(cpuPerRequest(le0))} µs = ${fixed(cpuPerRequest(le0) / floorCpu, 2)}×`,
   );
 }
 

@@ -2,7 +2,8 @@
 // Run (by the bench, over IPC, bundled first: see bench/proxy.ts): node --expose-gc runner.js <kind> [listeners]
 //   kind       mockttp | wrtui | mitmdump (Debian's mitmdump -q, started and measured by this runner)
 //              | node-http (the floor: a plain node:http forward proxy, keep-alive upstream, bodies piped)
-//   listeners  (wrtui only) none | mixed | mixed-streaming | completed | blocking-headers
+//              | wrtui-node-http (an experiment: wrtui's lifecycle and upstream client behind plain node:http, no mockttp)
+//   listeners  (wrtui, wrtui-node-http) none | mixed | mixed-streaming | completed | blocking-headers
 //              mixed-workers: the "mixed" ten as two rule files, each in its own worker (as users run them)
 //              mixed-workers-chrome / -firefox: the same under the chrome or firefox persona (--persona)
 //              examples: the example rules (examples/rules), each in its own worker
@@ -20,6 +21,10 @@ import { fileURLToPath } from 'node:url';
 import { PerformanceObserver } from 'node:perf_hooks';
 import * as mockttp from 'mockttp';
 import { CaptureProxy } from '../../src/engine/capture/capture-proxy.js';
+import { headersToForward } from '../../src/engine/capture/request-intake.js';
+import { UpstreamTransport } from '../../src/engine/capture/upstream-transport.js';
+import { headersFromRaw, headersToRaw } from '../../src/engine/headers.js';
+import { runRequest } from '../../src/engine/web-request/run-request.js';
 import { loadOrCreateCertificateAuthority } from '../../src/engine/capture/certificate-authority.js';
 import { Engine } from '../../src/engine/engine.js';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
@@ -174,8 +179,10 @@ if (kind === 'mitmdump') {
   const mitm = spawnProcess('mitmdump', ['-q', '--listen-host', '127.0.0.1', '--listen-port', String(mitmPort), '--set', 'connection_strategy=lazy'], { stdio: ['ignore', 'ignore', 'pipe'] });
   mitm.stderr!.pipe(process.stderr);
   mitmPid = mitm.pid!;
-  // However this runner ends, mitmdump ends with it (a runner that gave up once left it running).
+  // However this runner ends, mitmdump ends with it (a runner that gave up once left it running);
+  // a SIGTERM becomes an exit, so that this runs then too.
   process.once('exit', () => mitm.kill('SIGKILL'));
+  process.once('SIGTERM', () => process.exit(143));
   let exited: string | undefined;
   mitm.once('exit', (code, signal) => (exited = `mitmdump exited (${code ?? signal})`));
   // Ready once it accepts connections.
@@ -237,7 +244,6 @@ if (kind === 'mitmdump') {
   stop = () => server.stop();
 } else {
   const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-proxy-'));
-  const ca = await loadOrCreateCertificateAuthority(stateDir);
   const engine = await Engine.open();
   // A subscriber, as the UI or the headless output would be; it also catches wrtui's own complaints.
   engine.journal.subscribe((entry) => {
@@ -270,14 +276,59 @@ if (kind === 'mitmdump') {
     host = await ExtensionHost.start(engine, { extensions: [dir], watch: false, typeCheck: false, persona: 'firefox' });
     if (host.rules()[0]?.state !== 'active') throw new Error(`the filter add-on failed to load: ${host.rules()[0]?.error?.message}`);
   } else registerListeners(engine, listenerSet);
-  const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca, port: 0 });
-  await proxy.start();
-  port = proxy.port;
+  let stopFront: () => Promise<void>;
+  if (kind === 'wrtui') {
+    const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca: await loadOrCreateCertificateAuthority(stateDir), port: 0 });
+    await proxy.start();
+    port = proxy.port;
+    stopFront = () => proxy.stop();
+  } else {
+    ({ port, stop: stopFront } = await lifecycleBehindNodeHttp(engine));
+  }
   stop = async () => {
-    await proxy.stop();
+    await stopFront();
     await host?.close();
     await engine.close();
     await rm(stateDir, { recursive: true, force: true });
+  };
+}
+
+/**
+ * An experiment for the product decision #11 leaves open (bench section 5): wrtui's request
+ * lifecycle and its own upstream client, as CaptureProxy runs them for each request, behind a
+ * plain node:http server instead of mockttp's. Plain HTTP only, bodies whole (runRequest), no loop
+ * guard: what the 1 KiB GETs need, not a proxy to ship.
+ */
+async function lifecycleBehindNodeHttp(engine: Engine): Promise<{ port: number; stop: () => Promise<void> }> {
+  const http = await import('node:http');
+  const upstream = new UpstreamTransport();
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url!);
+    const result = await runRequest(engine.lifecycle, {
+      url: url.href,
+      method: req.method!,
+      requestHeaders: headersToForward(headersFromRaw(req.rawHeaders), url, false),
+      ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
+      type: 'other',
+    }, upstream, { maxRedirects: 0 });
+    if (result.kind !== 'response') {
+      res.writeHead(502).end();
+      return;
+    }
+    const headers = result.headers.filter((header) => header.name.toLowerCase() !== 'transfer-encoding');
+    if (!headers.some((header) => header.name.toLowerCase() === 'content-length')) headers.push({ name: 'Content-Length', value: String(result.body.length) });
+    res.writeHead(result.statusCode, headersToRaw(headers));
+    res.end(result.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
   };
 }
 
