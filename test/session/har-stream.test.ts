@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readHarDocument } from '../../src/engine/session/har/har-stream.js';
+import { harEntryBatches, type ByteRange } from '../../src/engine/session/har/har-stream.js';
 import { HarFormatError } from '../../src/engine/session/har/har-validation.js';
 import { openRecording } from '../../src/engine/session/open-recording.js';
 
@@ -16,6 +16,15 @@ async function* chunked(bytes: Uint8Array, size: number, seen?: (offset: number)
   for (let offset = 0; offset < bytes.length; offset += size) {
     seen?.(offset);
     yield bytes.subarray(offset, offset + size);
+  }
+}
+
+/** Each entry to `onEntry` as its batch comes; resolves with the rest of the document. */
+async function readHarDocument(chunks: AsyncIterable<Uint8Array>, onEntry: (entry: unknown, index: number, range: ByteRange) => void): Promise<unknown> {
+  const batches = harEntryBatches(chunks);
+  for (let next = await batches.next(); ; next = await batches.next()) {
+    if (next.done) return next.value;
+    for (const { entry, index, range } of next.value) onEntry(entry, index, range);
   }
 }
 

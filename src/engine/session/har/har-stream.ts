@@ -34,19 +34,6 @@ export interface ByteRange {
 
 type EntryListener = (entry: unknown, index: number, range: ByteRange) => void;
 
-/**
- * Reads the document from `chunks`, calling `onEntry` with each element of `log.entries`, in order;
- * resolves with the document whose `log.entries` is empty. Throws HarFormatError for text that is
- * not JSON.
- */
-export async function readHarDocument(chunks: AsyncIterable<Uint8Array>, onEntry: EntryListener): Promise<unknown> {
-  const batches = harEntryBatches(chunks);
-  for (let next = await batches.next(); ; next = await batches.next()) {
-    if (next.done) return next.value;
-    for (const { entry, index, range } of next.value) onEntry(entry, index, range);
-  }
-}
-
 /** One element of `log.entries`, parsed, with its place in the file. */
 export interface HarEntryRead {
   entry: unknown;
@@ -55,8 +42,10 @@ export interface HarEntryRead {
 }
 
 /**
- * The same reading, pulled: the entries each chunk completes, as one batch (none for a chunk that
- * completes none), so a reader reads on only when asked; returns the document with `log.entries` empty.
+ * Reads the document from `chunks`, pulled: the elements of `log.entries` each chunk completes, in
+ * order, as one batch (none for a chunk that completes none), so a reader reads on only when
+ * asked; returns the document whose `log.entries` is empty. Throws HarFormatError for text that
+ * is not JSON.
  */
 export async function* harEntryBatches(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<HarEntryRead[], unknown> {
   let batch: HarEntryRead[] = [];
