@@ -40,7 +40,6 @@ import {
 const PROXY_ONLY = new Set(['proxy-connection', 'proxy-authorization', TAB_ID_HEADER]);
 const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
 
-
 /** A HAR file that can be read from its start, as often as a replay needs (a HAR is replayed twice: see session-replay.ts). */
 export interface HarFile {
   file: string;
@@ -78,7 +77,7 @@ export async function openHarFile(file: string, options: { gzipped?: boolean } =
       const batches = harEntryBatches(first ? spill!.through(chunks) : chunks);
       try {
         for (let next = await batches.next(); ; next = await batches.next()) {
-          if (next.done) return checkDocument(next.value);
+          if (next.done) return checkDocument(next.value).warnings;
           yield next.value.map(({ entry: raw, index, range }) => {
             const entry = importEntry(raw, index);
             readBodyOnDemand(entry, source, range);
@@ -112,11 +111,11 @@ export async function readHarFile(file: string, options: ReadingOptions = {}): P
   return sessionOf(file, builder, next.value);
 }
 
-/** What is around `log.entries`: the document must be a HAR; a missing `log.creator` is only said. */
-function checkDocument(json: unknown): string[] {
+/** The document must be a HAR: its `log.entries`, and what to say (a missing `log.creator` is only said). */
+function checkDocument(json: unknown): { entries: unknown[]; warnings: string[] } {
   const log = objectAt(objectAt(json, '(root)').log, 'log');
-  arrayAt(log.entries, 'log.entries');
-  return optionalObjectAt(log.creator, 'log.creator') ? [] : ['log.creator: missing (imported anyway)'];
+  const entries = arrayAt(log.entries, 'log.entries');
+  return { entries, warnings: optionalObjectAt(log.creator, 'log.creator') ? [] : ['log.creator: missing (imported anyway)'] };
 }
 
 /** Response bodies this large and more are read from the file when used, not held. */
@@ -177,10 +176,10 @@ function bodyFromFile(index: number, length: number, source: FileAsRead, range: 
 
 /** A HAR document already parsed (tests; wrtui itself reads files with readHarFile). */
 export function sessionFromHar(file: string, json: unknown): RecordedSession {
-  const log = objectAt(objectAt(json, '(root)').log, 'log');
+  const { entries, warnings } = checkDocument(json);
   const builder = new HarRequestBuilder({ window: Infinity });
-  arrayAt(log.entries, 'log.entries').forEach((raw, index) => builder.add(importEntry(raw, index)));
-  return sessionOf(file, builder, checkDocument(json));
+  entries.forEach((raw, index) => builder.add(importEntry(raw, index)));
+  return sessionOf(file, builder, warnings);
 }
 
 function sessionOf(file: string, builder: HarRequestBuilder, warnings: string[]): RecordedSession {
