@@ -144,13 +144,14 @@ export class HarRequestBuilder {
 
   /** The lowest index of a request not yet handed out. */
   lowestIndexToCome(): number {
-    let lowest = this.#nextIndex;
-    for (const chain of this.#open) {
-      lowest = Math.min(lowest, chain.index);
-      break;
-    }
+    let lowest = this.#firstOpen()?.index ?? this.#nextIndex;
     for (const placing of this.#placing) lowest = Math.min(lowest, placing.request.index);
     return lowest;
+  }
+
+  /** The oldest chain more entries may join: chains are made in start order, so it has the lowest index and started earliest. */
+  #firstOpen(): Chain | undefined {
+    return this.#open.values().next().value;
   }
 
   /** What the reader should tell the user about the order it found. */
@@ -223,12 +224,8 @@ export class HarRequestBuilder {
 
   /** Places every step no entry still to come can go before. */
   #assignPositions(): void {
-    let bound = this.#finished ? Infinity : this.#placedUpTo;
-    for (const chain of this.#open) {
-      // Chains are made in start order: the first open one started earliest.
-      bound = Math.min(bound, chain.entries[0]!.started);
-      break;
-    }
+    const oldest = this.#firstOpen();
+    const bound = Math.min(this.#finished ? Infinity : this.#placedUpTo, oldest ? oldest.entries[0]!.started : Infinity);
     for (let point = this.#points.peek(); point && point.time < bound; point = this.#points.peek()) {
       this.#points.pop();
       const position = this.#nextPosition++;
