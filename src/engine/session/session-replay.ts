@@ -185,11 +185,11 @@ async function replayWithoutRules(input: ReplayInput, options: ReplayOptions, le
       if (spill) spill.put(request.index, trace);
       else traces.set(request.index, trace);
     });
+    await reference.close();
   } catch (error) {
     spill?.close();
     throw error;
   }
-  await reference.close();
   const take = (request: RecordedRequest) => (spill ? spill.take(request.index) : traces.get(request.index));
   const unattributed = reference.unattributedCookieChanges;
   return { baseline: { kind: 'no-rules', take, unattributedCookieChanges: () => unattributed, ...(spill && { close: () => spill.close() }) }, stopped: reference.stopped };
