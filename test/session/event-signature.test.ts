@@ -12,6 +12,10 @@ const outcome = (extra: Record<string, unknown> = {}) => ({ owner: 'gpc', event:
 const cases: [name: string, a: WebRequestEntry, b: WebRequestEntry, same: boolean][] = [
   ['requestId and timeStamp do not count', entry({}), entry({ requestId: '9', timeStamp: 99 }), true],
   ['header order across names and name case do not count', entry({ requestHeaders: [{ name: 'A', value: '1' }, { name: 'b', value: '2' }] }), entry({ requestHeaders: [{ name: 'B', value: '2' }, { name: 'a', value: '1' }] }), true],
+  ['headers in the same order compare pairwise, name case aside', entry({ requestHeaders: [{ name: 'Accept', value: '*/*' }, { name: 'X-A', value: '1' }] }), entry({ requestHeaders: [{ name: 'accept', value: '*/*' }, { name: 'x-a', value: '1' }] }), true],
+  ['a binaryValue header equals the value with the same bytes', entry({ requestHeaders: [{ name: 'A', value: 'hi' }] }), entry({ requestHeaders: [{ name: 'A', binaryValue: [104, 105] }] }), true],
+  ['a value that differs in the same order counts', entry({ responseHeaders: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }), entry({ responseHeaders: [{ name: 'A', value: '1' }, { name: 'B', value: '3' }] }), false],
+  ['one header more counts', entry({ requestHeaders: [{ name: 'A', value: '1' }] }), entry({ requestHeaders: [{ name: 'A', value: '1' }, { name: 'A', value: '1' }] }), false],
   ['a header value counts', entry({ requestHeaders: [{ name: 'A', value: '1' }] }), entry({ requestHeaders: [{ name: 'A', value: '2' }] }), false],
   ['the order of repeated headers counts', entry({ requestHeaders: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }), entry({ requestHeaders: [{ name: 'A', value: '2' }, { name: 'A', value: '1' }] }), false],
   ['a key left undefined is a key absent', entry({ ip: undefined }), entry({}), true],
