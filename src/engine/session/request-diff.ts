@@ -109,14 +109,16 @@ export interface RequestIdentity {
 }
 
 export function diffRequest(identity: RequestIdentity, recorded: RequestTrace | undefined, replayed: RequestTrace | undefined): RequestDiff {
-  const before = factsOf(recorded);
-  const after = factsOf(replayed);
   const diff: RequestDiff = { ...identity, replayedRequestId: replayed?.requestId, identical: false, changes: [] };
-  const cookiesEqual = sameMultiset(before.cookies.map(canonical), after.cookies.map(canonical));
-  if (sameEvents(before.entries, after.entries) && cookiesEqual && sameList(before.dnr, after.dnr)) {
+  // Most requests replay as recorded: that is told from the events, cookies and DNR facts alone,
+  // before the facts a diff is made of are gathered.
+  const cookiesEqual = sameMultiset(cookieFactsOf(recorded).map(canonical), cookieFactsOf(replayed).map(canonical));
+  if (cookiesEqual && sameEvents(recorded?.entries ?? [], replayed?.entries ?? []) && sameList(dnrFactsOf(recorded), dnrFactsOf(replayed))) {
     diff.identical = true;
     return diff;
   }
+  const before = factsOf(recorded);
+  const after = factsOf(replayed);
 
   const blockChange = blockingChange(before.blockedBy, after.blockedBy);
   if (blockChange) {
@@ -182,14 +184,13 @@ function factsOf(trace: RequestTrace | undefined): RequestFacts {
     redirects: [],
     sentHeaders: [],
     responseHeaders: undefined,
-    cookies: trace ? trace.cookieChanges.flatMap(cookieFact) : [],
+    cookies: cookieFactsOf(trace),
     outcomes: [],
-    dnr: [],
+    dnr: dnrFactsOf(trace),
   };
   if (!trace) return facts;
   let cancel: BlockFact | null = null;
   for (const entry of trace.dnr) {
-    for (const match of entry.matches) facts.dnr.push(`${entry.stage} ${entry.effect} ${match.extension} ${match.rulesetId}#${match.ruleId} ${match.status}`);
     const acted = entry.matches.find((match) => match.status === 'applied');
     if (entry.effect === 'block' && !entry.dryRun && acted) cancel ??= { owner: `${acted.extension} (declarativeNetRequest ${acted.rulesetId}#${acted.ruleId})`, event: entry.stage };
   }
@@ -232,6 +233,19 @@ function factsOf(trace: RequestTrace | undefined): RequestFacts {
     }
   }
   endHop();
+  return facts;
+}
+
+function cookieFactsOf(trace: RequestTrace | undefined): CookieFact[] {
+  return trace && trace.cookieChanges.length > 0 ? trace.cookieChanges.flatMap(cookieFact) : [];
+}
+
+/** declarativeNetRequest rules that acted, as "stage effect extension ruleset#id status". */
+function dnrFactsOf(trace: RequestTrace | undefined): string[] {
+  const facts: string[] = [];
+  for (const entry of trace?.dnr ?? []) {
+    for (const match of entry.matches) facts.push(`${entry.stage} ${entry.effect} ${match.extension} ${match.rulesetId}#${match.ruleId} ${match.status}`);
+  }
   return facts;
 }
 
@@ -300,5 +314,6 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 }
 
 function sameMultiset(a: readonly string[], b: readonly string[]): boolean {
-  return sameList([...a].sort(), [...b].sort());
+  if (a.length !== b.length) return false;
+  return a.length === 0 || sameList([...a].sort(), [...b].sort());
 }
