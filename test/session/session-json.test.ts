@@ -22,6 +22,21 @@ describe('session lines', () => {
     expect(Buffer.from(copy).toString()).toBe('x=1');
   });
 
+  it('bytes deep in an entry (a listener outcome\'s requestBody) are written as {"base64": …} too, and a Date as its JSON', () => {
+    const entry = { kind: 'webRequest', outcomes: [{ response: { raw: [{ bytes: new Uint8Array([104, 105]).buffer }] } }], at: new Date(0) };
+    expect(encodeLine(entry)).toBe('{"kind":"webRequest","outcomes":[{"response":{"raw":[{"bytes":{"base64":"aGk="}}]}}],"at":"1970-01-01T00:00:00.000Z"}');
+    expect(encodeLine({ ...entry, outcomes: [] })).toBe(JSON.stringify({ ...entry, outcomes: [] }));
+  });
+
+  it('a cyclic entry throws as JSON.stringify does, and a very deep one is written whole', () => {
+    const cyclic: Record<string, unknown> = { kind: 'log' };
+    cyclic.self = cyclic;
+    expect(() => encodeLine(cyclic)).toThrow(TypeError);
+    let deep: unknown = { bytes: new Uint8Array([1]) };
+    for (let i = 0; i < 40; i++) deep = { deep };
+    expect(encodeLine(deep)).toContain('"bytes":{"base64":"AQ=="}');
+  });
+
   it('a line without bytes reads back as it was written', () => {
     const entry = { kind: 'log', message: 'base64 is just a word here', nested: { base64: 1 } };
     expect(decodeLine(encodeLine(entry))).toEqual(entry);

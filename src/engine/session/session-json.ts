@@ -5,7 +5,24 @@
 
 /** Serialises `value` on one line; bytes become {"base64": "…"}. */
 export function encodeLine(value: unknown): string {
-  return JSON.stringify(value, bytesAsBase64);
+  // A replacer takes JSON.stringify off its fast path (it calls back for every key): most entries
+  // hold no bytes and do without it. Recording and `headless --json` encode every journal entry.
+  return holdsBytes(value, 0) ? JSON.stringify(value, bytesAsBase64) : JSON.stringify(value);
+}
+
+/** Whether `value` may hold bytes (or anything the replacer must see): true when unsure. */
+function holdsBytes(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  // Deep or cyclic: the replacer's path says what JSON.stringify says about it.
+  if (depth > 32 || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsBytes(item, depth + 1)) return true;
+    return false;
+  }
+  // toJSON's result is not looked into here.
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return true;
+  for (const key in value) if (holdsBytes((value as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
 }
 
 // The holder's own value, not `item`: JSON.stringify calls toJSON first, and a Node Buffer's
