@@ -10,7 +10,7 @@
 //
 // The store also owns the list's filter, kept incrementally: on a flush only the records that
 // changed are tested again, so filtering 100k requests costs nothing while traffic flows.
-import type { JournalEntry, LogEntry } from '../../engine/journal.js';
+import type { BodyEntry, JournalEntry, LogEntry } from '../../engine/journal.js';
 import type { JournalSource } from '../backend.js';
 import { describeRuntime } from '../../engine/extensions/runtime-description.js';
 import { describeQuota } from '../../engine/web-request/quota-description.js';
@@ -36,6 +36,8 @@ const DEFAULT_LOG_LIMIT = 2000;
 const DEFAULT_COOKIE_LOG_LIMIT = 1000;
 /** Requests per second is averaged over this many whole seconds. */
 const RATE_WINDOW_SECONDS = 3;
+/** Request bodies held for a request whose onBeforeRequest has not come yet (see #earlyBodies). */
+const MAX_EARLY_BODIES = 256;
 /** The share of the event loop frames may take; the flush interval grows to keep to it. */
 export const FRAME_BUDGET = 0.2;
 const MAX_FLUSH_INTERVAL_MS = 500;
@@ -109,6 +111,11 @@ export class TrafficStore {
   readonly #dirty = new Set<RequestRecord>();
   /** Records with Set-Cookie headers whose cookie changes may still come. */
   readonly #awaitingCookies = new Set<RequestRecord>();
+  /**
+   * A request's body as the client sent it, journaled when the proxy has read it: before the
+   * request's onBeforeRequest, which makes its record. Held here until then (the latest few).
+   */
+  readonly #earlyBodies = new Map<string, BodyEntry>();
 
   readonly #logs: RingBuffer<LogLine>;
   readonly #cookieLog: RingBuffer<CookieLogLine>;
@@ -204,6 +211,11 @@ export class TrafficStore {
           this.#countStart(entry.time);
         }
         applyWebRequestEntry(record, entry);
+        const early = this.#earlyBodies.get(record.requestId);
+        if (early && entry.event === 'onBeforeRequest') {
+          this.#earlyBodies.delete(record.requestId);
+          this.#applyBody(record, early);
+        }
         if (record.awaitingCookies) this.#awaitingCookies.add(record);
         else this.#awaitingCookies.delete(record);
         this.#dirty.add(record);
@@ -218,10 +230,8 @@ export class TrafficStore {
       }
       case 'body': {
         const record = this.#byId.get(entry.requestId);
-        if (!record) return;
-        this.#bodies.release(record, entry.direction); // a redirect's next hop replaces the body
-        this.#bodies.hold(record, entry.direction, applyBodyEntry(record, entry));
-        this.#dirty.add(record);
+        if (record) this.#applyBody(record, entry);
+        else if (entry.direction === 'request') this.#holdEarlyBody(entry);
         break;
       }
       case 'cookieChanged':
@@ -278,6 +288,19 @@ export class TrafficStore {
         break;
     }
     this.#changed();
+  }
+
+  #applyBody(record: RequestRecord, entry: BodyEntry): void {
+    this.#bodies.release(record, entry.direction); // a redirect's next hop replaces the body
+    this.#bodies.hold(record, entry.direction, applyBodyEntry(record, entry));
+    this.#dirty.add(record);
+  }
+
+  #holdEarlyBody(entry: BodyEntry): void {
+    this.#earlyBodies.delete(entry.requestId);
+    this.#earlyBodies.set(entry.requestId, entry);
+    // A request that never got its onBeforeRequest (it failed first) leaves its body here: the oldest goes.
+    if (this.#earlyBodies.size > MAX_EARLY_BODIES) this.#earlyBodies.delete(this.#earlyBodies.keys().next().value!);
   }
 
   #cookieChanged(seq: number, time: number, changeInfo: CookieChangeInfo): void {
@@ -456,6 +479,7 @@ export class TrafficStore {
    * cookies).
    */
   clear(options: { rerun?: boolean } = {}): void {
+    this.#earlyBodies.clear();
     if (options.rerun) {
       this.#cookieLog.clear();
       this.#cookiesVersion++;
