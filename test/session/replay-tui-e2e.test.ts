@@ -138,8 +138,8 @@ describe('wrtui replay in the TUI', () => {
     expect(text.split('\n').find((line) => line.includes('/style.css'))).toContain(' 72 B '); // the size on the wire (Content-Length)
     // The last request, POST /api/echo: the body the page sent.
     await tmux.press('bodies', 'Escape', 'G', 'Enter', 'BTab');
-    // Its 17 bytes as the page sent them (requestBody.raw), not the 8 KiB buffer they were read into.
-    await tmux.waitForScreen('bodies', (t) => t.includes('[Request]') && t.includes('Body (17 B, raw)'), 'the POST\'s body');
+    // Its 17 bytes as the page sent them (the body the replay journals, as the proxy does), not the 8 KiB buffer they were read into.
+    await tmux.waitForScreen('bodies', (t) => t.includes('[Request]') && t.includes('Body (17 B, as sent)'), 'the POST\'s body');
     await quitCleanly('bodies');
   });
 
