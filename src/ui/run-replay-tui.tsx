@@ -2,8 +2,9 @@
 // each request marked `same` or `CHANGED` against its recording, `is:changed` to see only those,
 // and a Diff tab saying what changed; timeline, bodies and rules verdicts as in live mode. The
 // screen comes up at once and fills in as the replay goes; saving a rule or an extension re-runs
-// the whole session through the new version (a run under way stops for it): the list starts over
-// and fills in as verdicts come, in recording order; a run whose rules fail to load keeps the last
+// the whole session through the new version (a run under way stops for it): each row is replaced
+// in place as its new verdict comes, in recording order, the last run's rows dim until then (the
+// selection and scroll position stay); a run whose rules fail to load keeps the last
 // result on screen and says why. The rules and cookies views show the run on screen; reloading a
 // rule or turning a dry-run switch (a rule's, or the global one) re-runs the session.
 import type { JournalEntry } from '../engine/journal.js';
@@ -135,10 +136,11 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
             note('warn', `${why}, but the replay did not run cleanly: ${fresh.join('; ')}; the last result stays on screen`);
             return false;
           }
-          // Otherwise the list starts over and fills in as the replay goes: the first verdicts show within moments.
+          // Otherwise the new run replaces the list's rows in place as it goes (the last run's
+          // stay, dim, until it reaches them): the first verdicts show within moments.
           replaced = true;
           run = loaded;
-          store.clear({ rerun: true });
+          store.beginRerun();
           showRun(loaded);
           for (const entry of loading ?? []) show(entry);
           loading = undefined;
@@ -153,6 +155,7 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
       });
       if (!replaced) return;
       if (next.stopped) return restore(); // stopped midway: what was on screen whole comes back
+      store.endRerun();
       first ??= next;
       shown = next;
       entries = ingested;

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Journal } from '../../src/engine/journal.js';
 import { compileFilter } from '../../src/ui/filter/compile-filter.js';
 import { TrafficStore } from '../../src/ui/store/traffic-store.js';
+import { requestColumns, requestRow } from '../../src/ui/list/request-columns.js';
 import { lineText } from '../../src/ui/detail/styled-line.js';
 import { timelineLines } from '../../src/ui/detail/timeline-lines.js';
 import { createEngineDriver, respond, type EngineDriver } from './engine-driver.js';
@@ -44,6 +45,59 @@ describe('folding', () => {
     // Request 2's listener answered last this time: it is still second, numbered 2.
     expect(run(['1', '3', '2'])).toEqual(inOrder);
     expect(replayStore.visibleIndexOf(2)).toBe(1);
+    replayStore.close();
+  });
+
+  it('a replay\'s re-run updates the list in place: the last run\'s rows stay, dim and "…same" or "…CHANGED", until the new run replaces each where it was; what it did not replay leaves at its end', () => {
+    const replayStore = new TrafficStore({ flushIntervalMs: 0, ordinals: 'requestId' });
+    let seq = 0;
+    const replayed = (requestId: string, identical: boolean, path = requestId) => {
+      const url = `http://a.test/${path}`;
+      replayStore.ingest({ kind: 'webRequest', event: 'onBeforeRequest', details: { requestId, url, method: 'POST', frameId: 0, parentFrameId: -1, tabId: -1, type: 'other', timeStamp: 0 }, outcomes: [], seq: ++seq, time: 0 } as never);
+      replayStore.ingest({ kind: 'replayDiff', index: Number(requestId) - 1, replayedRequestId: requestId, identical, changes: identical ? [] : ['status'], status: { recorded: 200, replayed: 500 }, seq: ++seq, time: 0 } as never);
+    };
+    const rows = () => replayStore.visible().map((record) => `${record.ordinal} ${record.path}${record.replayStale ? ' (stale)' : ''} ${record.replayDiff?.identical ? 'same' : 'CHANGED'}`);
+    replayed('1', true);
+    replayed('2', false);
+    replayed('3', true);
+    replayStore.flush();
+    const [, second] = replayStore.visible();
+
+    replayStore.beginRerun();
+    expect(rows()).toEqual(['1 /1 (stale) same', '2 /2 (stale) CHANGED', '3 /3 (stale) same']);
+    const marks = (ordinal: number) => requestRow(replayStore.byOrdinal(ordinal)!, requestColumns(120)).map((cell) => cell.text).join('');
+    expect(marks(2)).toContain('…CHANGED');
+    expect(requestRow(replayStore.byOrdinal(2)!, requestColumns(120)).every((cell) => cell.dim)).toBe(true);
+    // The new run's request 2 body arrives before its first event, as the proxy journals it: it is the new record's.
+    replayStore.ingest({ kind: 'body', requestId: '2', direction: 'request', url: 'http://a.test/2b', bytes: new TextEncoder().encode('new body'), complete: true, seq: ++seq, time: 0 } as never);
+    expect(second!.requestBytes).toBeUndefined();
+    replayed('1', true);
+    replayed('2', true, '2b');
+    replayStore.flush();
+    expect(rows()).toEqual(['1 /1 same', '2 /2b same', '3 /3 (stale) same']);
+    expect(Buffer.from(replayStore.byOrdinal(2)!.requestBytes!.bytes).toString()).toBe('new body');
+    expect(marks(2)).toContain('same');
+    expect(marks(2)).not.toContain('…same');
+
+    replayStore.endRerun();
+    expect(rows()).toEqual(['1 /1 same', '2 /2b same']);
+    expect(replayStore.all()).toHaveLength(2);
+
+    // Filtered (is:changed): a stale row that matched stays until its request is replayed; then the filter places the new one.
+    replayStore.setFilter(predicate('is:changed'));
+    expect(rows()).toEqual([]);
+    replayStore.beginRerun();
+    replayed('1', false);
+    replayStore.flush();
+    expect(rows()).toEqual(['1 /1 CHANGED']);
+    replayStore.beginRerun();
+    expect(rows()).toEqual(['1 /1 (stale) CHANGED']);
+    replayed('1', true);
+    replayed('2', false);
+    replayStore.flush();
+    expect(rows()).toEqual(['2 /2 CHANGED']);
+    replayStore.endRerun();
+    expect(rows()).toEqual(['2 /2 CHANGED']);
     replayStore.close();
   });
 

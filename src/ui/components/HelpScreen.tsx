@@ -62,6 +62,8 @@ const FILTER_HELP: readonly (readonly [string, string])[] = [
 ];
 
 const MARK_HELP: readonly (readonly [string, string])[] = [
+  ['same   CHANGED', 'replay: the request behaved as recorded, or not (the Diff tab says what changed)'],
+  ['…same   …CHANGED', "replay: a re-run after a save has not reached this request yet (the last run's row and verdict, dim)"],
   ['cancel', 'a rule cancelled it (net::ERR_BLOCKED_BY_CLIENT)'],
   ['redir', 'a rule redirected it'],
   ['hdrs', 'a rule changed request or response headers'],

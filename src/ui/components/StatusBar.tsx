@@ -114,13 +114,15 @@ function quotaSegments(rules: readonly RuleStatus[], now: number, width: number)
   return segments;
 }
 
-/** "3 changed (is:changed)" in a replay, "all identical" when none. */
-/** What the run on screen found: while it goes, how far it is and what changed so far ("all identical" only once it is whole). */
+/**
+ * What the run on screen found: while it goes, how far it is and what changed so far ("all
+ * identical" only once it is whole); the last run's rows a re-run has not reached yet count for nothing.
+ */
 function replayProgress(store: TrafficStore, backend: TuiBackend): Segment[] {
   let compared = 0;
   let changed = 0;
   for (const record of store.all()) {
-    if (!record.replayDiff) continue;
+    if (!record.replayDiff || record.replayStale) continue;
     compared++;
     if (!record.replayDiff.identical) changed++;
   }

@@ -114,7 +114,8 @@ export function requestRow(record: RequestRecord, columns: RequestColumns, now?:
   else if (now !== undefined && now - record.startedAt >= 1000) push(`${formatDuration(now - record.startedAt)}…`, columns.duration, { color: 'yellow' }, 'right');
   else push('', columns.duration, {}, 'right');
   cells.push(...marksCell(record, columns.marks));
-  return cells;
+  // The last run's row while a re-run has not reached it: dim, so the replayed ones stand out.
+  return record.replayStale ? cells.map((cell) => ({ ...cell, dim: true })) : cells;
 }
 
 /**
@@ -190,7 +191,11 @@ export function ruleMarks(record: RequestRecord): Segment[] {
   const marks: Segment[] = [];
   const verdicts = record.verdicts;
   if (record.pausedAt) marks.push({ text: 'PAUSED', color: 'yellow', bold: true });
-  if (record.replayDiff) marks.push(record.replayDiff.identical ? { text: 'same', dim: true } : { text: 'CHANGED', color: 'magenta', bold: true });
+  if (record.replayDiff) {
+    // A re-run not yet at this request: the last run's verdict, said as such.
+    if (record.replayStale) marks.push({ text: record.replayDiff.identical ? '…same' : '…CHANGED', dim: true });
+    else marks.push(record.replayDiff.identical ? { text: 'same', dim: true } : { text: 'CHANGED', color: 'magenta', bold: true });
+  }
   if (verdicts.has('failed')) marks.push({ text: 'FAIL', color: 'red', bold: true });
   if (verdicts.has('cancelled')) marks.push({ text: 'cancel', color: 'red' });
   if (verdicts.has('redirected')) marks.push({ text: 'redir', color: 'magenta' });

@@ -85,6 +85,8 @@ export interface RequestRecord extends FilterableRequest {
   requestHeaders: HttpHeaders | undefined;
   /** In a replay: how the request compares with its recording (what changed, one line each). */
   replayDiff?: { identical: boolean; changes: string[]; lines: string[] } | undefined;
+  /** In a replay's re-run: still the last run's record, until the run under way replays this request. */
+  replayStale?: boolean;
   /** What wrtui itself added to the client's headers on this hop (jar cookies, credentials). */
   wrtuiAdded: WrtuiAddedHeader[] | undefined;
   /** As sent upstream (onSendHeaders). */

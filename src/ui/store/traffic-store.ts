@@ -116,6 +116,8 @@ export class TrafficStore {
    * request's onBeforeRequest, which makes its record. Held here until then (the latest few).
    */
   readonly #earlyBodies = new Map<string, BodyEntry>();
+  /** During a replay's re-run: the last run's records the run under way has not replaced yet. */
+  #stale: Set<RequestRecord> | undefined;
 
   readonly #logs: RingBuffer<LogLine>;
   readonly #cookieLog: RingBuffer<CookieLogLine>;
@@ -200,8 +202,11 @@ export class TrafficStore {
   ingest(entry: JournalEntry): void {
     switch (entry.kind) {
       case 'webRequest': {
-        let record = this.#byId.get(entry.details.requestId);
-        if (!record) {
+        let record = this.#current(entry.details.requestId);
+        const stale = record === undefined ? this.#byId.get(entry.details.requestId) : undefined;
+        if (stale && entry.event === 'onBeforeRequest') {
+          record = this.#replaceStale(stale, entry);
+        } else if (!record) {
           // A request we dropped (or cleared) goes on sending events: let it go.
           if (entry.event !== 'onBeforeRequest') return;
           record = createRecord(this.#ordinalsByRequestId ? Number(entry.details.requestId) : this.#nextOrdinal++, entry);
@@ -222,14 +227,14 @@ export class TrafficStore {
         break;
       }
       case 'dnr': {
-        const record = this.#byId.get(entry.requestId);
+        const record = this.#current(entry.requestId);
         if (!record) return;
         applyDnrEntry(record, entry);
         this.#dirty.add(record);
         break;
       }
       case 'body': {
-        const record = this.#byId.get(entry.requestId);
+        const record = this.#current(entry.requestId);
         if (record) this.#applyBody(record, entry);
         else if (entry.direction === 'request') this.#holdEarlyBody(entry);
         break;
@@ -239,7 +244,7 @@ export class TrafficStore {
         break;
       case 'log': {
         this.#log({ seq: entry.seq, time: entry.time, level: entry.level, source: entry.source, message: entry.message });
-        const record = entry.requestId === undefined ? undefined : this.#byId.get(entry.requestId);
+        const record = entry.requestId === undefined ? undefined : this.#current(entry.requestId);
         if (record && record.notes.length < MAX_NOTES) {
           record.notes.push({ level: entry.level, source: entry.source, message: entry.message });
           record.revision++;
@@ -275,7 +280,7 @@ export class TrafficStore {
       case 'replayDiff' as JournalEntry['kind']: {
         // A replay's verdict on one request (session-replay.ts appends them after the replay).
         const diff = entry as unknown as RequestDiff;
-        const record = diff.replayedRequestId === undefined ? undefined : this.#byId.get(diff.replayedRequestId);
+        const record = diff.replayedRequestId === undefined ? undefined : this.#current(diff.replayedRequestId);
         if (!record) break;
         record.replayDiff = { identical: diff.identical, changes: diff.changes, lines: diff.identical ? [] : changeLines(diff) };
         record.revision++;
@@ -301,6 +306,32 @@ export class TrafficStore {
     this.#earlyBodies.set(entry.requestId, entry);
     // A request that never got its onBeforeRequest (it failed first) leaves its body here: the oldest goes.
     if (this.#earlyBodies.size > MAX_EARLY_BODIES) this.#earlyBodies.delete(this.#earlyBodies.keys().next().value!);
+  }
+
+  /** The record of `requestId` that entries now go to: none while it is the last run's (a re-run's stale record). */
+  #current(requestId: string): RequestRecord | undefined {
+    const record = this.#byId.get(requestId);
+    return record?.replayStale ? undefined : record;
+  }
+
+  /** A re-run's first event of a request: its new record takes the last run's place in the list. */
+  #replaceStale(stale: RequestRecord, entry: Extract<JournalEntry, { kind: 'webRequest' }>): RequestRecord {
+    const record = createRecord(stale.ordinal, entry);
+    this.#stale?.delete(stale);
+    this.#dirty.delete(stale);
+    this.#bodies.release(stale);
+    this.#byId.set(record.requestId, record);
+    const index = lowerBound(this.#records, stale.ordinal);
+    if (this.#records[index] === stale) this.#records[index] = record;
+    else this.#addRecord(record);
+    // Filtered, the new record is placed by the next flush's refilter, as any changed record is.
+    if (this.#predicate && this.#matching.delete(stale)) {
+      const at = lowerBound(this.#visible, stale.ordinal);
+      if (this.#visible[at] === stale) this.#visible.splice(at, 1);
+    }
+    this.#seen++;
+    this.#countStart(entry.time);
+    return record;
   }
 
   #cookieChanged(seq: number, time: number, changeInfo: CookieChangeInfo): void {
@@ -479,6 +510,7 @@ export class TrafficStore {
    * cookies).
    */
   clear(options: { rerun?: boolean } = {}): void {
+    this.#stale = undefined;
     this.#earlyBodies.clear();
     if (options.rerun) {
       this.#cookieLog.clear();
@@ -490,6 +522,44 @@ export class TrafficStore {
     this.#byId.clear();
     this.#dirty.clear();
     this.#awaitingCookies.clear();
+    this.#pendingChange = true;
+    this.flush();
+  }
+
+  /**
+   * A replay's re-run begins: the list keeps the last run's records, each marked `replayStale`,
+   * and the run under way replaces each in its place when it replays that request (its first
+   * event); so the list is updated in place, the selection and the scroll position kept.
+   * endRerun() drops the records the new run did not replay. The cookie change log starts over
+   * (the run starts from the recording's cookies).
+   */
+  beginRerun(): void {
+    this.#cookieLog.clear();
+    this.#cookiesVersion++;
+    this.#awaitingCookies.clear();
+    this.#stale = new Set(this.#records);
+    for (const record of this.#records) {
+      record.replayStale = true;
+      record.revision++;
+      this.#dirty.add(record);
+    }
+    this.#pendingChange = true;
+    this.flush();
+  }
+
+  /** The re-run ended whole: what it did not replay leaves the list. */
+  endRerun(): void {
+    const stale = this.#stale;
+    this.#stale = undefined;
+    if (!stale || stale.size === 0) return;
+    this.#records = this.#records.filter((record) => !stale.has(record));
+    this.#visible = this.#predicate ? this.#visible.filter((record) => !stale.has(record)) : this.#records;
+    for (const record of stale) {
+      this.#byId.delete(record.requestId);
+      this.#bodies.release(record);
+      this.#dirty.delete(record);
+      this.#matching.delete(record);
+    }
     this.#pendingChange = true;
     this.flush();
   }
