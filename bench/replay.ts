@@ -7,7 +7,8 @@
 //    reading included in the time). Every replayed request
 //    must come out identical to its recording. Requests/s counts replayed requests over the whole
 //    replay (engine, rule loading, the comparison included; reading the file is shown apart).
-//    Then the TUI's save → first verdicts, with its worker pool refilled between runs and without.
+//    Then the TUI's save → first verdicts, with its worker pool refilled between runs and without;
+//    and save → the whole updated diff in the real TUI (`wrtui replay` in tmux, its status bar read).
 // 2. Recording's cost on live throughput: three proxies (CaptureProxy, no rules), one recording with
 //    --record's settings (journalBodies, SessionRecorder) as text, one compressed, one not recording,
 //    each alone in its own process;
@@ -20,7 +21,7 @@
 //    output's (streamed); and HAR files of 250 and 1,000 entries with 400 KiB bodies (plain and gzip),
 //    and of 10,000 and 40,000 entries with 1 KiB bodies, read whole (the TUI) and streamed (printed).
 // Bounded: a watchdog kills everything after 10 minutes.
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -28,6 +29,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createGzip } from 'node:zlib';
 import { CaptureProxy } from '../src/engine/capture/capture-proxy.js';
 import { loadOrCreateCertificateAuthority } from '../src/engine/capture/certificate-authority.js';
@@ -45,6 +47,8 @@ import type { HttpHeaders } from '../src/engine/types.js';
 import { runRequest } from '../src/engine/web-request/run-request.js';
 import type { OutgoingRequest, Transport, TransportResponse } from '../src/engine/web-request/transport.js';
 
+const execFileAsync = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SESSION_REQUESTS = 10_000;
 const GENERATION_CONCURRENCY = 8;
 const REPLAYS = 3;
@@ -221,19 +225,67 @@ async function replayThroughput(): Promise<string> {
       }
     }
     await pool.close();
+    const inTui = await saveToWholeDiffInTui(dir, files.text, rulesDir);
     return [
       `1. Replay throughput: ${fmt(SESSION_REQUESTS)} requests through ${Object.keys(RULES).length} rules, offline`,
       `   session file ${(bytes.text / 1024 / 1024).toFixed(1)} MB (${fmt(bytes.text / SESSION_REQUESTS)} bytes/request); compressed (.gz) ${(bytes.gzip / 1024 / 1024).toFixed(1)} MB ` +
         `(${fmt(bytes.gzip / SESSION_REQUESTS)} bytes/request, ${(bytes.text / bytes.gzip).toFixed(1)}× smaller); generated in ${fmt(generationMs)} ms`,
       table(['run', 'requests', 'events', 'read ms', 'replay ms', 'requests/s', 'identical'], rows),
-      `   median (text): ${fmt(median(rates))} requests/s; "replay ms" is also what a save costs in the TUI's replay until the last verdict (the whole`,
-      `   session re-runs); the first verdicts are on screen ${fmt(median(firstVerdicts))} ms after it starts (median, text: rules loaded, first requests replayed)`,
+      `   median (text): ${fmt(median(rates))} requests/s; the first verdicts are there ${fmt(median(firstVerdicts))} ms after it starts (median, text: rules loaded,`,
+      `   first requests replayed)`,
       `   streamed (printed output: the file read as it replays, reading included): ${fmt(median(streamedRates))} requests/s (median)`,
       `   save → first verdicts as the TUI re-runs (${SAVES} saves each, alternating, ${EDIT_PAUSE_MS} ms of editing before each): ${fmt(median(saves.pooled))} ms with its`,
       `   worker pool refilled while the user edits (${saves.pooled.map(fmt).join(' ')}), ${fmt(median(saves.cold))} ms booting each run's workers then (${saves.cold.map(fmt).join(' ')})`,
+      inTui,
     ].join('\n');
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What a user waits for: the real `wrtui replay` in tmux (150×40), a rule file saved, until the
+ * status bar says the whole session is compared again ("compared …" gone, "all identical" back).
+ * The screen is read every 50 ms. Skipped, saying so, without tmux.
+ */
+async function saveToWholeDiffInTui(dir: string, file: string, rulesDir: string): Promise<string> {
+  const tmuxSocket = join(dir, 'tmux.sock');
+  const tmux = (...args: string[]) => execFileAsync('tmux', ['-S', tmuxSocket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  try {
+    await tmux('-V');
+  } catch {
+    return '   save → whole updated diff in the TUI: skipped (no tmux)';
+  }
+  await execFileAsync(process.execPath, [join(ROOT, 'scripts/build.js')]);
+  const command = `env -u CI -u CONTINUOUS_INTEGRATION ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'bin/wrtui.js'))} replay ${JSON.stringify(file)} --rules ${JSON.stringify(rulesDir)}; sleep 30`;
+  const screen = async () => (await tmux('capture-pane', '-p', '-t', 'replay')).stdout.split('\n')[0] ?? '';
+  const until = async (test: (statusBar: string) => boolean, what: string, timeoutMs = 120_000) => {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const statusBar = await screen();
+      if (test(statusBar)) return;
+      if (performance.now() > deadline) throw new Error(`the replay TUI: no ${what} within ${timeoutMs} ms; its status bar: ${statusBar}`);
+      await sleep(50);
+    }
+  };
+  const whole = (statusBar: string) => statusBar.includes('all identical') && !statusBar.includes('compared');
+  try {
+    await tmux('new-session', '-d', '-s', 'replay', '-x', '150', '-y', '40', command);
+    await until(whole, 'first whole run');
+    const times: number[] = [];
+    const rule = join(rulesDir, Object.keys(RULES)[0]!);
+    for (let save = 1; save <= 3; save++) {
+      await sleep(EDIT_PAUSE_MS);
+      const saved = performance.now();
+      await writeFile(rule, `${RULES[Object.keys(RULES)[0]!]}\n// edit ${save}\n`);
+      await until((statusBar) => statusBar.includes('compared'), 're-run after the save');
+      await until(whole, 'whole re-run');
+      times.push(performance.now() - saved);
+    }
+    await tmux('send-keys', '-t', 'replay', 'q');
+    return `   save → whole updated diff in the TUI (the real wrtui replay in tmux 150×40, 3 saves of one rule): ${fmt(median(times))} ms median (${times.map(fmt).join(' ')}); goal < 1,000`;
+  } finally {
+    await tmux('kill-server').catch(() => {});
   }
 }
 
