@@ -93,8 +93,14 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
 
   let seq = 0;
   const note = (level: 'info' | 'warn', message: string) => store.ingest({ kind: 'log', level, source: 'replay', message, seq: ++seq, time: Date.now() });
+  /**
+   * A run stopped midway (a newer save stopped it) left rows of two runs on screen: the run that
+   * follows replaces them in place; one that does not load puts the last whole result back.
+   */
+  let partial = false;
   /** What is on screen goes back to the last whole result. */
   const restore = () => {
+    partial = false;
     store.clear({ rerun: true });
     for (const entry of entries) store.ingest(entry);
     showRun(shownRun);
@@ -133,12 +139,14 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
           // After a change that broke a rule or an extension: the last result stays, and the run stops there.
           const fresh = first ? failures.filter((failure) => !first!.summary.warnings.includes(failure)) : [];
           if (why !== undefined && fresh.length > 0) {
+            if (partial) restore();
             note('warn', `${why}, but the replay did not run cleanly: ${fresh.join('; ')}; the last result stays on screen`);
             return false;
           }
           // Otherwise the new run replaces the list's rows in place as it goes (the last run's
           // stay, dim, until it reaches them): the first verdicts show within moments.
           replaced = true;
+          partial = false;
           run = loaded;
           store.beginRerun();
           showRun(loaded);
@@ -154,7 +162,11 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
         onDiff: (diff) => show({ kind: 'replayDiff', ...diff, seq: ++seq, time: Date.now() } as unknown as JournalEntry),
       });
       if (!replaced) return;
-      if (next.stopped) return restore(); // stopped midway: what was on screen whole comes back
+      if (next.stopped) {
+        // Stopped for a newer save or switch: that run replaces the rows in place, as this one did.
+        partial = true;
+        return;
+      }
       store.endRerun();
       first ??= next;
       shown = next;
@@ -166,7 +178,7 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
       else note('info', `${why}: replayed ${next.summary.requests} requests again in ${took} ms; ${next.summary.differing} differ (was ${first.summary.differing} at start)`);
     } catch (error) {
       // Part of the new run was on screen: the last whole result goes back.
-      if (replaced) restore();
+      if (replaced || partial) restore();
       note('warn', `${why ?? options.file}${why === undefined ? '' : ', but'} the replay failed: ${(error as Error).message}${shown ? '; the last result stays on screen' : ''}`);
     } finally {
       current = undefined;

@@ -198,4 +198,20 @@ describe('wrtui replay in the TUI', () => {
     expect(after).toContain('WRTUI_EXIT=0');
     expect(after).toContain('the replay was stopped before its end');
   });
+
+  it('a save while a run goes updates the list in place: the rows listed stay (dim, …same) until the new run replaces them, and the list never empties', { timeout: 90_000 }, async () => {
+    const file = join(workDir, 'big-save.ndjson');
+    await writeSyntheticRecording(file, 20_000);
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('image'));
+    await tmux.start('save', 140, 40, workDir, wrtuiCommand(['replay', file, '--rules', join(workDir, 'rules')]));
+    const listedOf = (t: string) => Number(/Requests\s+([\d,]+)/.exec(t)?.[1]?.replaceAll(',', '') ?? 'NaN');
+    const before = await tmux.waitForScreen('save', (t) => t.includes(' REPLAY ') && listedOf(t) > 500, 'the first run well under way');
+    expect(before).toContain('compared');
+    // Saved midway through the first run: that run stops, the next one replaces what is listed.
+    await writeFile(join(workDir, 'rules', 'no-images.ts'), RULE('script'));
+    const during = await tmux.waitForScreen('save', (t) => t.includes('…same'), "the last run's rows, dim, waiting for the new run");
+    expect(listedOf(during)).toBeGreaterThanOrEqual(listedOf(before));
+    await tmux.press('save', 'q');
+    await tmux.waitForScreen('save', (t) => t.includes('WRTUI_EXIT='), 'wrtui to exit');
+  });
 });
