@@ -116,8 +116,6 @@ export class TrafficStore {
    * request's onBeforeRequest, which makes its record. Held here until then (the latest few).
    */
   readonly #earlyBodies = new Map<string, BodyEntry>();
-  /** During a replay's re-run: the last run's records the run under way has not replaced yet. */
-  #stale: Set<RequestRecord> | undefined;
 
   readonly #logs: RingBuffer<LogLine>;
   readonly #cookieLog: RingBuffer<CookieLogLine>;
@@ -317,7 +315,6 @@ export class TrafficStore {
   /** A re-run's first event of a request: its new record takes the last run's place in the list. */
   #replaceStale(stale: RequestRecord, entry: Extract<JournalEntry, { kind: 'webRequest' }>): RequestRecord {
     const record = createRecord(stale.ordinal, entry);
-    this.#stale?.delete(stale);
     this.#dirty.delete(stale);
     this.#bodies.release(stale);
     this.#byId.set(record.requestId, record);
@@ -510,7 +507,6 @@ export class TrafficStore {
    * cookies).
    */
   clear(options: { rerun?: boolean } = {}): void {
-    this.#stale = undefined;
     this.#earlyBodies.clear();
     if (options.rerun) {
       this.#cookieLog.clear();
@@ -537,7 +533,6 @@ export class TrafficStore {
     this.#cookieLog.clear();
     this.#cookiesVersion++;
     this.#awaitingCookies.clear();
-    this.#stale = new Set(this.#records);
     for (const record of this.#records) {
       record.replayStale = true;
       record.revision++;
@@ -549,11 +544,10 @@ export class TrafficStore {
 
   /** The re-run ended whole: what it did not replay leaves the list. */
   endRerun(): void {
-    const stale = this.#stale;
-    this.#stale = undefined;
-    if (!stale || stale.size === 0) return;
-    this.#records = this.#records.filter((record) => !stale.has(record));
-    this.#visible = this.#predicate ? this.#visible.filter((record) => !stale.has(record)) : this.#records;
+    const stale = this.#records.filter((record) => record.replayStale);
+    if (stale.length === 0) return;
+    this.#records = this.#records.filter((record) => !record.replayStale);
+    this.#visible = this.#predicate ? this.#visible.filter((record) => !record.replayStale) : this.#records;
     for (const record of stale) {
       this.#byId.delete(record.requestId);
       this.#bodies.release(record);
