@@ -101,6 +101,25 @@ describe('folding', () => {
     replayStore.close();
   });
 
+  it("request bodies that come before their request's onBeforeRequest wait for it: at most 256 of them, and no more bytes than the body budget (the oldest go)", () => {
+    const small = new TrafficStore({ flushIntervalMs: 0, maxBodyBytes: 1000 });
+    let seq = 0;
+    const body = (requestId: string, size: number) =>
+      small.ingest({ kind: 'body', requestId, direction: 'request', url: `http://a.test/${requestId}`, bytes: new Uint8Array(size), complete: true, seq: ++seq, time: 0 } as never);
+    const started = (requestId: string) => {
+      small.ingest({ kind: 'webRequest', event: 'onBeforeRequest', details: { requestId, url: `http://a.test/${requestId}`, method: 'POST', frameId: 0, parentFrameId: -1, tabId: -1, type: 'other', timeStamp: 0 }, outcomes: [], seq: ++seq, time: 0 } as never);
+      small.flush();
+      return small.all().find((record) => record.requestId === requestId)!.requestBytes?.bytes.length;
+    };
+    body('a', 400);
+    body('b', 400);
+    body('c', 400);
+    expect([started('a'), started('b'), started('c')]).toEqual([undefined, 400, 400]);
+    for (let i = 0; i < 300; i++) body(`n${i}`, 1);
+    expect([started('n0'), started('n43'), started('n44'), started('n299')]).toEqual([undefined, undefined, 1, 1]);
+    small.close();
+  });
+
   it('one record per request with what the list shows', async () => {
     await driver.request('http://shop.test/cart?x=1', { route: () => respond(201, 'hello', [{ name: 'X-A', value: '1' }]) });
     store.flush();

@@ -36,7 +36,7 @@ const DEFAULT_LOG_LIMIT = 2000;
 const DEFAULT_COOKIE_LOG_LIMIT = 1000;
 /** Requests per second is averaged over this many whole seconds. */
 const RATE_WINDOW_SECONDS = 3;
-/** Request bodies held for a request whose onBeforeRequest has not come yet (see #earlyBodies). */
+/** Request bodies held for a request whose onBeforeRequest has not come yet (see #earlyBodies), at most. */
 const MAX_EARLY_BODIES = 256;
 /** The share of the event loop frames may take; the flush interval grows to keep to it. */
 export const FRAME_BUDGET = 0.2;
@@ -116,6 +116,7 @@ export class TrafficStore {
    * request's onBeforeRequest, which makes its record. Held here until then (the latest few).
    */
   readonly #earlyBodies = new Map<string, BodyEntry>();
+  #earlyBytes = 0;
 
   readonly #logs: RingBuffer<LogLine>;
   readonly #cookieLog: RingBuffer<CookieLogLine>;
@@ -214,11 +215,8 @@ export class TrafficStore {
           this.#countStart(entry.time);
         }
         applyWebRequestEntry(record, entry);
-        const early = this.#earlyBodies.get(record.requestId);
-        if (early && entry.event === 'onBeforeRequest') {
-          this.#earlyBodies.delete(record.requestId);
-          this.#applyBody(record, early);
-        }
+        const early = entry.event === 'onBeforeRequest' ? this.#takeEarlyBody(record.requestId) : undefined;
+        if (early) this.#applyBody(record, early);
         if (record.awaitingCookies) this.#awaitingCookies.add(record);
         else this.#awaitingCookies.delete(record);
         this.#dirty.add(record);
@@ -300,10 +298,21 @@ export class TrafficStore {
   }
 
   #holdEarlyBody(entry: BodyEntry): void {
-    this.#earlyBodies.delete(entry.requestId);
+    this.#takeEarlyBody(entry.requestId);
     this.#earlyBodies.set(entry.requestId, entry);
-    // A request that never got its onBeforeRequest (it failed first) leaves its body here: the oldest goes.
-    if (this.#earlyBodies.size > MAX_EARLY_BODIES) this.#earlyBodies.delete(this.#earlyBodies.keys().next().value!);
+    this.#earlyBytes += entry.bytes.byteLength;
+    // Requests that never got their onBeforeRequest (they failed first), or many uploads waiting for
+    // listeners: the oldest go, and never more than the store's own body budget is held here.
+    while (this.#earlyBodies.size > MAX_EARLY_BODIES || this.#earlyBytes > this.#bodies.maxBytes) this.#takeEarlyBody(this.#earlyBodies.keys().next().value!);
+  }
+
+  #takeEarlyBody(requestId: string): BodyEntry | undefined {
+    const entry = this.#earlyBodies.get(requestId);
+    if (entry) {
+      this.#earlyBodies.delete(requestId);
+      this.#earlyBytes -= entry.bytes.byteLength;
+    }
+    return entry;
   }
 
   /** The record of `requestId` that entries now go to: none while it is the last run's (a re-run's stale record). */
@@ -508,6 +517,7 @@ export class TrafficStore {
    */
   clear(options: { rerun?: boolean } = {}): void {
     this.#earlyBodies.clear();
+    this.#earlyBytes = 0;
     if (options.rerun) {
       this.#cookieLog.clear();
       this.#cookiesVersion++;
