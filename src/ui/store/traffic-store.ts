@@ -201,10 +201,10 @@ export class TrafficStore {
   ingest(entry: JournalEntry): void {
     switch (entry.kind) {
       case 'webRequest': {
-        let record = this.#current(entry.details.requestId);
-        const stale = record === undefined ? this.#byId.get(entry.details.requestId) : undefined;
-        if (stale && entry.event === 'onBeforeRequest') {
-          record = this.#replaceStale(stale, entry);
+        const known = this.#byId.get(entry.details.requestId);
+        let record = known?.replayStale ? undefined : known;
+        if (known?.replayStale && entry.event === 'onBeforeRequest') {
+          record = this.#replaceStale(known, entry);
         } else if (!record) {
           // A request we dropped (or cleared) goes on sending events: let it go.
           if (entry.event !== 'onBeforeRequest') return;
