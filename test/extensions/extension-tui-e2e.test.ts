@@ -79,7 +79,9 @@ describe('wrtui --extension on an extension written for Chrome', () => {
     const lineOfLoop = looping.split('\n').findIndex((line) => line.includes('while (true)')) + 1;
     await press('4');
     const log = await waitForScreen((t) => t.includes('worker MV3 Blocker') && t.includes('restarting'), 'the fault in the log', 30_000);
-    expect(log).toContain(`background.js:${lineOfLoop}`);
+    // In the row itself, not only in the full view of the newest line below (which the restart soon takes).
+    const row = log.split('\n').find((text) => /^\d\d:\d\d:\d\d\.\d{3} warn\s+worker MV3 Blocker\s+restarting/.test(text));
+    expect(row).toContain(`restarting: my-extension/background.js:${lineOfLoop}:`);
     await waitForScreen((t) => t.includes('running after 1 restart'), 'the restart');
     expect((await curl(port, '/blocked/y.png')).code).not.toBe(0);
 

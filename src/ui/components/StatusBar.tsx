@@ -3,12 +3,11 @@
 // handlerBehaviorChanged quota (calls left of 20 per rule that used some, and when a rule that
 // has none left may call again).
 import { Box } from 'ink';
-import { relative } from 'node:path';
 import type { RuleStatus } from '../../engine/extensions/extension-host.js';
 import { renderLine } from '../ansi.js';
 import type { TuiBackend } from '../backend.js';
 import { line, type Segment, type StyledLine } from '../detail/styled-line.js';
-import { formatCountdown, plural } from '../format.js';
+import { formatCountdown, plural, shortPath } from '../format.js';
 import type { TrafficStore } from '../store/traffic-store.js';
 import { FixedLine } from './FixedLine.js';
 
@@ -137,9 +136,4 @@ function hostPort(url: string): string {
 
 function portOf(url: string): string {
   return /:(\d+)\/?$/.exec(url)?.[1] ?? url;
-}
-
-function shortPath(path: string): string {
-  const relativePath = relative(process.cwd(), path);
-  return relativePath.startsWith('..') || relativePath === '' ? path : relativePath;
 }

@@ -19,6 +19,7 @@ import type { RequestPredicate } from '../filter/compile-filter.js';
 import { BodyBudget, DEFAULT_BODY_BUDGET_BYTES } from './body-budget.js';
 import { RingBuffer } from './ring-buffer.js';
 import { changeLines } from '../../engine/session/replay-report.js';
+import { shortPath } from '../format.js';
 import type { RequestDiff } from '../../engine/session/request-diff.js';
 import {
   applyBodyEntry, applyDnrEntry,
@@ -261,7 +262,7 @@ export class TrafficStore {
           this.#rulesVersion++;
           break;
         }
-        this.#log({ seq: entry.seq, time: entry.time, level: entry.state === 'running' ? 'info' : entry.state === 'crashed' ? 'error' : 'warn', source: `worker ${entry.owner}`, message: describeRuntime(entry) });
+        this.#log({ seq: entry.seq, time: entry.time, level: entry.state === 'running' ? 'info' : entry.state === 'crashed' ? 'error' : 'warn', source: `worker ${entry.owner}`, message: describeRuntime(entry.location ? { ...entry, location: shortPath(entry.location) } : entry) });
         this.#rulesVersion++;
         break;
       }
