@@ -185,6 +185,20 @@ describe('blocking actions on the wire', () => {
     expect(h.events(id)).toEqual(['onBeforeRequest', 'onBeforeRedirect', ...ONE_HOP]);
   });
 
+  it('a redirectUrl is used as the URL parser writes it: a space or a control character in it reaches Location percent-encoded, not as a failed request', async () => {
+    h.api('raw-url').chrome.webRequest!.onBeforeRequest.addListener(
+      (d) => (d.url.endsWith('/raw-target') ? { redirectUrl: `${origin.url}/target?q=a b\u0015c` } : undefined),
+      ALL_URLS,
+      ['blocking'],
+    );
+    const head = await h.curl(['-i', `${origin.url}/raw-target`]);
+    expect(head.stdout).toMatch(/^HTTP\/1\.1 307 Internal Redirect/);
+    expect(head.stdout).toMatch(new RegExp(`Location: ${origin.url}/target\\?q=a%20b%15c\r?\n`, 'i'));
+    const id = requestIdOf(h, `${origin.url}/raw-target`);
+    const redirect = h.webRequestEntries((e) => e.details.requestId === id && e.event === 'onBeforeRedirect')[0]!.details as OnBeforeRedirectDetails;
+    expect(redirect.redirectUrl).toBe(`${origin.url}/target?q=a%20b%15c`);
+  });
+
   it('a 3xx the client does not follow ends as Chromium ends a fetch with redirect: "manual": onBeforeRedirect, then net::ERR_ABORTED at the URL that answered, marked redirect-not-followed, soon after the client hangs up', async () => {
     const started = Date.now();
     const { stdout } = await h.curl(['-i', `${origin.url}/old?unfollowed`]); // no -L: curl takes the 301 and closes

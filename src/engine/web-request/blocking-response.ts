@@ -66,6 +66,10 @@ export function checkBlockingResponse(event: WebRequestEventName, value: unknown
   if (response.cancel === false) delete response.cancel;
   if (response.upgradeToSecure === false) delete response.upgradeToSecure;
   if (Object.keys(response).length === 0) return { kind: 'empty', unusedKeys };
+  // The URL as the browser's parser writes it (Chrome's GURL, Firefox's nsIURI): that is what
+  // onBeforeRedirect reports and what goes into Location, where a raw space or control character
+  // would be refused.
+  if (response.redirectUrl !== undefined) response.redirectUrl = new URL(response.redirectUrl).href;
   return { kind: 'valid', response, unusedKeys };
 }
 
