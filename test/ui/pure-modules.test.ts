@@ -182,6 +182,18 @@ describe('keys', () => {
     expect(splitKeys('G', key({ shift: true }))).toHaveLength(1);
   });
 
+  it('a control character read with other keys is the key Ink makes of it alone: Ctrl-U clears a prompt, none lands in its text', () => {
+    // A redirect prompt's prefilled URL, then Ctrl-U and a new URL typed ahead in one read:
+    // before, the raw \x15 went into the URL and the redirect failed.
+    let edit: ReturnType<typeof editText> = { text: 'http://a.test/old', cursor: 17 };
+    for (const [input, parsed] of splitKeys('\u0015http://b.test/ne\u007fw\u001f\u0000', key({}))) edit = editText(edit as { text: string; cursor: number }, input, parsed);
+    expect(edit).toEqual({ text: 'http://b.test/nw', cursor: 16 });
+    expect(splitKeys('x\u0015', key({})).map(([input, parsed]) => [input, parsed.ctrl])).toEqual([
+      ['x', false],
+      ['u', true],
+    ]);
+  });
+
   it('a key means the command of the view it is pressed in', () => {
     expect(commandFor('cookies', 'd', key({}))).toBe('cookies.delete');
     expect(commandFor('rules', 'd', key({}))).toBe('rules.dryRun');

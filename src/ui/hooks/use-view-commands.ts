@@ -58,16 +58,23 @@ const NO_KEY: Key = {
 
 /**
  * The keys in one input. Ink hands several characters read at once (keys typed or repeated
- * faster than the event loop turns, as under heavy traffic) over as one "paste"; as commands
- * they are several keys.
+ * faster than the event loop turns, as under heavy traffic, or pasted) over as one "paste"; as
+ * commands they are several keys, and a control character in it is the key Ink would have made
+ * of it alone (Ctrl-U clears a prompt rather than landing in its text as a raw \x15).
  */
 export function splitKeys(input: string, key: Key): [string, Key][] {
   if (input.length <= 1 || key.ctrl || key.meta) return [[input, key]];
-  return [...input].map((char): [string, Key] => {
-    if (char === '\r' || char === '\n') return ['', { ...NO_KEY, return: true }];
-    if (char === '\t') return ['', { ...NO_KEY, tab: true }];
-    return [char, { ...NO_KEY, shift: char !== char.toLowerCase() }];
-  });
+  const keys: [string, Key][] = [];
+  for (const char of input) {
+    if (char === '\r' || char === '\n') keys.push(['', { ...NO_KEY, return: true }]);
+    else if (char === '\t') keys.push(['', { ...NO_KEY, tab: true }]);
+    else if (char === '\b') keys.push(['', { ...NO_KEY, backspace: true }]);
+    else if (char === '\u007f') keys.push(['', { ...NO_KEY, delete: true }]);
+    else if (char >= '\u0001' && char <= '\u001a') keys.push([String.fromCharCode(char.charCodeAt(0) + 96), { ...NO_KEY, ctrl: true }]);
+    else if (char > '\u001f') keys.push([char, { ...NO_KEY, shift: char !== char.toLowerCase() }]);
+    // Other C0 controls mean no key: dropped.
+  }
+  return keys;
 }
 
 export interface KeyRouterState {
