@@ -220,6 +220,8 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
       record.statusCode = redirect.statusCode;
       record.statusLine = redirect.statusLine;
       record.redirectTarget = redirect.redirectUrl;
+      // A listener's or DNR's redirect has no onHeadersReceived: its Location lives here.
+      if (redirect.responseHeaders) record.responseHeaders = redirect.responseHeaders;
       return;
     }
     case 'onCompleted': {
