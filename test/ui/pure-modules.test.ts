@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/engine/journal.js';
 import { renderLine, stripAnsi } from '../../src/ui/ansi.js';
 import { commandFor } from '../../src/ui/commands/command-table.js';
+import { footerLine } from '../../src/ui/components/Footer.js';
+import { helpLines } from '../../src/ui/components/HelpScreen.js';
 import { editText } from '../../src/ui/components/PromptLine.js';
 import { bodyPreviewLines } from '../../src/ui/detail/body-preview.js';
 import { detailTabsFor, nextTab } from '../../src/ui/detail/detail-tabs.js';
@@ -215,6 +217,22 @@ describe('keys', () => {
     expect(editText(edit, 'u', key({ ctrl: true }))).toEqual({ text: 'a', cursor: 0 });
     expect(editText(edit, '', key({ return: true }))).toBe('submit');
     expect(editText(edit, '', key({ escape: true }))).toBe('cancel');
+  });
+});
+
+describe('keys that need the live proxy', () => {
+  it('a replay\'s footer does not offer resend or breakpoints; its help marks them "live proxy only"', () => {
+    const text = (mode: 'live' | 'replay') => footerLine('list', 400, mode).map((segment) => segment.text).join('');
+    expect(text('live')).toContain('r resend');
+    expect(text('live')).toContain('i breakpoint');
+    expect(text('replay')).not.toContain('resend');
+    expect(text('replay')).not.toContain('breakpoint');
+    expect(text('replay')).toContain('w write rule'); // writing a rule is the replay's authoring loop
+    const help = helpLines('replay').map(lineText);
+    expect(help.find((row) => row.includes('Resend the request'))).toMatch(/\(live proxy only: not in a replay\)$/);
+    expect(help.find((row) => row.includes('Set a breakpoint'))).toMatch(/\(live proxy only: not in a replay\)$/);
+    expect(help.find((row) => row.includes('Write a rule for the request'))).not.toMatch(/live proxy only/);
+    expect(helpLines('live').map(lineText).find((row) => row.includes('Resend the request'))).not.toMatch(/live proxy only/);
   });
 });
 

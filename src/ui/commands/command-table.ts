@@ -3,6 +3,7 @@
 // key may mean different commands in different views (d deletes a cookie, toggles a rule's
 // dry-run); within one view the first matching command wins, so view-specific ones come first.
 import type { Key } from 'ink';
+import type { SessionMode } from '../backend.js';
 
 /** Where the user is: the focused part of the screen. */
 export type ViewName = 'list' | 'detail' | 'cookies' | 'rules' | 'log' | 'help';
@@ -42,6 +43,8 @@ export interface CommandSpec {
   readonly footer?: boolean;
   /** Only in these views' footers (default: wherever it works). */
   readonly footerIn?: readonly ViewName[];
+  /** It needs the live proxy (resend, breakpoints): a replay's footer leaves it out, its help says so. */
+  readonly liveOnly?: boolean;
 }
 
 const NAVIGABLE: readonly ViewName[] = ['list', 'detail', 'cookies', 'rules', 'log', 'help'];
@@ -56,12 +59,12 @@ export const COMMANDS = [
   { name: 'filter.toggle', keys: [{ input: 'f' }], keyLabel: 'f', short: 'filter on/off', description: 'Turn the last filter off, or on again', views: ['list', 'detail'], footer: true },
   { name: 'request.exportCurl', keys: [{ input: 'y' }], keyLabel: 'y', short: 'curl', description: 'Export the request as the client sent it, as a curl command: a file in <state-dir>/exports and the clipboard (OSC 52)', views: ['list', 'detail'], footer: true },
   { name: 'request.exportCurlUpstream', keys: [{ input: 'Y' }], keyLabel: 'Y', short: 'curl as sent', description: "Export the request as it went upstream (the jar's cookies and rules' changes included), as curl", views: ['list', 'detail'], footer: false },
-  { name: 'breakpoint.continue', keys: [{ input: 'a' }], keyLabel: 'a', short: 'continue', description: 'A paused request: go on unchanged', views: ['list', 'detail'] },
-  { name: 'breakpoint.continueAll', keys: [{ input: 'A' }], keyLabel: 'A', short: 'continue all', description: 'Every paused request: go on unchanged', views: ['list', 'detail'] },
-  { name: 'breakpoint.cancel', keys: [{ input: 'X' }], keyLabel: 'X', short: 'cancel', description: 'A paused request: cancel it (the client sees net::ERR_BLOCKED_BY_CLIENT)', views: ['list', 'detail'] },
-  { name: 'breakpoint.redirect', keys: [{ input: 'u' }], keyLabel: 'u', short: 'redirect', description: 'A request paused at onBeforeRequest or onHeadersReceived: redirect it to a URL', views: ['list', 'detail'] },
-  { name: 'breakpoint.editHeaders', keys: [{ input: 'E' }], keyLabel: 'E', short: 'edit headers', description: 'A request paused at onBeforeSendHeaders or onHeadersReceived: edit its request or response headers in $EDITOR', views: ['list', 'detail'] },
-  { name: 'breakpoint.credentials', keys: [{ input: 'C' }], keyLabel: 'C', short: 'credentials', description: 'A request paused at onAuthRequired: answer with user:password', views: ['list', 'detail'] },
+  { name: 'breakpoint.continue', keys: [{ input: 'a' }], keyLabel: 'a', short: 'continue', description: 'A paused request: go on unchanged', views: ['list', 'detail'], liveOnly: true },
+  { name: 'breakpoint.continueAll', keys: [{ input: 'A' }], keyLabel: 'A', short: 'continue all', description: 'Every paused request: go on unchanged', views: ['list', 'detail'], liveOnly: true },
+  { name: 'breakpoint.cancel', keys: [{ input: 'X' }], keyLabel: 'X', short: 'cancel', description: 'A paused request: cancel it (the client sees net::ERR_BLOCKED_BY_CLIENT)', views: ['list', 'detail'], liveOnly: true },
+  { name: 'breakpoint.redirect', keys: [{ input: 'u' }], keyLabel: 'u', short: 'redirect', description: 'A request paused at onBeforeRequest or onHeadersReceived: redirect it to a URL', views: ['list', 'detail'], liveOnly: true },
+  { name: 'breakpoint.editHeaders', keys: [{ input: 'E' }], keyLabel: 'E', short: 'edit headers', description: 'A request paused at onBeforeSendHeaders or onHeadersReceived: edit its request or response headers in $EDITOR', views: ['list', 'detail'], liveOnly: true },
+  { name: 'breakpoint.credentials', keys: [{ input: 'C' }], keyLabel: 'C', short: 'credentials', description: 'A request paused at onAuthRequired: answer with user:password', views: ['list', 'detail'], liveOnly: true },
   { name: 'list.clear', keys: [{ input: 'x' }], keyLabel: 'x', short: 'clear', description: 'Clear the request list', views: ['list'], footer: true },
   { name: 'detail.close', keys: [{ special: 'escape' }], keyLabel: 'esc', short: 'close', description: 'Close the detail pane', views: ['detail'], footer: true },
   { name: 'tab.next', keys: [{ special: 'tab', shift: false }, { special: 'rightArrow' }, { input: 'l' }], keyLabel: 'tab/→', short: 'next tab', description: 'Next tab of the detail pane', views: ['detail'], footer: true },
@@ -92,9 +95,9 @@ export const COMMANDS = [
   { name: 'view.log', keys: [{ input: '4' }], keyLabel: '4', short: 'log', description: 'Log: rules\' and libraries\' console output, warnings, rule loads', views: 'all', footer: true },
   { name: 'dryRun.toggle', keys: [{ input: 'D' }], keyLabel: 'D', short: 'global dry-run', description: 'Global dry-run on/off: every rule\'s verdict is computed and journaled, none applied', views: 'all', footer: true },
   // Newer keys last: a narrow footer drops from the end (? help and q quit always stay).
-  { name: 'request.resend', keys: [{ input: 'r' }], keyLabel: 'r', short: 'resend', description: "Resend the request through the proxy as the client sent it: today's rules and cookie jar apply, and it is listed as a new request", views: ['list', 'detail'], footer: true },
-  { name: 'request.editResend', keys: [{ input: 'e' }], keyLabel: 'e', short: 'edit+resend', description: 'Edit the request in $VISUAL or $EDITOR (method and URL, headers, blank line, body), then resend it', views: ['list', 'detail'], footer: true },
-  { name: 'breakpoint.set', keys: [{ input: 'i' }], keyLabel: 'i', short: 'breakpoint', description: 'Set a breakpoint: a stage (onBeforeRequest, onBeforeSendHeaders, onHeadersReceived, onAuthRequired) and a filter; matching requests pause until answered', views: ['list', 'detail'], footer: true },
+  { name: 'request.resend', keys: [{ input: 'r' }], keyLabel: 'r', short: 'resend', description: "Resend the request through the proxy as the client sent it: today's rules and cookie jar apply, and it is listed as a new request", views: ['list', 'detail'], footer: true, liveOnly: true },
+  { name: 'request.editResend', keys: [{ input: 'e' }], keyLabel: 'e', short: 'edit+resend', description: 'Edit the request in $VISUAL or $EDITOR (method and URL, headers, blank line, body), then resend it', views: ['list', 'detail'], footer: true, liveOnly: true },
+  { name: 'breakpoint.set', keys: [{ input: 'i' }], keyLabel: 'i', short: 'breakpoint', description: 'Set a breakpoint: a stage (onBeforeRequest, onBeforeSendHeaders, onHeadersReceived, onAuthRequired) and a filter; matching requests pause until answered', views: ['list', 'detail'], footer: true, liveOnly: true },
   { name: 'request.quickRule', keys: [{ input: 'w' }], keyLabel: 'w', short: 'write rule', description: 'Write a rule for the request: block, redirect URL, header Name: value, response-header Name: value, file PATH (a readable .ts file in the rules folder)', views: ['list', 'detail'], footer: true },
   { name: 'session.saveHar', keys: [{ input: 'S' }], keyLabel: 'S', short: 'save HAR', description: 'Save the requests the TUI holds as a HAR 1.2 file in <state-dir>/exports (replays with wrtui replay), with or without --record', views: ['list', 'detail'] },
   { name: 'list.sort', keys: [{ input: 'o' }], keyLabel: 'o', short: 'sort', description: 'Sort the list by the next column: arrival, duration, size, status (largest first; arrival follows new requests)', views: ['list'], footer: true },
@@ -129,9 +132,11 @@ export function commandFor(view: ViewName, input: string, key: Key): CommandName
   return undefined;
 }
 
-/** The commands the footer shows in a view, view-specific ones first. */
-export function footerCommands(view: ViewName): CommandSpec[] {
-  return (COMMANDS as readonly CommandSpec[]).filter((command) => command.footer && isActiveIn(command, view) && (!command.footerIn || command.footerIn.includes(view)));
+/** The commands the footer shows in a view, view-specific ones first; a replay's leaves out what needs the live proxy. */
+export function footerCommands(view: ViewName, mode: SessionMode = 'live'): CommandSpec[] {
+  return (COMMANDS as readonly CommandSpec[]).filter(
+    (command) => command.footer && isActiveIn(command, view) && (!command.footerIn || command.footerIn.includes(view)) && (mode === 'live' || !command.liveOnly),
+  );
 }
 
 /** The whole table grouped for the help screen: global commands, then each view's. */

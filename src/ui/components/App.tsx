@@ -127,7 +127,7 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
         break;
     }
     if (!helpOpen) return;
-    const maxTop = Math.max(0, helpLineCount(width) - (mainHeight - 1));
+    const maxTop = Math.max(0, helpLineCount(width, backend.mode) - (mainHeight - 1));
     const scroll = (top: number) => setHelpTop(Math.min(Math.max(0, top), maxTop));
     if (command === 'move.up') scroll(helpTop - 1);
     else if (command === 'move.down') scroll(helpTop + 1);
@@ -151,7 +151,7 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
 
   const viewActive = !modal && !helpOpen;
   let main;
-  if (helpOpen) main = <HelpScreen top={helpTop} width={width} height={mainHeight} />;
+  if (helpOpen) main = <HelpScreen mode={backend.mode} top={helpTop} width={width} height={mainHeight} />;
   else if (view === 'cookies') main = <CookiesView store={store} backend={backend} state={cookies} setState={setCookies} width={width} height={mainHeight} active={viewActive} />;
   else if (view === 'rules') main = <RulesView backend={backend} rules={rules} state={rulesState} setState={setRulesState} width={width} height={mainHeight} now={now} active={viewActive} />;
   else if (view === 'log') main = <LogView store={store} state={logState} setState={setLogState} width={width} height={mainHeight} active={viewActive} />;
@@ -170,7 +170,7 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
           ) : confirm ? (
             <ConfirmLine spec={confirm} width={width} onClose={() => setConfirm(undefined)} />
           ) : (
-            <Footer view={focus} width={width} notice={notice} />
+            <Footer view={focus} mode={backend.mode} width={width} notice={notice} />
           )}
         </Box>
       </UiActionsContext.Provider>

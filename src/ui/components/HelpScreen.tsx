@@ -3,6 +3,7 @@
 import { Box } from 'ink';
 import { useMemo } from 'react';
 import { renderLine } from '../ansi.js';
+import type { SessionMode } from '../backend.js';
 import { helpSections } from '../commands/command-table.js';
 import { ERROR_SHORT_FORMS } from '../list/request-columns.js';
 import { blank, heading, line, wrapLines, type StyledLine } from '../detail/styled-line.js';
@@ -10,17 +11,19 @@ import { LinesView } from './LinesView.js';
 import { FixedLine } from './FixedLine.js';
 
 export interface HelpScreenProps {
+  mode: SessionMode;
   top: number;
   width: number;
   height: number;
 }
 
-export function helpLines(): StyledLine[] {
+/** The help; a replay's marks the keys that need the live proxy. */
+export function helpLines(mode: SessionMode = 'live'): StyledLine[] {
   const lines: StyledLine[] = [];
   for (const section of helpSections()) {
     if (section.commands.length === 0) continue;
     lines.push(heading(section.title));
-    for (const command of section.commands) lines.push(line('  ', { text: command.keyLabel.padEnd(10), bold: true, color: 'cyan' }, ` ${command.description}`));
+    for (const command of section.commands) lines.push(line('  ', { text: command.keyLabel.padEnd(10), bold: true, color: 'cyan' }, ` ${command.description}`, ...(command.liveOnly && mode === 'replay' ? [{ text: ' (live proxy only: not in a replay)', dim: true }] : [])));
     lines.push(blank);
   }
   lines.push(heading('Filter language (/)'));
@@ -76,8 +79,8 @@ const MARK_HELP: readonly (readonly [string, string])[] = [
   ['+2', 'two more marks did not fit: the Rules tab lists them all'],
 ];
 
-export function HelpScreen({ top, width, height }: HelpScreenProps) {
-  const lines = useMemo(() => wrapLines(helpLines(), width - 2, 14), [width]);
+export function HelpScreen({ mode, top, width, height }: HelpScreenProps) {
+  const lines = useMemo(() => wrapLines(helpLines(mode), width - 2, 14), [mode, width]);
   const bodyHeight = Math.max(1, height - 1);
   const start = Math.min(top, Math.max(0, lines.length - bodyHeight));
   return (
@@ -90,6 +93,6 @@ export function HelpScreen({ top, width, height }: HelpScreenProps) {
   );
 }
 
-export function helpLineCount(width: number): number {
-  return wrapLines(helpLines(), width - 2, 14).length;
+export function helpLineCount(width: number, mode: SessionMode): number {
+  return wrapLines(helpLines(mode), width - 2, 14).length;
 }
