@@ -1,7 +1,7 @@
 // Where each header of a request came from: the client, wrtui's cookie jar, credentials a rule
 // gave, or a rule's onBeforeSendHeaders answer; and the headers the client itself sent, for an
 // export that is honest about it. Pure: it reads the record the journal built.
-import type { ListenerOutcome, WrtuiAddedHeader } from '../../engine/journal.js';
+import type { DnrEntry, ListenerOutcome, WrtuiAddedHeader } from '../../engine/journal.js';
 import type { HttpHeader, HttpHeaders } from '../../engine/types.js';
 import type { RequestRecord } from '../store/request-record.js';
 
@@ -34,9 +34,14 @@ export function headerOrigins(record: RequestRecord): HeaderOrigins | undefined 
   const changers = outcomes.filter((outcome) => outcome.status === 'applied' && outcome.response?.requestHeaders);
   const shownLines = new Set((shown ?? []).map(lineKey));
   const sentLines = new Set(sent.map(lineKey));
+  const dnrChanges = latestDnrHeaderChanges(record);
   const ownersWith = (key: string, present: boolean) => {
     const owners = changers.filter((outcome) => outcome.response!.requestHeaders!.some((header) => lineKey(header) === key) === present).map((outcome) => outcome.owner);
-    return owners.length > 0 ? owners : changers.map((outcome) => outcome.owner);
+    if (owners.length > 0) return owners;
+    // Not a listener's: a declarativeNetRequest rule's, which acts after the listeners saw the headers.
+    const name = key.slice(0, key.indexOf(': '));
+    const byDnr = [...new Set(dnrChanges.filter((change) => change.header.toLowerCase() === name).map((change) => `DNR ${change.extension}`))];
+    return byDnr.length > 0 ? byDnr : changers.map((outcome) => outcome.owner);
   };
   const added = new Map((record.wrtuiAdded ?? []).map((entry) => [entry.header.toLowerCase(), entry]));
   return {
@@ -68,6 +73,15 @@ function wrtuiOrigin(added: WrtuiAddedHeader | undefined): HeaderOrigin {
   if (!added) return { kind: 'client' };
   if (added.by === 'auth credentials') return { kind: 'credentials' };
   return { kind: 'jar', cookies: added.cookies ?? [], withClient: added.clientValue !== undefined };
+}
+
+/** The request-header changes declarativeNetRequest applied on the hop the tab shows. */
+function latestDnrHeaderChanges(record: RequestRecord): NonNullable<DnrEntry['headerChanges']> {
+  for (let index = record.dnr.length - 1; index >= 0; index--) {
+    const entry = record.dnr[index]!;
+    if (entry.stage === 'onBeforeSendHeaders' && entry.url === record.url && !entry.dryRun) return entry.headerChanges ?? [];
+  }
+  return [];
 }
 
 /** The outcomes of the latest onBeforeSendHeaders: the hop whose headers the tab shows. */

@@ -1,0 +1,57 @@
+// The Request tab names who changed each request header. A declarativeNetRequest rule acts after
+// the listeners saw the headers; before, a header it set was labelled "+" with no owner and one it
+// removed "by" nobody. Real proxy, real DNR engine, curl.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lineText } from '../../src/ui/detail/styled-line.js';
+import { requestLines } from '../../src/ui/detail/request-lines.js';
+import { TrafficStore } from '../../src/ui/store/traffic-store.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { finished, requestIdOf, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+
+let origin: Origin;
+let h: ProxyHarness;
+let store: TrafficStore;
+
+beforeAll(async () => {
+  origin = await startOrigin((_req, res) => res.end('origin'));
+  h = await startProxyHarness();
+  await h.engine.dnr.addExtension({
+    extensionId: 'abcdefghijklmnopabcdefghijklmnop',
+    name: 'Header Tool',
+    baseUrl: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/',
+    rulesets: [
+      {
+        id: 'main',
+        path: 'rules.json',
+        enabled: true,
+        rules: [
+          {
+            id: 3,
+            action: { type: 'modifyHeaders', requestHeaders: [{ header: 'x-dnr', operation: 'set', value: 'yes' }, { header: 'user-agent', operation: 'remove' }] },
+            condition: { urlFilter: '/dnr-headers', resourceTypes: ['other'] },
+          },
+        ],
+      },
+    ],
+  });
+  store = new TrafficStore({ maxRequests: 100, flushIntervalMs: 0 });
+  store.attach(h.engine.journal);
+});
+afterAll(async () => {
+  store.close();
+  await h.close();
+  await origin.close();
+});
+
+describe("the Request tab's header origins", () => {
+  it('a header a declarativeNetRequest rule set or removed names its extension, as a listener\'s change names the rule', async () => {
+    const url = `${origin.url}/dnr-headers`;
+    await h.curl(['-s', '-o', '/dev/null', '-A', 'probe-agent', url]);
+    await finished(h, requestIdOf(h, url));
+    store.flush();
+    const record = store.all().find((candidate) => candidate.url === url)!;
+    const text = requestLines(record).map(lineText);
+    expect(text.find((row) => row.includes('x-dnr: yes'))).toMatch(/^\+ DNR Header T… x-dnr: yes$/);
+    expect(text.find((row) => row.includes('probe-agent'))).toMatch(/^- removed\s+User-Agent: probe-agent {2}by DNR Header Tool$/);
+  });
+});
