@@ -6,6 +6,7 @@ import type { BodyEntry, DnrEntry, ListenerOutcome, LogEntry, WebRequestEntry, W
 import type {
   BlockingResponse,
   CookieChangeInfo,
+  HttpHeader,
   HttpHeaders,
   OnBeforeRedirectDetails,
   OnBeforeRequestDetails,
@@ -93,6 +94,11 @@ export interface RequestRecord extends FilterableRequest {
   sentHeaders: HttpHeaders | undefined;
   requestBody: WebRequestBody | undefined;
   responseHeaders: HttpHeaders | undefined;
+  /**
+   * What rules (listeners, declarativeNetRequest) changed in the response headers between what
+   * the server sent (onHeadersReceived) and what the client got; only when they changed any.
+   */
+  responseHeaderChanges: { added: HttpHeaders; removed: HttpHeaders } | undefined;
   /** Every Set-Cookie received, per hop, in order. */
   setCookieHeaders: string[];
   requestBytes: CapturedBody | undefined;
@@ -148,6 +154,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     sentHeaders: undefined,
     requestBody: undefined,
     responseHeaders: undefined,
+    responseHeaderChanges: undefined,
     setCookieHeaders: [],
     requestBytes: undefined,
     responseBytes: undefined,
@@ -185,6 +192,7 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
         record.statusCode = undefined;
         record.statusLine = undefined;
         record.responseHeaders = undefined;
+        record.responseHeaderChanges = undefined;
         record.responseSize = undefined;
       }
       if (before.requestBody) record.requestBody = before.requestBody;
@@ -204,6 +212,9 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
       if (event === 'onResponseStarted') record.fromCache = (details as { fromCache?: boolean }).fromCache === true;
       record.statusCode = response.statusCode;
       record.statusLine = response.statusLine;
+      if (event === 'onHeadersReceived') record.responseHeaderChanges = undefined;
+      // The server's headers (from onHeadersReceived) against the client's: what rules changed.
+      else if (event === 'onResponseStarted' && record.responseHeaders && response.responseHeaders) record.responseHeaderChanges = headerChanges(record.responseHeaders, response.responseHeaders);
       if (response.responseHeaders) {
         record.responseHeaders = response.responseHeaders;
         record.responseSize = contentLength(response.responseHeaders) ?? record.responseBytes?.size;
@@ -356,6 +367,21 @@ export function dryRunKinds(record: RequestRecord): string[] {
     }
   }
   return [...kinds];
+}
+
+/** Lines `after` has that `before` had not, and the other way round; undefined when the same. */
+export function headerChanges(before: HttpHeaders, after: HttpHeaders): RequestRecord['responseHeaderChanges'] {
+  if (before === after) return undefined;
+  if (before.length === after.length && before.every((header, index) => sameLine(header, after[index]!))) return undefined;
+  const added = after.filter((header) => !before.some((other) => sameLine(header, other)));
+  const removed = before.filter((header) => !after.some((other) => sameLine(header, other)));
+  return added.length > 0 || removed.length > 0 ? { added, removed } : undefined;
+}
+
+function sameLine(a: HttpHeader, b: HttpHeader): boolean {
+  if (a.name.toLowerCase() !== b.name.toLowerCase()) return false;
+  if (a.value !== undefined || b.value !== undefined) return a.value === b.value;
+  return Buffer.from(a.binaryValue ?? []).equals(Buffer.from(b.binaryValue ?? []));
 }
 
 export function headerValues(headers: HttpHeaders | undefined, name: string): string[] {
