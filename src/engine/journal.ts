@@ -141,6 +141,12 @@ export interface BodyEntry {
    * content (HAR keeps bodies decoded).
    */
   decoded?: boolean;
+  /**
+   * Present: a response's bytes as the client got them after these owners' StreamFilters (Firefox's
+   * filterResponseData) rewrote them, in the order they ran; journaled after the server's own,
+   * marked decoded, as a filter writes them. Recordings leave it out: a replay runs the filters again.
+   */
+  filteredBy?: string[];
 }
 
 export interface ListeningEntry {

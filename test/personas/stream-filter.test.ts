@@ -1,7 +1,7 @@
 // Firefox's webRequest.filterResponseData under the firefox persona: an unpacked extension in its
 // worker rewrites response bodies on the wire, with traffic through the proxy. Each expectation is
 // what Firefox ESR 153 did with the same add-on code (README, firefox persona, StreamFilter).
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -15,6 +15,10 @@ import { startOrigin, type Origin } from '../helpers/origin.js';
 import { recordSession, rule as sessionRule } from '../session/session-harness.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 import { closeRig } from '../helpers/close-rig.js';
+import { lineText } from '../../src/ui/detail/styled-line.js';
+import { responseLines } from '../../src/ui/detail/response-lines.js';
+import { compileFilter } from '../../src/ui/filter/compile-filter.js';
+import { TrafficStore } from '../../src/ui/store/traffic-store.js';
 
 let harness: ProxyHarness | undefined;
 let host: ExtensionHost | undefined;
@@ -75,9 +79,9 @@ function serve(req: { url?: string }, res: import('node:http').ServerResponse): 
   else res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(Buffer.byteLength(`hello ${url}`)) }).end(`hello ${url}`);
 }
 
-async function start(dirs: string[], options: Partial<ExtensionHostOptions> = {}): Promise<void> {
+async function start(dirs: string[], options: Partial<ExtensionHostOptions> = {}, proxy: { journalBodies?: boolean } = {}): Promise<void> {
   origin = await startOrigin((req, res) => serve(req, res));
-  harness = await startProxyHarness();
+  harness = await startProxyHarness({ proxy });
   host = await ExtensionHost.start(harness.engine, { extensions: dirs, watch: false, typeCheck: false, stateDir: harness.stateDir, persona: 'firefox', ...options });
   expect(host.rules().map((rule) => rule.state)).toEqual(dirs.map(() => 'active'));
 }
@@ -321,6 +325,43 @@ describe('webRequest.filterResponseData under the firefox persona', () => {
     expect(logsOf(harness!.entries, 'capture').some((message) => message.includes('the StreamFilter of Stuck went away mid-body'))).toBe(true);
     expect(await (await harness!.fetch(`${origin!.url}/after`)).body.text()).toBe('hello /after');
   });
+
+  it('the TUI shows the body the client got (what the filter wrote, journaled after the server\'s, marked filteredBy), then the server\'s; body: searches both', async () => {
+    const stamp = `
+      browser.webRequest.onBeforeRequest.addListener((d) => {
+        const filter = browser.webRequest.filterResponseData(d.requestId);
+        filter.ondata = (e) => filter.write(e.data);
+        filter.onstop = () => { filter.write(new TextEncoder().encode(' [stamped]')); filter.close(); };
+      }, { urls: ['<all_urls>'] }, ['blocking']);`;
+    await start([await extension('Stamp', stamp)], {}, { journalBodies: true });
+    const store = new TrafficStore({ maxRequests: 10, flushIntervalMs: 0 });
+    store.attach(harness!.engine.journal);
+    try {
+      expect((await harness!.curl(['-s', `${origin!.url}/plain`])).stdout).toBe('hello /plain [stamped]');
+      const bodies = () => harness!.entries.filter((entry) => entry.kind === 'body' && entry.direction === 'response').map((entry) => entry.kind === 'body' && [entry.filteredBy, Buffer.from(entry.bytes).toString()]);
+      await expect.poll(bodies).toEqual([
+        [undefined, 'hello /plain'],
+        [['Stamp'], 'hello /plain [stamped]'],
+      ]);
+      store.flush();
+      const record = store.all()[0]!;
+      const text = responseLines(record).map(lineText);
+      const client = text.indexOf('Body the client got (22 B, written by the StreamFilter of Stamp)');
+      const server = text.indexOf('Body as the server sent it (12 B as received)');
+      expect(client).toBeGreaterThan(-1);
+      expect(server).toBeGreaterThan(client);
+      expect(text.slice(client, server).join('\n')).toContain('hello /plain [stamped]');
+      expect(text.slice(server).join('\n')).not.toContain('[stamped]');
+      const matches = (expression: string) => {
+        const compiled = compileFilter(expression);
+        return compiled.ok && compiled.predicate!(record);
+      };
+      expect(matches('body:stamped')).toBe(true);
+      expect(matches('body:"hello /plain"')).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
 });
 
 describe('filterResponseData in replay', () => {
@@ -347,6 +388,17 @@ describe('filterResponseData in replay', () => {
       const result = await replaySession(await openRecording(recording.file), { rulesDir: recording.rulesDir });
       expect(filtered(result.journal)).toEqual(['filtered: compressed hello']);
       expect(result.diffs.map((diff) => diff.identical)).toEqual([true]);
+      // The recording keeps the server's body, not what the filter wrote (a replay runs it again),
+      // and a replay that journals bodies (the TUI's) journals what the filter wrote after it.
+      expect(recording.live.some((entry) => entry.kind === 'body' && entry.filteredBy)).toBe(true);
+      expect(await readFile(recording.file, 'utf8')).not.toContain('filteredBy');
+      const withBodies = await replaySession(await openRecording(recording.file), { rulesDir: recording.rulesDir, journalBodies: true, keepJournal: true });
+      const bodies = withBodies.journal.filter((entry) => entry.kind === 'body' && entry.direction === 'response');
+      expect(bodies.map((entry) => entry.kind === 'body' && [entry.filteredBy, Buffer.from(entry.bytes).toString()])).toEqual([
+        [undefined, expect.any(String)], // the server's, gzipped
+        [['filter-gzip'], 'compressed hello'],
+      ]);
+      expect(withBodies.diffs.map((diff) => diff.identical)).toEqual([true]);
     } finally {
       await recording.cleanup();
     }

@@ -24,9 +24,10 @@ import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
 import { handleConnect, handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { issueCertificate } from './ip-certificate.js';
+import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
 import { netErrorOf } from './net-error.js';
-import { framed, headersToForward, ownBytes, readRequestBody, type RequestBodyRead } from './request-intake.js';
+import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, tabIdFrom } from './resource-type.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
 
@@ -454,11 +455,17 @@ export class CaptureProxy {
     // A redirect the client follows ends a filter (Firefox: "Channel redirected"); the next hop may get its own.
     if (head.redirected) for (const filter of filters) filter.fail('Channel redirected');
     else if (filters.length > 0) {
+      // What the filters wrote, for the TUI: the body the client got is not the server's. A filter
+      // writes decoded bytes (it was given them decoded).
+      const delivered = this.#options.journalBodies ? new KeptBody(this.#maxBodySize) : undefined;
       if (kept) {
         incoming.on('data', (chunk: Buffer) => kept.add(chunk));
-        response.once('finish', () => this.#afterResponse(flight, head, kept));
+        response.once('finish', () => {
+          this.#afterResponse(flight, head, kept);
+          if (delivered) this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', filteredBy: filters.map((filter) => filter.ownerId).reverse(), url: flight.url, bytes: delivered.bytes(), complete: delivered.whole, size: delivered.size, decoded: true });
+        });
       }
-      return relayFiltered({ flight, request, response, incoming, head, filters, journal: this.journal, reset: () => this.#reset(request, response) });
+      return relayFiltered({ flight, request, response, incoming, head, filters, journal: this.journal, reset: () => this.#reset(request, response), ...(delivered && { delivered }) });
     }
     return new Promise<void>((resolve) => {
       response.once('finish', () => {
@@ -768,40 +775,6 @@ export class CaptureProxy {
 /** 0.0.0.0 or ::: every interface. */
 function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::';
-}
-
-/** A response body as it streams by: all of it up to `max` bytes, else its first `max` bytes and the total. */
-class KeptBody {
-  readonly #max: number;
-  readonly #chunks: Buffer[] = [];
-  #kept = 0;
-  /** Bytes seen in all. */
-  size = 0;
-  whole = true;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  add(chunk: Buffer): void {
-    this.size += chunk.length;
-    if (this.#kept >= this.#max) {
-      this.whole = false;
-      return;
-    }
-    const room = this.#max - this.#kept;
-    if (chunk.length > room) {
-      this.whole = false;
-      chunk = chunk.subarray(0, room);
-    }
-    this.#chunks.push(chunk);
-    this.#kept += chunk.length;
-  }
-
-  /** The whole body, or its beginning when `whole` is false. */
-  bytes(): Uint8Array {
-    return ownBytes(this.#chunks, this.#kept);
-  }
 }
 
 /** Upstream trailers go on to an HTTP/1.1 client (chunked responses carry them; HTTP/2 ones are dropped). */

@@ -24,6 +24,8 @@ export interface FilteredRelay {
   journal: Journal;
   /** Fails the client's request (a reset it sees). */
   reset: () => void;
+  /** Keeps what the filters wrote, the body the client got (for the journal). */
+  delivered?: { add(chunk: Uint8Array): void };
 }
 
 /** Streams the filtered body; resolves once the client's response ended one way or another. */
@@ -49,7 +51,11 @@ export function relayFiltered(relay: FilteredRelay): Promise<void> {
   if (!noBody && request.httpVersion === '1.1') wireHeaders.push({ name: 'Transfer-Encoding', value: 'chunked' });
 
   const chain = new FilterChain(filters, source, {
-    write: (chunk) => (noBody ? true : response.write(chunk)),
+    write: (chunk) => {
+      if (noBody) return true;
+      relay.delivered?.add(chunk);
+      return response.write(chunk);
+    },
     end: () => response.end(),
     once: (event, listener) => response.once(event, listener),
   });

@@ -13,6 +13,7 @@ import { TransportError } from '../web-request/transport.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest } from './recorded-session.js';
 import type { RecordedTransport } from './recorded-transport.js';
 import type { StepGate } from './replay-scheduler.js';
+import { KeptBody } from '../web-request/kept-body.js';
 
 export interface ReplayDriverContext {
   lifecycle: RequestLifecycle;
@@ -122,9 +123,11 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
       flight.responseStarted();
       // Read once, and only when used: a large HAR body is read from its file.
       const body = filters.length > 0 || context.journalBodies ? answer.readBody() : undefined;
+      // What the filters write is the body a client would get: the TUI shows it beside the server's.
+      const delivered = filters.length > 0 && context.journalBodies ? new KeptBody(Number.MAX_SAFE_INTEGER) : undefined;
       if (filters.length > 0) {
-        // Firefox's StreamFilters get the recorded body as they got the live one (what they write goes nowhere).
-        const outcome = await filterWholeBody(filters, body, answer.headers, lifecycle.listenerTimeoutMs);
+        // Firefox's StreamFilters get the recorded body as they got the live one.
+        const outcome = await filterWholeBody(filters, body, answer.headers, lifecycle.listenerTimeoutMs, delivered && ((chunk) => delivered.add(chunk)));
         if (outcome.kind === 'timed-out') {
           const owners = filters.map((filter) => filter.ownerId).join(', ');
           context.journal.append({ kind: 'log', level: 'warn', source: 'replay', message: `request ${flight.requestId}: the StreamFilter of ${owners} did not close within ${lifecycle.listenerTimeoutMs} ms; replay goes on without it`, requestId: flight.requestId });
@@ -139,6 +142,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
       // As the proxy journals the body it passed on, just after the request's end.
       if (context.journalBodies && body) {
         context.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', url: flight.url, bytes: body, complete: !answer.bodyError, ...(answer.bodyDecoded ? { decoded: true } : { size: body.length }) });
+        if (delivered) context.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', filteredBy: filters.map((filter) => filter.ownerId).reverse(), url: flight.url, bytes: delivered.bytes(), complete: !answer.bodyError, size: delivered.size, decoded: true });
       }
       return flight.requestId;
     }

@@ -160,6 +160,7 @@ export class SessionBuilder {
         return;
       }
       case 'body': {
+        if (entry.filteredBy) return; // what StreamFilters made of the server's body: a replay makes its own
         const body = { bytes: bytesOf(entry.bytes) ?? new Uint8Array(), complete: entry.complete, decoded: entry.decoded === true };
         // A request body comes just before its hop's onBeforeRequest: kept until that event.
         if (entry.direction === 'request') this.#requestBodies.set(entry.requestId, body);
@@ -190,7 +191,7 @@ export class SessionBuilder {
   #settleEnded(next: JournalEntry): void {
     const waiting: RequestInProgress[] = [];
     for (const state of this.#ended) {
-      if (next.kind === 'body' && next.direction === 'response' && next.requestId === state.request.requestId) waiting.push(state);
+      if (next.kind === 'body' && next.direction === 'response' && !next.filteredBy && next.requestId === state.request.requestId) waiting.push(state);
       else this.#handOut(state);
     }
     this.#ended = waiting;

@@ -45,6 +45,8 @@ export class SessionRecorder {
     // Serialised at once: the line is a snapshot, whatever happens to the entry's objects later.
     this.#unsubscribe = engine.journal.subscribe((entry) => {
       if (entry.kind === 'webRequest' && entry.event === 'onBeforeRequest') this.#requestIds.add(entry.details.requestId);
+      // What StreamFilters wrote is the TUI's to show; a replay runs the filters again.
+      if (entry.kind === 'body' && entry.filteredBy) return;
       // A cut body's beginning is for the screen; the file says only that it was cut, as before.
       const kept = entry.kind === 'body' && !entry.complete && entry.bytes.length > 0 ? { ...entry, bytes: new Uint8Array() } : entry;
       output.appendLine(lines.line(prepare(kept)));

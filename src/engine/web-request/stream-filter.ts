@@ -296,9 +296,18 @@ export async function filterWholeBody(
   headers: HttpHeaders,
   /** A filter not closed by then is given up on (told `stop`, its output dropped): replay must not wait for ever. */
   timeoutMs: number,
+  /** Gets what the filters wrote, the body a client would get. */
+  output?: (chunk: Uint8Array) => void,
 ): Promise<ChainOutcome | { kind: 'timed-out' }> {
   const source = decodedStream(Readable.from(body && body.length > 0 ? [body] : []), headers).stream;
-  const chain = new FilterChain(filters, source, { write: () => true, end: () => {}, once: () => undefined });
+  const chain = new FilterChain(filters, source, {
+    write: (chunk) => {
+      output?.(chunk);
+      return true;
+    },
+    end: () => {},
+    once: () => undefined,
+  });
   chain.start();
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([

@@ -1,6 +1,6 @@
 // The Response tab: status line, headers, and the body (decoded for viewing; the TUI keeps bodies
 // up to --max-body-size each, within its body memory), saying when it was cut or let go.
-import type { HttpHeader } from '../../engine/types.js';
+import type { HttpHeader, HttpHeaders } from '../../engine/types.js';
 import { formatBytes } from '../format.js';
 import { bodyEncoding, headerValue, type CapturedBody, type RequestRecord } from '../store/request-record.js';
 import { bodyPreviewLines } from './body-preview.js';
@@ -31,18 +31,30 @@ export function responseLines(record: RequestRecord, unfold = false): StyledLine
   }
   lines.push(blank);
   const body = record.responseBytes;
+  const delivered = record.deliveredBytes;
+  if (delivered) {
+    // A StreamFilter rewrote the body: what the client got first, then what the server sent.
+    const owners = delivered.filteredBy ?? [];
+    lines.push(heading(`Body the client got (${formatBytes(delivered.size)}, written by the StreamFilter${owners.length > 1 ? 's' : ''}${owners.length > 0 ? ` of ${owners.join(', then ')}` : ''}${delivered.complete ? '' : delivered.dropped ? ', dropped' : ', cut'})`));
+    lines.push(...bodyLines(delivered, headers, unfold));
+    lines.push(blank);
+  }
   if (body) {
-    lines.push(heading(`Body (${bodySizeText(body)})`));
-    if (body.dropped) lines.push(line({ text: "Dropped: the TUI lets go of the oldest bodies to stay within its body memory (--body-memory).", color: 'yellow' }));
-    else {
-      if (!body.complete) lines.push(line({ text: `Cut: wrtui kept the first ${formatBytes(body.bytes.length)} of ${formatBytes(body.size)} (--max-body-size); the client got all of it.`, color: 'yellow' }));
-      lines.push(...bodyPreviewLines({ ...body, contentType: headerValue(headers, 'content-type'), contentEncoding: bodyEncoding(body, headers), unfold }));
-    }
+    lines.push(heading(`${delivered ? 'Body as the server sent it' : 'Body'} (${bodySizeText(body)})`));
+    lines.push(...bodyLines(body, headers, unfold));
   } else if (record.phase === 'pending') {
     lines.push(line({ text: 'The body has not arrived yet.', dim: true }));
   } else {
     lines.push(line({ text: 'No body (none was sent, or this session does not keep bodies: headless keeps them only with --record).', dim: true }));
   }
+  return lines;
+}
+
+function bodyLines(body: CapturedBody, headers: HttpHeaders, unfold: boolean): StyledLine[] {
+  if (body.dropped) return [line({ text: 'Dropped: the TUI lets go of the oldest bodies to stay within its body memory (--body-memory).', color: 'yellow' })];
+  const lines: StyledLine[] = [];
+  if (!body.complete) lines.push(line({ text: `Cut: wrtui kept the first ${formatBytes(body.bytes.length)} of ${formatBytes(body.size)} (--max-body-size); the client got all of it.`, color: 'yellow' }));
+  lines.push(...bodyPreviewLines({ ...body, contentType: headerValue(headers, 'content-type'), contentEncoding: bodyEncoding(body, headers), unfold }));
   return lines;
 }
 

@@ -1,5 +1,5 @@
 // What `header:` and `body:` filters look at: a request's headers (as sent, and the response's)
-// and its bodies as text, decoded once and remembered (a filter runs on every record it shows).
+// and its bodies (a StreamFilter's rewrite too) as text, decoded once and remembered (a filter runs on every record it shows).
 import type { HttpHeaders } from '../../engine/types.js';
 import { searchableText } from '../detail/body-preview.js';
 import { bodyEncoding } from '../store/request-record.js';
@@ -13,6 +13,8 @@ export interface RequestContent {
   responseHeaders?: HttpHeaders | undefined;
   requestBytes?: { bytes: Uint8Array; decoded?: boolean } | undefined;
   responseBytes?: { bytes: Uint8Array; decoded?: boolean } | undefined;
+  /** The response as the client got it, when StreamFilters rewrote it. */
+  deliveredBytes?: { bytes: Uint8Array; decoded?: boolean } | undefined;
 }
 
 const texts = new WeakMap<Uint8Array, string | null>();
@@ -32,6 +34,7 @@ export function bodyTexts(request: RequestContent): string[] {
   };
   add(request.requestBytes, request.sentHeaders ?? request.requestHeaders);
   add(request.responseBytes, request.responseHeaders);
+  add(request.deliveredBytes, request.responseHeaders);
   return out;
 }
 

@@ -6,9 +6,12 @@ import type { CapturedBody, RequestRecord } from './request-record.js';
 /** 256 MiB: thousands of typical responses, and a bound a laptop does not notice. */
 export const DEFAULT_BODY_BUDGET_BYTES = 256 * 1024 * 1024;
 
+/** Which of a record's bodies: the request's, the server's response, the response the client got (after StreamFilters). */
+export type BodySlot = 'request' | 'response' | 'delivered';
+
 interface Held {
   record: RequestRecord;
-  direction: 'request' | 'response';
+  direction: BodySlot;
   body: CapturedBody;
 }
 
@@ -36,7 +39,7 @@ export class BodyBudget {
   }
 
   /** `record` now holds `body`: counted, and the oldest bodies let go while over budget. */
-  hold(record: RequestRecord, direction: 'request' | 'response', body: CapturedBody): void {
+  hold(record: RequestRecord, direction: BodySlot, body: CapturedBody): void {
     const held: Held = { record, direction, body };
     this.#bytes += body.bytes.byteLength;
     this.#byAge.add(held);
@@ -48,6 +51,7 @@ export class BodyBudget {
       this.#forget(oldest);
       const dropped: CapturedBody = { bytes: new Uint8Array(), size: oldest.body.size, complete: false, dropped: true };
       if (oldest.direction === 'request') oldest.record.requestBytes = dropped;
+      else if (oldest.direction === 'delivered') oldest.record.deliveredBytes = dropped;
       else oldest.record.responseBytes = dropped;
       oldest.record.revision++;
       this.#dropped++;
@@ -55,7 +59,7 @@ export class BodyBudget {
   }
 
   /** A record left the list, or replaces its body in `direction`: those bytes no longer count. */
-  release(record: RequestRecord, direction?: 'request' | 'response'): void {
+  release(record: RequestRecord, direction?: BodySlot): void {
     for (const held of [...(this.#byRecord.get(record) ?? [])]) {
       if (direction === undefined || held.direction === direction) this.#forget(held);
     }

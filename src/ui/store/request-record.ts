@@ -103,6 +103,8 @@ export interface RequestRecord extends FilterableRequest {
   setCookieHeaders: string[];
   requestBytes: CapturedBody | undefined;
   responseBytes: CapturedBody | undefined;
+  /** The response as the client got it after StreamFilters rewrote it (Firefox's filterResponseData). */
+  deliveredBytes: (CapturedBody & { filteredBy?: string[] }) | undefined;
   /** Content-Length of the response, or the body size when the journal had it. */
   responseSize: number | undefined;
   verdicts: Set<RuleVerdict>;
@@ -158,6 +160,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     setCookieHeaders: [],
     requestBytes: undefined,
     responseBytes: undefined,
+    deliveredBytes: undefined,
     responseSize: undefined,
     verdicts: new Set(),
     rules: new Set(),
@@ -292,6 +295,7 @@ export function applyBodyEntry(record: RequestRecord, entry: BodyEntry): Capture
     ...(entry.decoded && { decoded: true }),
   };
   if (entry.direction === 'request') record.requestBytes = body;
+  else if (entry.filteredBy) record.deliveredBytes = { ...body, filteredBy: entry.filteredBy };
   else {
     record.responseBytes = body;
     // What crossed the wire, chunked responses included (Content-Length said it already otherwise);

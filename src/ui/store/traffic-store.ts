@@ -293,8 +293,9 @@ export class TrafficStore {
   }
 
   #applyBody(record: RequestRecord, entry: BodyEntry): void {
-    this.#bodies.release(record, entry.direction); // a redirect's next hop replaces the body
-    this.#bodies.hold(record, entry.direction, applyBodyEntry(record, entry));
+    const slot = entry.filteredBy ? 'delivered' : entry.direction;
+    this.#bodies.release(record, slot); // a redirect's next hop replaces the body
+    this.#bodies.hold(record, slot, applyBodyEntry(record, entry));
     this.#dirty.add(record);
   }
 
