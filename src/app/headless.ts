@@ -4,6 +4,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { JournalEntry } from '../engine/journal.js';
 import { announceListening, startCaptureSession, type SessionOptions } from './capture-session.js';
 import { toJsonLine } from './json-line.js';
+import { recordedClause } from './record-session.js';
 import { createRequestLog } from './request-log.js';
 
 export interface HeadlessOptions extends SessionOptions {
@@ -40,8 +41,9 @@ export async function runHeadless(options: HeadlessOptions): Promise<void> {
       session.engine.journal.append({ kind: 'log', level: 'info', source: 'wrtui', message: `stopping on ${signal}` });
       await session.close();
       // One line at the end (stderr under --json, whose stdout is the journal's alone).
-      if (requestLog) write(`wrtui stopped on ${signal}: ${requestLog.summary()}; cookie store saved in ${resolvePath(options.stateDir)}`);
-      else process.stderr.write(`wrtui stopped on ${signal}; cookie store saved in ${resolvePath(options.stateDir)}\n`);
+      const saved = `cookie store saved in ${resolvePath(options.stateDir)}${recordedClause(session.recorder)}`;
+      if (requestLog) write(`wrtui stopped on ${signal}: ${requestLog.summary()}; ${saved}`);
+      else process.stderr.write(`wrtui stopped on ${signal}; ${saved}\n`);
       resolve();
     };
     process.on('SIGINT', stop);

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { launchBrowser, type BrowserOptions, type LaunchedBrowser } from '../app/browser-launch.js';
 import { announceListening, startCaptureSession, type SessionOptions } from '../app/capture-session.js';
+import { recordedClause } from '../app/record-session.js';
 import { PERF_LOG_ENV, startPerfProbe, type PerfProbe } from './perf-probe.js';
 import { createSessionBackend } from './session-backend.js';
 import { captureStderr } from './stderr-capture.js';
@@ -78,7 +79,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
     screen.close();
     restoreStderr();
   }
-  process.stdout.write(`wrtui stopped: ${store.seenCount} requests seen; cookie store saved in ${resolve(options.stateDir)}\n`);
+  process.stdout.write(`wrtui stopped: ${store.seenCount} requests seen; cookie store saved in ${resolve(options.stateDir)}${recordedClause(session.recorder)}\n`);
 }
 
 /**

@@ -110,6 +110,18 @@ describe('wrtui headless (plain)', () => {
     expect(run.lines.filter((l) => l.includes('unloaded'))).toEqual([]);
     expect(run.lines.at(-1)).toMatch(/^wrtui stopped on SIGINT: 1 request \(0 failed, 0 touched by rules\), 3 rules loaded; cookie store saved in /);
   });
+
+  it('with --record, its last line says where the recording went and how to replay it', async () => {
+    const run = await startHeadless(['--record', 'my session.ndjson'], workDir);
+    const listening = await run.waitFor((line) => line.startsWith('wrtui listening on '));
+    const url = /on (http:\/\/\S+)/.exec(listening)![1]!;
+    await (await request(`${origin.url}/recorded`, { dispatcher: new ProxyAgent({ uri: url, proxyTunnel: false }) })).body.text();
+    await run.waitFor((l) => l.includes('/recorded'));
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.lines.at(-1)).toMatch(/; recorded 1 request to my session\.ndjson \(wrtui replay 'my session\.ndjson'\)$/);
+    expect((await readFile(join(workDir, 'my session.ndjson'), 'utf8')).split('\n').some((line) => line.includes('/recorded'))).toBe(true);
+  });
 });
 
 describe('wrtui ca', () => {
