@@ -9,7 +9,7 @@ import { commandFor } from '../../src/ui/commands/command-table.js';
 import { footerLine } from '../../src/ui/components/Footer.js';
 import { helpLines } from '../../src/ui/components/HelpScreen.js';
 import { editText } from '../../src/ui/components/PromptLine.js';
-import { bodyPreviewLines } from '../../src/ui/detail/body-preview.js';
+import { bodyPreviewLines, firstLines } from '../../src/ui/detail/body-preview.js';
 import { detailTabsFor, nextTab } from '../../src/ui/detail/detail-tabs.js';
 import { bodyMatchCount, searchLines } from '../../src/ui/detail/search-lines.js';
 import { lineText, wrapLines } from '../../src/ui/detail/styled-line.js';
@@ -129,6 +129,21 @@ describe('body previews', () => {
     const lines = bodyPreviewLines({ bytes: Buffer.from('x\n'.repeat(5000)), complete: true });
     expect(lines.length).toBeLessThan(510);
     expect(lineText(lines.at(-1)!)).toMatch(/more lines/);
+  });
+
+  it('a large body shows its first 500 lines and says exactly how many more there are; markup is numbered to the width of its last line number', () => {
+    const log = bodyPreviewLines({ bytes: Buffer.from('ok\r\n'.repeat(2_000_000)), contentType: 'text/plain', complete: true }).map(lineText);
+    expect(log).toHaveLength(501);
+    expect(log[0]).toBe('ok');
+    expect(log.at(-1)).toBe('… 1999501 more lines'); // 2,000,000 lines and the empty one after the last CRLF, 500 shown
+    const html = bodyPreviewLines({ bytes: Buffer.from('<p>\n'.repeat(12_000)), contentType: 'text/html', complete: true }).map(lineText);
+    expect(html[0]).toBe('    1 │ <p>');
+    expect(html.at(-1)).toBe('… 11501 more lines');
+    expect(firstLines('a\nb', 5)).toEqual({ shown: ['a', 'b'], total: 2 });
+    expect(firstLines('a\r\nb\n', 2)).toEqual({ shown: ['a', 'b'], total: 3 });
+    const form = bodyPreviewLines({ bytes: Buffer.from(Array.from({ length: 600 }, (_, i) => `f${i}=${i}`).join('&')), contentType: 'application/x-www-form-urlencoded', complete: true }).map(lineText);
+    expect(form).toHaveLength(501);
+    expect(form.at(-1)).toBe('… 101 more lines');
   });
 });
 

@@ -44,26 +44,50 @@ export function bodyPreviewLines(input: BodyPreviewInput): StyledLine[] {
   } else if (type === 'application/x-www-form-urlencoded') {
     const fields = [...new URLSearchParams(text)];
     lines.push(line({ text: `form data, ${fields.length} field${fields.length === 1 ? '' : 's'}`, dim: true }));
-    for (const [name, value] of fields) lines.push(line({ text: name, color: 'cyan' }, ' = ', value));
+    const room = MAX_PREVIEW_LINES - lines.length;
+    for (const [name, value] of fields.slice(0, room)) lines.push(line({ text: name, color: 'cyan' }, ' = ', value));
+    if (fields.length > room) lines.push(line({ text: `… ${fields.length - room} more lines`, dim: true }));
   } else if (looksLikeJson(input.contentType, text)) {
     const pretty = foldedJson(text, input.unfold ?? false);
-    for (const textLine of (pretty ?? text).split(/\r?\n/)) lines.push(line(textLine));
+    const { shown, total } = firstLines(pretty ?? text, MAX_PREVIEW_LINES - lines.length);
+    for (const textLine of shown) lines.push(line(textLine));
+    if (total > shown.length) lines.push(line({ text: `… ${total - shown.length} more lines`, dim: true }));
     if (pretty === undefined && !input.complete) lines.push(line({ text: '(JSON cut short: shown as text)', dim: true }));
   } else if (SOURCE_TYPES.test(type)) {
     // Markup, scripts and styles: with line numbers, to talk about line 412 of a bundle.
-    const textLines = text.split(/\r?\n/);
-    const width = String(textLines.length).length;
-    for (const [index, textLine] of textLines.entries()) lines.push(line({ text: `${String(index + 1).padStart(width)} │ `, dim: true }, textLine));
+    const { shown, total } = firstLines(text, MAX_PREVIEW_LINES - lines.length);
+    const width = String(total).length;
+    for (const [index, textLine] of shown.entries()) lines.push(line({ text: `${String(index + 1).padStart(width)} │ `, dim: true }, textLine));
+    if (total > shown.length) lines.push(line({ text: `… ${total - shown.length} more lines`, dim: true }));
   } else {
-    for (const textLine of text.split(/\r?\n/)) lines.push(line(textLine));
-  }
-  if (lines.length > MAX_PREVIEW_LINES) {
-    const more = lines.length - MAX_PREVIEW_LINES;
-    lines.length = MAX_PREVIEW_LINES;
-    lines.push(line({ text: `… ${more} more lines`, dim: true }));
+    const { shown, total } = firstLines(text, MAX_PREVIEW_LINES - lines.length);
+    for (const textLine of shown) lines.push(line(textLine));
+    if (total > shown.length) lines.push(line({ text: `… ${total - shown.length} more lines`, dim: true }));
   }
   if (!input.complete) lines.push(line({ text: '… (the body is longer than what wrtui kept)', dim: true }));
   return lines;
+}
+
+/**
+ * The first `max` lines of `text` (split at \n or \r\n) and how many it has in all. Only those
+ * lines are cut out: a 10 MB log has two million, and making each a string (then a styled line)
+ * to show 500 of them froze the TUI for over a second.
+ */
+export function firstLines(text: string, max: number): { shown: string[]; total: number } {
+  const shown: string[] = [];
+  let start = 0;
+  while (shown.length < max) {
+    const end = text.indexOf('\n', start);
+    if (end === -1) {
+      shown.push(text.slice(start));
+      return { shown, total: shown.length };
+    }
+    shown.push(text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end));
+    start = end + 1;
+  }
+  let total = shown.length + 1; // the line that starts at `start`
+  for (let at = text.indexOf('\n', start); at !== -1; at = text.indexOf('\n', at + 1)) total++;
+  return { shown, total };
 }
 
 /**
