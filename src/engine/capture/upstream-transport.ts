@@ -19,6 +19,9 @@ import { tlsFactsReader, type TlsFacts } from '../web-request/security-info.js';
 import { UpstreamSockets } from './loop-guard.js';
 import { netErrorOf } from './net-error.js';
 
+
+/** The most response head wrtui reads from an upstream, as Chromium does. */
+export const MAX_RESPONSE_HEAD_BYTES = 256 * 1024;
 export interface UpstreamTransportOptions {
   /** Hosts whose certificates are not verified (--insecure-upstream). */
   insecureHosts?: readonly string[];
@@ -162,6 +165,10 @@ export class UpstreamTransport implements Transport {
         rejectUnauthorized: !this.#insecure.has(hostname),
       }),
       timeout: this.#timeoutMs,
+      // Chromium reads up to 256 KiB of response head (http_stream_parser.h, kMaxHeaderBufSize)
+      // before net::ERR_RESPONSE_HEADERS_TOO_BIG; Node's default is 16 KiB, which failed pages
+      // with many or long Set-Cookie or CSP headers that a browser loads.
+      maxHeaderSize: MAX_RESPONSE_HEAD_BYTES,
     });
     pending.request = outgoing;
     let settled = false;
