@@ -1,7 +1,8 @@
-// How much response head wrtui reads from an upstream: as much as Chromium does (256 KiB,
-// net/http/http_stream_parser.h kMaxHeaderBufSize), not Node's default 16 KiB. A page whose
+// How much head wrtui reads. From an upstream, as much as Chromium does (256 KiB,
+// net/http/http_stream_parser.h kMaxHeaderBufSize), not Node's default 16 KiB: a page whose
 // server sends many or long Set-Cookie or CSP headers loads in a browser and must load through
-// wrtui; past Chromium's limit it fails as Chromium fails it.
+// wrtui; past Chromium's limit it fails as Chromium fails it. From a client, up to 64 KiB (more is
+// answered 431: test/capture/robustness.test.ts), so that a big Cookie header goes on to the origin.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnErrorOccurredDetails, OnHeadersReceivedDetails } from '../../src/engine/types.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
@@ -42,6 +43,22 @@ describe('the response head wrtui reads from an upstream', () => {
     const { stdout } = await h.curl(['-s', '-o', '/dev/null', '-w', '%{http_code}', url]);
     expect(stdout).toBe('502');
     const end = await finished(h, requestIdOf(h, url));
-    expect((end.details as OnErrorOccurredDetails).error).toBe('net::ERR_RESPONSE_HEADERS_TOO_BIG');
+    expect(end.kind === 'webRequest' && (end.details as OnErrorOccurredDetails).error).toBe('net::ERR_RESPONSE_HEADERS_TOO_BIG');
+  });
+});
+
+describe('the request head wrtui reads from a client', () => {
+  it('a 40 KiB Cookie header (over Node\'s 16 KiB default) goes on to an origin that takes it, not answered 431 by wrtui', async () => {
+    const { createServer } = await import('node:http');
+    const big = createServer({ maxHeaderSize: 1024 * 1024 }, (req, res) => res.end(`cookie ${req.headers.cookie?.length ?? 0}`));
+    await new Promise<void>((resolve) => big.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(big.address() as { port: number }).port}/big-cookie`;
+      const cookie = `big=${'x'.repeat(40 * 1024)}`;
+      const { stdout } = await h.curl(['-s', '-w', ' %{http_code}', '-H', `Cookie: ${cookie}`, url]);
+      expect(stdout).toBe(`cookie ${cookie.length} 200`);
+    } finally {
+      await new Promise((resolve) => big.close(resolve));
+    }
   });
 });

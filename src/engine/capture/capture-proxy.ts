@@ -22,7 +22,7 @@ import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead }
 import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { handleConnect, handleEveryRequest, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
@@ -31,6 +31,9 @@ import { framed, headersToForward, readRequestBody, type RequestBodyRead } from 
 import { frameInfoFor, inferResourceType, tabIdFrom } from './resource-type.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
 
+
+/** The most request head wrtui reads from a client (Node's default: 16 KiB). */
+const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 export interface CaptureProxyOptions {
   lifecycle: RequestLifecycle;
   /** PEM certificate and key of the CA that signs intercepted hosts' certificates. */
@@ -163,6 +166,11 @@ export class CaptureProxy {
     this.#addresses = [host === 'localhost' ? '127.0.0.1' : host];
     if (host === 'localhost') await this.#alsoListenOn('::1');
     handleConnect(this.#server, (request, socket, proceed) => void this.#handleConnect(request, socket, proceed));
+    // wrtui should not refuse (431) a request head the origin would take, a browser's big Cookie
+    // header say: servers commonly allow 16–64 KiB. Past that it is answered 431, as before.
+    if (!setRequestHeadLimit(this.#server, MAX_REQUEST_HEAD_BYTES)) {
+      this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: "mockttp's HTTP/1 server is not where wrtui expects it: request heads over 16 KiB are answered 431" });
+    }
   }
 
   // ── CONNECT ───────────────────────────────────────────────────────────────

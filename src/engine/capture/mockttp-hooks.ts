@@ -152,6 +152,19 @@ export function listeningServer(server: mockttp.Mockttp): Server {
   return combo;
 }
 
+/**
+ * The most request head mockttp's HTTP/1 server reads from a client (Node's default is 16 KiB, a
+ * 431 past it). Node reads `maxHeaderSize` off the server for each new connection, so setting it
+ * on httpolyglot's HTTP/1 sub-server after start applies to every client. False when the server is
+ * not shaped as expected (the default limit stays).
+ */
+export function setRequestHeadLimit(server: mockttp.Mockttp, bytes: number): boolean {
+  const http1 = (listeningServer(server) as unknown as { _httpServer?: { maxHeaderSize?: number; listenerCount?: unknown } })._httpServer;
+  if (!http1 || typeof http1.listenerCount !== 'function') return false;
+  http1.maxHeaderSize = bytes;
+  return true;
+}
+
 export type ConnectHandler = (request: IncomingMessage, socket: Socket, proceed: () => void) => void;
 
 /**
