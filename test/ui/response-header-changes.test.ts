@@ -3,6 +3,7 @@
 // showed the final headers only, and a Set-Cookie a rule removed was simply not there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineText } from '../../src/ui/detail/styled-line.js';
+import { cookiesLines } from '../../src/ui/detail/cookies-lines.js';
 import { responseLines } from '../../src/ui/detail/response-lines.js';
 import { TrafficStore } from '../../src/ui/store/traffic-store.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
@@ -55,6 +56,16 @@ describe('the Response tab of a response rules changed', () => {
     expect(text).toContain('- x-powered-by: origin  removed');
     expect(text).toContain('  changed by csp, DNR Cookie Cutter (onHeadersReceived)');
     expect(text.some((row) => /^\s+set-cookie/i.test(row))).toBe(false);
+  });
+
+  it('the Cookies tab says a Set-Cookie a rule removed never reached the jar, rather than "rejected"', async () => {
+    const url = `${origin.url}/changed?cookies`;
+    await h.curl(['-s', '-o', '/dev/null', url]);
+    await finished(h, requestIdOf(h, url));
+    store.flush();
+    const text = cookiesLines(store.all().find((candidate) => candidate.url === url)!).map(lineText);
+    expect(text).toContain('  sid=1  removed by a rule: the jar never saw it');
+    expect(text).toContain('  none (rules removed every Set-Cookie; the Response tab says which)');
   });
 
   it('a response no rule touched reads as before: its headers, no marks', async () => {

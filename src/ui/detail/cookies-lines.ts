@@ -17,11 +17,14 @@ export function cookiesLines(record: RequestRecord): StyledLine[] {
   lines.push(blank);
   lines.push(heading(`Set-Cookie received (${record.setCookieHeaders.length})`));
   if (record.setCookieHeaders.length === 0) lines.push(line({ text: '  none', dim: true }));
-  for (const header of record.setCookieHeaders) lines.push(line('  ', header));
+  // The jar takes the final headers: a Set-Cookie a rule removed (onHeadersReceived, DNR) never reached it.
+  const removed = new Set(record.responseHeaderChanges?.removed.filter((header) => header.name.toLowerCase() === 'set-cookie').map((header) => header.value));
+  for (const header of record.setCookieHeaders) lines.push(removed.has(header) ? line('  ', { text: header, dim: true }, { text: '  removed by a rule: the jar never saw it', color: 'yellow' }) : line('  ', header));
   lines.push(blank);
   lines.push(heading(`Cookie changes it caused (${record.cookieChanges.length})`));
   if (record.cookieChanges.length === 0) {
-    lines.push(line({ text: record.setCookieHeaders.length > 0 ? '  none (rejected, or no change; see the log view for why)' : '  none', dim: true }));
+    const why = record.setCookieHeaders.length === 0 ? '' : record.setCookieHeaders.every((header) => removed.has(header)) ? ' (rules removed every Set-Cookie; the Response tab says which)' : ' (rejected, or no change; see the log view for why)';
+    lines.push(line({ text: `  none${why}`, dim: true }));
   }
   for (const { time, changeInfo } of record.cookieChanges) {
     const { cookie, removed, cause } = changeInfo;
