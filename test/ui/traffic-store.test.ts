@@ -280,6 +280,23 @@ describe('the filter', () => {
     expect(store.visible().map((record) => record.path)).toEqual(['/slow']);
   });
 
+  it('clear() keeps the requests still in flight: their outcome shows when it comes (before, it never did)', async () => {
+    await driver.request('http://a.test/done');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const running = driver.request('http://a.test/long-poll', { route: async () => (await gate, respond(200, 'news')) });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    store.flush();
+    store.setFilter(predicate('a.test'));
+    store.clear();
+    expect(store.all().map((record) => [record.path, record.phase])).toEqual([['/long-poll', 'pending']]);
+    expect(store.visible().map((record) => record.path)).toEqual(['/long-poll']);
+    release();
+    await running;
+    store.flush();
+    expect(store.all().map((record) => [record.path, record.phase, record.statusCode])).toEqual([['/long-poll', 'completed', 200]]);
+  });
+
   it('clear() forgets every request, filtered or not', async () => {
     await driver.request('http://a.test/1');
     store.setFilter(predicate('a.test'));

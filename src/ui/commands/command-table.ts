@@ -65,7 +65,7 @@ export const COMMANDS = [
   { name: 'breakpoint.redirect', keys: [{ input: 'u' }], keyLabel: 'u', short: 'redirect', description: 'A request paused at onBeforeRequest or onHeadersReceived: redirect it to a URL', views: ['list', 'detail'], liveOnly: true },
   { name: 'breakpoint.editHeaders', keys: [{ input: 'E' }], keyLabel: 'E', short: 'edit headers', description: 'A request paused at onBeforeSendHeaders or onHeadersReceived: edit its request or response headers in $EDITOR', views: ['list', 'detail'], liveOnly: true },
   { name: 'breakpoint.credentials', keys: [{ input: 'C' }], keyLabel: 'C', short: 'credentials', description: 'A request paused at onAuthRequired: answer with user:password', views: ['list', 'detail'], liveOnly: true },
-  { name: 'list.clear', keys: [{ input: 'x' }], keyLabel: 'x', short: 'clear', description: 'Clear the request list', views: ['list'], footer: true },
+  { name: 'list.clear', keys: [{ input: 'x' }], keyLabel: 'x', short: 'clear', description: 'Clear the finished requests from the list (those in flight or paused stay)', views: ['list'], footer: true },
   { name: 'detail.close', keys: [{ special: 'escape' }], keyLabel: 'esc', short: 'close', description: 'Close the detail pane', views: ['detail'], footer: true },
   { name: 'tab.next', keys: [{ special: 'tab', shift: false }, { special: 'rightArrow' }, { input: 'l' }], keyLabel: 'tab/→', short: 'next tab', description: 'Next tab of the detail pane', views: ['detail'], footer: true },
   { name: 'tab.previous', keys: [{ special: 'tab', shift: true }, { special: 'leftArrow' }, { input: 'h' }], keyLabel: 'S-tab/←', short: 'prev tab', description: 'Previous tab of the detail pane', views: ['detail'] },

@@ -513,23 +513,30 @@ export class TrafficStore {
   }
 
   /**
-   * Forgets every request (the "clear" command); requests still in flight are not shown again.
-   * A replay's new run (`rerun`) also forgets the cookie change log (it starts from the recording's
-   * cookies).
+   * Forgets every finished request (the "clear" command). Requests still in flight, or paused at a
+   * breakpoint, stay: what the user waits for is their outcome (or their own answer to a paused
+   * one), which would otherwise never show. A replay's new run (`rerun`) forgets everything, the
+   * cookie change log too (it starts from the recording's cookies).
    */
   clear(options: { rerun?: boolean } = {}): void {
-    this.#earlyBodies.clear();
-    this.#earlyBytes = 0;
+    const kept = options.rerun ? [] : this.#records.filter((record) => record.phase === 'pending');
     if (options.rerun) {
+      this.#earlyBodies.clear();
+      this.#earlyBytes = 0;
       this.#cookieLog.clear();
       this.#cookiesVersion++;
     }
-    this.#records = [];
+    this.#records = kept;
     this.#bodies.clear();
-    this.#visible = this.#predicate ? [] : this.#records;
+    for (const record of kept) {
+      if (record.requestBytes && !record.requestBytes.dropped) this.#bodies.hold(record, 'request', record.requestBytes);
+      if (record.responseBytes && !record.responseBytes.dropped) this.#bodies.hold(record, 'response', record.responseBytes);
+    }
+    this.#visible = this.#predicate ? kept.filter((record) => this.#matching.has(record)) : this.#records;
     this.#byId.clear();
+    for (const record of kept) this.#byId.set(record.requestId, record);
     this.#dirty.clear();
-    this.#awaitingCookies.clear();
+    for (const record of this.#awaitingCookies) if (record.phase !== 'pending' || options.rerun) this.#awaitingCookies.delete(record);
     this.#pendingChange = true;
     this.flush();
   }
