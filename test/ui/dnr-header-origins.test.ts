@@ -4,18 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineText } from '../../src/ui/detail/styled-line.js';
 import { requestLines } from '../../src/ui/detail/request-lines.js';
-import { TrafficStore } from '../../src/ui/store/traffic-store.js';
-import { startOrigin, type Origin } from '../helpers/origin.js';
-import { finished, requestIdOf, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { startStoreRig, type StoreRig } from '../helpers/store-rig.js';
 
-let origin: Origin;
-let h: ProxyHarness;
-let store: TrafficStore;
-
+let rig: StoreRig;
 beforeAll(async () => {
-  origin = await startOrigin((_req, res) => res.end('origin'));
-  h = await startProxyHarness();
-  await h.engine.dnr.addExtension({
+  rig = await startStoreRig((_req, res) => res.end('origin'));
+  await rig.h.engine.dnr.addExtension({
     extensionId: 'abcdefghijklmnopabcdefghijklmnop',
     name: 'Header Tool',
     baseUrl: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/',
@@ -34,23 +28,12 @@ beforeAll(async () => {
       },
     ],
   });
-  store = new TrafficStore({ maxRequests: 100, flushIntervalMs: 0 });
-  store.attach(h.engine.journal);
 });
-afterAll(async () => {
-  store.close();
-  await h.close();
-  await origin.close();
-});
+afterAll(() => rig.close());
 
 describe("the Request tab's header origins", () => {
-  it('a header a declarativeNetRequest rule set or removed names its extension, as a listener\'s change names the rule', async () => {
-    const url = `${origin.url}/dnr-headers`;
-    await h.curl(['-s', '-o', '/dev/null', '-A', 'probe-agent', url]);
-    await finished(h, requestIdOf(h, url));
-    store.flush();
-    const record = store.all().find((candidate) => candidate.url === url)!;
-    const text = requestLines(record).map(lineText);
+  it("a header a declarativeNetRequest rule set or removed names its extension, as a listener's change names the rule", async () => {
+    const text = requestLines(await rig.record('/dnr-headers', ['-s', '-o', '/dev/null', '-A', 'probe-agent'])).map(lineText);
     expect(text.find((row) => row.includes('x-dnr: yes'))).toMatch(/^\+ DNR Header T… x-dnr: yes$/);
     expect(text.find((row) => row.includes('probe-agent'))).toMatch(/^- removed\s+User-Agent: probe-agent {2}by DNR Header Tool$/);
   });

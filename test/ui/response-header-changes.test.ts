@@ -5,51 +5,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineText } from '../../src/ui/detail/styled-line.js';
 import { cookiesLines } from '../../src/ui/detail/cookies-lines.js';
 import { responseLines } from '../../src/ui/detail/response-lines.js';
-import { TrafficStore } from '../../src/ui/store/traffic-store.js';
-import { startOrigin, type Origin } from '../helpers/origin.js';
-import { finished, requestIdOf, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { startStoreRig, type StoreRig } from '../helpers/store-rig.js';
 
-let origin: Origin;
-let h: ProxyHarness;
-let store: TrafficStore;
-
+let rig: StoreRig;
 beforeAll(async () => {
-  origin = await startOrigin((_req, res) => {
+  rig = await startStoreRig((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': 'sid=1', 'x-powered-by': 'origin' });
     res.end('origin');
   });
-  h = await startProxyHarness();
-  await h.engine.dnr.addExtension({
+  await rig.h.engine.dnr.addExtension({
     extensionId: 'abcdefghijklmnopabcdefghijklmnop',
     name: 'Cookie Cutter',
     baseUrl: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/',
     rulesets: [{ id: 'main', path: 'rules.json', enabled: true, rules: [{ id: 1, action: { type: 'modifyHeaders', responseHeaders: [{ header: 'set-cookie', operation: 'remove' }] }, condition: { urlFilter: '/changed', resourceTypes: ['other'] } }] }],
   });
-  h.api('csp').chrome.webRequest!.onHeadersReceived.addListener(
+  rig.h.api('csp').chrome.webRequest!.onHeadersReceived.addListener(
     (details) => (details.url.endsWith('/changed') ? { responseHeaders: [...details.responseHeaders!.filter((header) => header.name.toLowerCase() !== 'x-powered-by'), { name: 'Content-Security-Policy', value: "default-src 'self'" }] } : undefined),
     { urls: ['<all_urls>'] },
     ['blocking', 'responseHeaders'],
   );
-  store = new TrafficStore({ maxRequests: 100, flushIntervalMs: 0 });
-  store.attach(h.engine.journal);
 });
-afterAll(async () => {
-  store.close();
-  await h.close();
-  await origin.close();
-});
-
-async function responseTab(path: string): Promise<string[]> {
-  const url = `${origin.url}${path}`;
-  await h.curl(['-s', '-o', '/dev/null', url]);
-  await finished(h, requestIdOf(h, url));
-  store.flush();
-  return responseLines(store.all().find((candidate) => candidate.url === url)!).map(lineText);
-}
+afterAll(() => rig.close());
 
 describe('the Response tab of a response rules changed', () => {
   it('marks the header a listener added, lists the ones a listener and a DNR rule removed, and names who changed them', async () => {
-    const text = await responseTab('/changed');
+    const text = responseLines(await rig.record('/changed')).map(lineText);
     expect(text).toContain('Headers (6): as the client got them, with what rules changed');
     expect(text).toContain("+ Content-Security-Policy: default-src 'self'");
     expect(text).toContain('- set-cookie: sid=1  removed');
@@ -59,17 +39,13 @@ describe('the Response tab of a response rules changed', () => {
   });
 
   it('the Cookies tab says a Set-Cookie a rule removed never reached the jar, rather than "rejected"', async () => {
-    const url = `${origin.url}/changed?cookies`;
-    await h.curl(['-s', '-o', '/dev/null', url]);
-    await finished(h, requestIdOf(h, url));
-    store.flush();
-    const text = cookiesLines(store.all().find((candidate) => candidate.url === url)!).map(lineText);
+    const text = cookiesLines(await rig.record('/changed?cookies')).map(lineText);
     expect(text).toContain('  sid=1  removed by a rule: the jar never saw it');
     expect(text).toContain('  none (rules removed every Set-Cookie; the Response tab says which)');
   });
 
   it('a response no rule touched reads as before: its headers, no marks', async () => {
-    const text = await responseTab('/untouched');
+    const text = responseLines(await rig.record('/untouched')).map(lineText);
     expect(text.find((row) => row.startsWith('Headers ('))).toMatch(/^Headers \(\d+\)$/);
     expect(text).toContain('  set-cookie: sid=1');
     expect(text.some((row) => row.startsWith('+ ') || row.startsWith('- ') || row.includes('changed by'))).toBe(false);
