@@ -3,7 +3,8 @@
 // restored on every way out (a crash included), and $EDITOR given the terminal and taken back.
 import { render } from 'ink';
 import { FrameCost } from './frame-cost.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,10 +41,22 @@ export function startScreenSession(options: {
   const { stdout, stdin } = process;
   const { store } = options;
   let screen = enterFullScreen(stdout);
+  // The editor open now, if any: wrtui stopping (a signal, a crash) ends it and removes its file
+  // at once, since the process may exit before the edit's own clean-up runs.
+  let editing: { child?: ChildProcess; dir: string; ended?: true } | undefined;
+  const endEditing = () => {
+    if (!editing) return;
+    editing.ended = true;
+    editing.child?.kill('SIGTERM');
+    rmSync(editing.dir, { recursive: true, force: true });
+    editing = undefined;
+  };
   const editText = async (text: string, fileName: string): Promise<string | undefined> => {
     const editor = process.env.VISUAL || process.env.EDITOR;
     if (!editor) return undefined;
     const dir = await mkdtemp(join(tmpdir(), 'wrtui-edit-'));
+    const mine: NonNullable<typeof editing> = { dir };
+    editing = mine;
     const file = join(dir, fileName);
     await writeFile(file, text, { mode: 0o600 }); // it holds the request's headers: cookies, tokens
     // The editor gets the terminal as a shell would give it: cooked, the main screen, every key.
@@ -55,16 +68,21 @@ export function startScreenSession(options: {
     try {
       const code = await new Promise<number | null>((resolveExit, rejectExit) => {
         const child = spawn(editor, [file], { stdio: 'inherit', shell: true });
+        mine.child = child;
         child.once('error', rejectExit);
         child.once('exit', (exitCode) => resolveExit(exitCode));
       });
       if (code !== 0) throw new Error(`${editor} exited with status ${code}`);
       return await readFile(file, 'utf8');
     } finally {
-      input.takeBack();
-      screen = enterFullScreen(stdout);
-      store.hold(false); // redraw everything on the screen we are back on
-      store.touch();
+      // Ended because wrtui is stopping: the terminal is already restored for good.
+      if (!mine.ended) {
+        input.takeBack();
+        screen = enterFullScreen(stdout);
+        store.hold(false); // redraw everything on the screen we are back on
+        store.touch();
+      }
+      if (editing === mine) editing = undefined;
       await rm(dir, { recursive: true, force: true });
     }
   };
@@ -75,6 +93,7 @@ export function startScreenSession(options: {
   const onSignal = (signal: NodeJS.Signals) => stop(signal);
   const onCrash = (error: unknown) => {
     // Never leave the user in a raw, alternate screen: restore first, then say what happened.
+    endEditing();
     screen.restore();
     options.onCrash?.();
     process.stderr.write(`wrtui crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
@@ -113,6 +132,7 @@ export function startScreenSession(options: {
     close() {
       if (closed) return;
       closed = true;
+      endEditing();
       instance.unmount();
       for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
       process.off('uncaughtException', onCrash);

@@ -1,9 +1,10 @@
 // The real `wrtui` binary in a real terminal (tmux): real traffic through the proxy with curl,
 // and what the screen shows read back with capture-pane (test/helpers/tmux.ts).
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -264,6 +265,33 @@ describe('wrtui in a terminal', () => {
     expect(blocked).toBe('blocked');
     await rm(join(workDir, 'rules', 'quick-block-127-0-0-1-again.ts'));
     await tmux('kill-session', '-t', 'resend');
+  });
+
+  it('wrtui stopped (SIGTERM) while $EDITOR holds a request: the editor ends and its file, with the request\'s cookies and tokens, is removed at once', { timeout: 60_000 }, async () => {
+    const editor = join(workDir, 'stuck-editor.sh');
+    const told = join(workDir, 'stuck-editor-file');
+    // An editor the user never leaves: it says which file it got, then waits.
+    await writeFile(editor, `#!/bin/sh\nprintf "%s" "$1" > ${JSON.stringify(told)}\nexec sleep 60\n`, { mode: 0o755 });
+    await tmux('new-session', '-d', '-s', 'stuck', '-x', '120', '-y', '40', '-c', workDir, wrtuiCommand('state-stuck', { EDITOR: editor }));
+    const started = await waitForScreen((text) => /proxy 127\.0\.0\.1:\d+/.test(text), 'the status bar', STARTUP_MS, 'stuck');
+    const proxy = `http://127.0.0.1:${/proxy 127\.0\.0\.1:(\d+)/.exec(started)![1]!}`;
+    await run('curl', ['-s', '--max-time', '10', '-x', proxy, '-H', 'Cookie: session=secret', `${origin.url}/to-edit`]);
+    await waitForScreen((t) => /\/to-edit\s/.test(t), 'the request in the list', 20_000, 'stuck');
+    await tmux('send-keys', '-t', 'stuck', 'e');
+    let file = '';
+    for (let waited = 0; !file && waited < 20_000; waited += 100) {
+      file = await readFile(told, 'utf8').catch(() => '');
+      if (!file) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await readFile(file, 'utf8')).toContain('Cookie: session=secret');
+    // The pane runs a shell, whose child is wrtui (env execs node).
+    const panePid = (await tmux('display-message', '-p', '-t', 'stuck', '#{pane_pid}')).trim();
+    const wrtuiPid = (await run('pgrep', ['-P', panePid])).stdout.trim().split('\n')[0]!;
+    process.kill(Number(wrtuiPid), 'SIGTERM');
+    await waitForScreen((t) => t.includes('WRTUI_EXIT='), 'wrtui gone', 20_000, 'stuck');
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(dirname(file))).toBe(false);
+    await tmux('kill-session', '-t', 'stuck');
   });
 
   it('a breakpoint pauses a curl request until X cancels it (curl sees the failure), and another until u redirects it (curl follows)', { timeout: 90_000 }, async () => {
