@@ -141,6 +141,11 @@ describe('body previews', () => {
     expect(html.at(-1)).toBe('… 11501 more lines');
     expect(firstLines('a\nb', 5)).toEqual({ shown: ['a', 'b'], total: 2 });
     expect(firstLines('a\r\nb\n', 2)).toEqual({ shown: ['a', 'b'], total: 3 });
+    // One line may be a whole minified bundle: the preview stops at 256 Ki characters and says how many more there are.
+    const bundle = bodyPreviewLines({ bytes: Buffer.from('var a=1;'.repeat(128 * 1024)), contentType: 'application/javascript', complete: true }).map(lineText);
+    expect(bundle).toHaveLength(2);
+    expect(bundle[0]).toHaveLength(256 * 1024);
+    expect(bundle[1]).toBe(`… ${1024 * 1024 + '1 │ '.length - 256 * 1024} more characters not shown here (/ searches the whole body)`);
     const form = bodyPreviewLines({ bytes: Buffer.from(Array.from({ length: 600 }, (_, i) => `f${i}=${i}`).join('&')), contentType: 'application/x-www-form-urlencoded', complete: true }).map(lineText);
     expect(form).toHaveLength(501);
     expect(form.at(-1)).toBe('… 101 more lines');

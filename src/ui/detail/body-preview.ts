@@ -3,6 +3,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync, inflateRawSync } from 'node:zlib';
 import { imageInfo } from './image-info.js';
 import { foldedJson } from './json-fold.js';
+import { dispositionParam, multipartBoundary, parseMultipart } from './multipart.js';
 import { line, type StyledLine } from './styled-line.js';
 
 export const MAX_PREVIEW_LINES = 500;
@@ -32,6 +33,9 @@ export function bodyPreviewLines(input: BodyPreviewInput): StyledLine[] {
     } else lines.push(line({ text: `(${encoding} body could not be decoded${input.complete ? '' : ': the preview is cut'}; raw bytes below)`, color: 'yellow' }));
   }
   if (bytes.length === 0) return [...lines, line({ text: '(empty)', dim: true })];
+  const boundary = multipartBoundary(input.contentType);
+  const parts = boundary === undefined ? undefined : multipartLines(bytes, boundary, input);
+  if (parts) return capCharacters([...lines, ...parts], MAX_PREVIEW_CHARS);
   const image = imageInfo(bytes);
   const text = image ? undefined : asText(bytes);
   const type = input.contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
@@ -64,6 +68,75 @@ export function bodyPreviewLines(input: BodyPreviewInput): StyledLine[] {
     for (const textLine of shown) lines.push(line(textLine));
     if (total > shown.length) lines.push(line({ text: `… ${total - shown.length} more lines`, dim: true }));
   }
+  if (!input.complete) lines.push(line({ text: '… (the body is longer than what wrtui kept)', dim: true }));
+  return capCharacters(lines, MAX_PREVIEW_CHARS);
+}
+
+/**
+ * Characters a preview shows in all. 500 lines are few, but one line may be a whole minified
+ * bundle: 16 MiB on one line wrapped to ~115,000 rows of the pane.
+ */
+const MAX_PREVIEW_CHARS = 256 * 1024;
+
+/** `lines` up to `max` characters, the line that passes it cut, and a line saying how much more there is. */
+export function capCharacters(lines: StyledLine[], max: number): StyledLine[] {
+  let used = 0;
+  for (const [index, styled] of lines.entries()) {
+    const length = styled.reduce((sum, segment) => sum + segment.text.length, 0);
+    if (used + length <= max) {
+      used += length;
+      continue;
+    }
+    const cut: StyledLine = [];
+    let room = max - used;
+    for (const segment of styled) {
+      if (room <= 0) break;
+      cut.push(segment.text.length <= room ? segment : { ...segment, text: segment.text.slice(0, room) });
+      room -= segment.text.length;
+    }
+    const rest = lines.slice(index).reduce((sum, other) => sum + other.reduce((count, segment) => count + segment.text.length, 0), 0) - (max - used);
+    return [...lines.slice(0, index), cut, line({ text: `… ${rest} more characters not shown here (/ searches the whole body)`, dim: true })];
+  }
+  return lines;
+}
+
+/** Parts shown of a multipart body, and lines shown of each. */
+const MAX_PARTS = 50;
+const PART_LINES = 12;
+
+/**
+ * A multipart body (a form upload, multipart/mixed) part by part: its name, file name, type and
+ * size, then the start of its content as its own type shows it. Undefined when no part is found
+ * (not multipart after all: shown as any other body).
+ */
+function multipartLines(bytes: Buffer, boundary: string, input: BodyPreviewInput): StyledLine[] | undefined {
+  const parsed = parseMultipart(bytes, boundary, MAX_PARTS);
+  if (parsed.parts.length === 0) return undefined;
+  const type = input.contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? 'multipart';
+  const count = parsed.parts.length + parsed.more;
+  const lines: StyledLine[] = [line({ text: `${type}, ${count} part${count === 1 ? '' : 's'}${parsed.complete || !input.complete ? '' : ', no closing boundary'}`, dim: true })];
+  for (const [index, part] of parsed.parts.entries()) {
+    const header = (name: string) => part.headers.find(([key]) => key === name)?.[1];
+    const disposition = header('content-disposition');
+    const name = dispositionParam(disposition, 'name');
+    const filename = dispositionParam(disposition, 'filename');
+    const partType = header('content-type');
+    lines.push(
+      line(
+        { text: `part ${index + 1}`, bold: true },
+        name !== undefined && '  name=',
+        name !== undefined && { text: JSON.stringify(name), color: 'cyan' },
+        filename !== undefined && `  filename=${JSON.stringify(filename)}`,
+        partType !== undefined && { text: `  ${partType}`, dim: true },
+        { text: `  ${part.body.length} bytes${part.complete ? '' : ' (cut)'}`, dim: true },
+      ),
+    );
+    // A part cut short says so in its own line above; the body's cut is said once, at the end.
+    const content = bodyPreviewLines({ bytes: part.body, contentType: partType, contentEncoding: header('content-encoding'), complete: true, unfold: input.unfold ?? false });
+    for (const contentLine of content.slice(0, PART_LINES)) lines.push([{ text: '   ' }, ...contentLine]);
+    if (content.length > PART_LINES) lines.push(line({ text: '   … the rest of this part', dim: true }));
+  }
+  if (parsed.more > 0) lines.push(line({ text: `… ${parsed.more} more parts`, dim: true }));
   if (!input.complete) lines.push(line({ text: '… (the body is longer than what wrtui kept)', dim: true }));
   return lines;
 }
