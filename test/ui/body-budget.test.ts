@@ -31,6 +31,20 @@ describe('the body budget', () => {
     expect(store.bodyBudget).toEqual({ bytes: 80, maxBytes: 100, dropped: 1 });
   });
 
+  it('the body a StreamFilter gave the client counts like any other; let go, it still says whose filter wrote it', () => {
+    const journal = new Journal();
+    const store = new TrafficStore({ flushIntervalMs: 0, maxBodyBytes: 100 });
+    store.attach(journal);
+    request(journal, '1', 30);
+    journal.append({ kind: 'body', requestId: '1', direction: 'response', filteredBy: ['Upper'], url: 'http://a.test/1', bytes: new Uint8Array(30), complete: true, size: 30, decoded: true });
+    request(journal, '2', 75);
+    store.flush();
+    const [first] = store.all();
+    expect(first!.responseBytes).toMatchObject({ dropped: true, size: 30 });
+    expect(first!.deliveredBytes).toMatchObject({ dropped: true, size: 30, filteredBy: ['Upper'] });
+    expect(store.bodyBudget).toEqual({ bytes: 75, maxBytes: 100, dropped: 2 });
+  });
+
   it('a request dropped from the list gives its body bytes back; a cut body keeps its beginning and the size sent', () => {
     const journal = new Journal();
     const store = new TrafficStore({ flushIntervalMs: 0, maxRequests: 1, maxBodyBytes: 1000 });

@@ -51,7 +51,7 @@ export class BodyBudget {
       this.#forget(oldest);
       const dropped: CapturedBody = { bytes: new Uint8Array(), size: oldest.body.size, complete: false, dropped: true };
       if (oldest.direction === 'request') oldest.record.requestBytes = dropped;
-      else if (oldest.direction === 'delivered') oldest.record.deliveredBytes = dropped;
+      else if (oldest.direction === 'delivered') oldest.record.deliveredBytes = { ...dropped, ...(oldest.record.deliveredBytes?.filteredBy && { filteredBy: oldest.record.deliveredBytes.filteredBy }) };
       else oldest.record.responseBytes = dropped;
       oldest.record.revision++;
       this.#dropped++;
