@@ -2,7 +2,7 @@
 // redacting when --redact says so or, without the flag, when <state-dir>/settings.json does.
 import type { Engine } from '../engine/engine.js';
 import { SessionRecorder } from '../engine/session/session-recorder.js';
-import { relative } from 'node:path';
+import { shellWord, shortPath } from '../engine/path-text.js';
 import { SettingsFile } from '../engine/session/settings.js';
 
 export interface RecordOptions {
@@ -23,8 +23,6 @@ export async function startRecording(engine: Engine, options: RecordOptions, sta
 /** The end of a session's last line: where the recording went and how to replay it ('' without --record). */
 export function recordedClause(recorder: SessionRecorder | undefined): string {
   if (!recorder) return '';
-  const shown = relative(process.cwd(), recorder.file);
-  const file = shown.startsWith('..') || shown === '' ? recorder.file : shown;
-  const quoted = /^[\w./@%+=:,-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`;
-  return `; recorded ${recorder.requestCount} request${recorder.requestCount === 1 ? '' : 's'} to ${file} (wrtui replay ${quoted})`;
+  const file = shortPath(recorder.file);
+  return `; recorded ${recorder.requestCount} request${recorder.requestCount === 1 ? '' : 's'} to ${file} (wrtui replay ${shellWord(file)})`;
 }

@@ -2,8 +2,6 @@
 // fit() so that no line is ever wider than its column (a wrapped line would push the frame past
 // the terminal's height, and Ink would then redraw the whole screen every frame).
 
-import { isAbsolute, relative } from 'node:path';
-
 /** Cuts or pads `text` to exactly `width` columns (an ellipsis marks a cut). */
 export function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   if (width <= 0) return '';
@@ -97,8 +95,4 @@ export function plural(count: number, noun: string, pluralNoun = `${noun}s`): st
   return `${count} ${count === 1 ? noun : pluralNoun}`;
 }
 
-/** A path as the user typed it, short: relative to the working directory when it lies under it. */
-export function shortPath(path: string): string {
-  const relativePath = relative(process.cwd(), path);
-  return relativePath.startsWith('..') || relativePath === '' || isAbsolute(relativePath) ? path : relativePath;
-}
+export { shortPath } from '../engine/path-text.js';

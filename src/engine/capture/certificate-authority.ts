@@ -6,6 +6,7 @@ import { chmod, link, mkdir, readFile, rename, stat, unlink, writeFile } from 'n
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generateCACertificate, generateSPKIFingerprint } from 'mockttp';
+import { shellWord } from '../path-text.js';
 
 export const CA_CERT_FILE = 'ca.pem';
 export const CA_KEY_FILE = 'ca.key';
@@ -174,7 +175,7 @@ export function describeCertificateAuthority(
   ca: Pick<CertificateAuthority, 'certPath' | 'spkiFingerprint'> & { cert?: string },
   { proxyUrl }: DescribeOptions,
 ): string {
-  const certPath = shellQuote(ca.certPath);
+  const certPath = shellWord(ca.certPath);
   const proxy = new URL(proxyUrl);
   const proxyHost = proxy.hostname.replace(/^\[(.*)\]$/, '$1');
   const proxyPort = proxy.port || (proxy.protocol === 'https:' ? '443' : '80');
@@ -231,9 +232,4 @@ function withFinalNewline(pem: string): string {
 
 function octal(mode: number): string {
   return `0${mode.toString(8).padStart(3, '0')}`;
-}
-
-/** A path as a POSIX shell word: left alone when safe, single-quoted otherwise. */
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
