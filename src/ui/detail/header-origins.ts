@@ -1,9 +1,9 @@
 // Where each header of a request came from: the client, wrtui's cookie jar, credentials a rule
 // gave, or a rule's onBeforeSendHeaders answer; and the headers the client itself sent, for an
 // export that is honest about it. Pure: it reads the record the journal built.
-import type { DnrEntry, ListenerOutcome, WrtuiAddedHeader } from '../../engine/journal.js';
+import type { WrtuiAddedHeader } from '../../engine/journal.js';
 import type { HttpHeader, HttpHeaders } from '../../engine/types.js';
-import type { RequestRecord } from '../store/request-record.js';
+import { headerLineKey, hopDnrEntries, latestOutcomes, type RequestRecord } from '../store/request-record.js';
 
 export type HeaderOrigin =
   | { kind: 'client' }
@@ -30,13 +30,13 @@ export function headerOrigins(record: RequestRecord): HeaderOrigins | undefined 
   const shown = record.requestHeaders;
   const sent = record.sentHeaders ?? shown;
   if (!sent) return undefined;
-  const outcomes = latestOutcomes(record);
+  const outcomes = latestOutcomes(record, 'onBeforeSendHeaders');
   const changers = outcomes.filter((outcome) => outcome.status === 'applied' && outcome.response?.requestHeaders);
-  const shownLines = new Set((shown ?? []).map(lineKey));
-  const sentLines = new Set(sent.map(lineKey));
-  const dnrChanges = latestDnrHeaderChanges(record);
+  const shownLines = new Set((shown ?? []).map(headerLineKey));
+  const sentLines = new Set(sent.map(headerLineKey));
+  const dnrChanges = hopDnrEntries(record, 'onBeforeSendHeaders').at(-1)?.headerChanges ?? [];
   const ownersWith = (key: string, present: boolean) => {
-    const owners = changers.filter((outcome) => outcome.response!.requestHeaders!.some((header) => lineKey(header) === key) === present).map((outcome) => outcome.owner);
+    const owners = changers.filter((outcome) => outcome.response!.requestHeaders!.some((header) => headerLineKey(header) === key) === present).map((outcome) => outcome.owner);
     if (owners.length > 0) return owners;
     // Not a listener's: a declarativeNetRequest rule's, which acts after the listeners saw the headers.
     const name = key.slice(0, key.indexOf(': '));
@@ -46,11 +46,11 @@ export function headerOrigins(record: RequestRecord): HeaderOrigins | undefined 
   const added = new Map((record.wrtuiAdded ?? []).map((entry) => [entry.header.toLowerCase(), entry]));
   return {
     sent: sent.map((header) => {
-      const key = lineKey(header);
+      const key = headerLineKey(header);
       if (shown && !shownLines.has(key)) return { header, origin: { kind: 'rule', owners: ownersWith(key, true) } };
       return { header, origin: wrtuiOrigin(added.get(header.name.toLowerCase())) };
     }),
-    removed: (shown ?? []).filter((header) => !sentLines.has(lineKey(header))).map((header) => ({ header, owners: ownersWith(lineKey(header), false) })),
+    removed: (shown ?? []).filter((header) => !sentLines.has(headerLineKey(header))).map((header) => ({ header, owners: ownersWith(headerLineKey(header), false) })),
     dryRun: outcomes.filter((outcome) => outcome.status === 'dry-run' && outcome.response?.requestHeaders).map((outcome) => `${outcome.owner}: ${outcome.reason ?? 'would change request headers'}`),
   };
 }
@@ -73,27 +73,4 @@ function wrtuiOrigin(added: WrtuiAddedHeader | undefined): HeaderOrigin {
   if (!added) return { kind: 'client' };
   if (added.by === 'auth credentials') return { kind: 'credentials' };
   return { kind: 'jar', cookies: added.cookies ?? [], withClient: added.clientValue !== undefined };
-}
-
-/** The request-header changes declarativeNetRequest applied on the hop the tab shows. */
-function latestDnrHeaderChanges(record: RequestRecord): NonNullable<DnrEntry['headerChanges']> {
-  for (let index = record.dnr.length - 1; index >= 0; index--) {
-    const entry = record.dnr[index]!;
-    if (entry.stage === 'onBeforeSendHeaders' && entry.url === record.url && !entry.dryRun) return entry.headerChanges ?? [];
-  }
-  return [];
-}
-
-/** The outcomes of the latest onBeforeSendHeaders: the hop whose headers the tab shows. */
-function latestOutcomes(record: RequestRecord): ListenerOutcome[] {
-  for (let index = record.events.length - 1; index >= 0; index--) {
-    const event = record.events[index]!;
-    if (event.event === 'onBeforeSendHeaders') return event.outcomes;
-    if (event.event === 'onBeforeRequest') return [];
-  }
-  return [];
-}
-
-function lineKey(header: HttpHeader): string {
-  return `${header.name.toLowerCase()}: ${header.value ?? Buffer.from(header.binaryValue ?? []).toString('hex')}`;
 }

@@ -1,9 +1,9 @@
 // The Request tab: the request line, headers as sent upstream, each marked with where it came from
 // (the client, wrtui's jar, credentials, a rule; what rules removed and what dry-run would do),
 // and the body: form data, pretty JSON or text, capped.
-import type { HttpHeader, HttpHeaders } from '../../engine/types.js';
+import type { HttpHeaders } from '../../engine/types.js';
 import { headerOrigins, type HeaderOrigin } from './header-origins.js';
-import { bodyEncoding, headerValue, type RequestRecord } from '../store/request-record.js';
+import { bodyEncoding, headerValue, shownHeaderValue, type RequestRecord } from '../store/request-record.js';
 import { bodyPreviewLines } from './body-preview.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
 
@@ -21,9 +21,9 @@ export function requestLines(record: RequestRecord, unfold = false): StyledLine[
     const fromWrtui = origins.sent.some(({ origin }) => origin.kind !== 'client') || origins.removed.length > 0;
     lines.push(heading(`Headers sent (${origins.sent.length})${fromWrtui ? ': where each came from (client, jar, auth, rule)' : ''}`));
     for (const { header, origin } of origins.sent) {
-      lines.push(line(originCell(origin), { text: `${header.name}: `, color: 'cyan' }, valueOf(header), origin.kind === 'jar' && { text: `  (from the jar: ${origin.cookies.join(', ')})`, color: 'yellow', dim: true }));
+      lines.push(line(originCell(origin), { text: `${header.name}: `, color: 'cyan' }, shownHeaderValue(header), origin.kind === 'jar' && { text: `  (from the jar: ${origin.cookies.join(', ')})`, color: 'yellow', dim: true }));
     }
-    for (const { header, owners } of origins.removed) lines.push(line({ text: `${'- removed'.padEnd(ORIGIN_WIDTH)}`, color: 'red' }, { text: `${header.name}: ${valueOf(header)}`, color: 'red', dim: true }, { text: `  by ${owners.join(', ')}`, color: 'red' }));
+    for (const { header, owners } of origins.removed) lines.push(line({ text: `${'- removed'.padEnd(ORIGIN_WIDTH)}`, color: 'red' }, { text: `${header.name}: ${shownHeaderValue(header)}`, color: 'red', dim: true }, { text: `  by ${owners.join(', ')}`, color: 'red' }));
     for (const note of origins.dryRun) lines.push(line({ text: '~ dry-run'.padEnd(ORIGIN_WIDTH), color: 'yellow' }, { text: note, color: 'yellow' }));
     if (origins.sent.some(({ origin }) => origin.kind === 'jar')) lines.push(line({ text: "  jar: wrtui added cookies from its jar (the client did not send them); --cookies observe turns that off", dim: true }));
   }
@@ -64,10 +64,6 @@ function requestBodyLines(record: RequestRecord, headers: HttpHeaders | undefine
     }
   }
   return lines;
-}
-
-function valueOf(header: HttpHeader): string {
-  return header.value ?? `<binary ${Buffer.from(header.binaryValue ?? []).toString('hex')}>`;
 }
 
 const ORIGIN_WIDTH = 16;

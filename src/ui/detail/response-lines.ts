@@ -1,8 +1,8 @@
 // The Response tab: status line, headers, and the body (decoded for viewing; the TUI keeps bodies
 // up to --max-body-size each, within its body memory), saying when it was cut or let go.
-import type { HttpHeader, HttpHeaders } from '../../engine/types.js';
+import type { HttpHeaders } from '../../engine/types.js';
 import { formatBytes } from '../format.js';
-import { bodyEncoding, headerValue, type CapturedBody, type RequestRecord } from '../store/request-record.js';
+import { bodyEncoding, headerLineKey, headerValue, hopDnrEntries, latestOutcomes, shownHeaderValue, type CapturedBody, type RequestRecord } from '../store/request-record.js';
 import { bodyPreviewLines } from './body-preview.js';
 import { blank, heading, line, type StyledLine } from './styled-line.js';
 
@@ -19,13 +19,13 @@ export function responseLines(record: RequestRecord, unfold = false): StyledLine
   lines.push(blank);
   const changes = record.responseHeaderChanges;
   lines.push(heading(`Headers (${headers.length})${changes ? ': as the client got them, with what rules changed' : ''}`));
-  const added = new Set(changes?.added.map(lineKey));
+  const added = new Set(changes?.added.map(headerLineKey));
   for (const header of headers) {
-    if (added.has(lineKey(header))) lines.push(line({ text: '+ ', color: 'green' }, { text: `${header.name}: `, color: 'green' }, valueOf(header)));
-    else lines.push(line('  ', { text: `${header.name}: `, color: 'cyan' }, valueOf(header)));
+    if (added.has(headerLineKey(header))) lines.push(line({ text: '+ ', color: 'green' }, { text: `${header.name}: `, color: 'green' }, shownHeaderValue(header)));
+    else lines.push(line('  ', { text: `${header.name}: `, color: 'cyan' }, shownHeaderValue(header)));
   }
   if (changes) {
-    for (const header of changes.removed) lines.push(line({ text: '- ', color: 'red' }, { text: `${header.name}: ${valueOf(header)}`, color: 'red', dim: true }, { text: '  removed', color: 'red' }));
+    for (const header of changes.removed) lines.push(line({ text: '- ', color: 'red' }, { text: `${header.name}: ${shownHeaderValue(header)}`, color: 'red', dim: true }, { text: '  removed', color: 'red' }));
     const by = responseHeaderChangers(record);
     if (by.length > 0) lines.push(line({ text: `  changed by ${by.join(', ')} (onHeadersReceived)`, dim: true }));
   }
@@ -71,26 +71,10 @@ export function statusColor(statusCode: number | undefined): string {
   return 'green';
 }
 
-function lineKey(header: HttpHeader): string {
-  return `${header.name.toLowerCase()}: ${valueOf(header)}`;
-}
-
-function valueOf(header: HttpHeader): string {
-  return header.value ?? `<binary ${Buffer.from(header.binaryValue ?? []).toString('hex')}>`;
-}
-
 /** Who changed this hop's response headers: listeners whose answer did, declarativeNetRequest rules that did. */
 function responseHeaderChangers(record: RequestRecord): string[] {
   const owners = new Set<string>();
-  for (let index = record.events.length - 1; index >= 0; index--) {
-    const event = record.events[index]!;
-    if (event.event === 'onBeforeRequest') break;
-    if (event.event !== 'onHeadersReceived') continue;
-    for (const outcome of event.outcomes) if (outcome.status === 'applied' && outcome.response?.responseHeaders) owners.add(outcome.owner);
-    break;
-  }
-  for (const entry of record.dnr) {
-    if (entry.stage === 'onHeadersReceived' && entry.url === record.url && !entry.dryRun) for (const change of entry.headerChanges ?? []) owners.add(`DNR ${change.extension}`);
-  }
+  for (const outcome of latestOutcomes(record, 'onHeadersReceived')) if (outcome.status === 'applied' && outcome.response?.responseHeaders) owners.add(outcome.owner);
+  for (const entry of hopDnrEntries(record, 'onHeadersReceived')) for (const change of entry.headerChanges ?? []) owners.add(`DNR ${change.extension}`);
   return [...owners];
 }

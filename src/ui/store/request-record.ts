@@ -373,6 +373,31 @@ export function dryRunKinds(record: RequestRecord): string[] {
   return [...kinds];
 }
 
+/** A header's value as the detail pane shows it (a binary one as hex). */
+export function shownHeaderValue(header: HttpHeader): string {
+  return header.value ?? `<binary ${Buffer.from(header.binaryValue ?? []).toString('hex')}>`;
+}
+
+/** A header line as a key to compare lines by: the name lower-cased, and the value (a binary one as hex). */
+export function headerLineKey(header: HttpHeader): string {
+  return `${header.name.toLowerCase()}: ${header.value ?? Buffer.from(header.binaryValue ?? []).toString('hex')}`;
+}
+
+/** The listeners' outcomes of the latest `event` of the hop the record is at (none once a new hop began without one). */
+export function latestOutcomes(record: RequestRecord, event: WebRequestEventName): ListenerOutcome[] {
+  for (let index = record.events.length - 1; index >= 0; index--) {
+    const seen = record.events[index]!;
+    if (seen.event === event) return seen.outcomes;
+    if (seen.event === 'onBeforeRequest') return [];
+  }
+  return [];
+}
+
+/** What declarativeNetRequest applied (not dry-run) at `stage` of the hop the record is at, oldest first. */
+export function hopDnrEntries(record: RequestRecord, stage: DnrEntry['stage']): DnrEntry[] {
+  return record.dnr.filter((entry) => entry.stage === stage && entry.url === record.url && !entry.dryRun);
+}
+
 /** Lines `after` has that `before` had not, and the other way round; undefined when the same. */
 export function headerChanges(before: HttpHeaders, after: HttpHeaders): RequestRecord['responseHeaderChanges'] {
   if (before === after) return undefined;
