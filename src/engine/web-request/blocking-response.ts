@@ -38,9 +38,11 @@ export function checkBlockingResponse(event: WebRequestEventName, value: unknown
     const others = Object.keys(record).filter((key) => key !== 'cancel' && record[key] !== undefined);
     if (others.length > 0) return { kind: 'invalid', reason: `"cancel: true" cannot be combined with ${others.map((k) => `"${k}"`).join(', ')}` };
   }
+  let redirectHref: string | undefined;
   if (redirectUrl !== undefined) {
-    const reason = invalidRedirectReason(redirectUrl);
-    if (reason) return { kind: 'invalid', reason };
+    const checked = checkRedirectUrl(redirectUrl);
+    if ('reason' in checked) return { kind: 'invalid', reason: checked.reason };
+    redirectHref = checked.href;
   }
   for (const [key, headers] of [['requestHeaders', requestHeaders], ['responseHeaders', responseHeaders]] as const) {
     if (headers === undefined) continue;
@@ -69,21 +71,22 @@ export function checkBlockingResponse(event: WebRequestEventName, value: unknown
   // The URL as the browser's parser writes it (Chrome's GURL, Firefox's nsIURI): that is what
   // onBeforeRedirect reports and what goes into Location, where a raw space or control character
   // would be refused.
-  if (response.redirectUrl !== undefined) response.redirectUrl = new URL(response.redirectUrl).href;
+  if (response.redirectUrl !== undefined) response.redirectUrl = redirectHref!;
   return { kind: 'valid', response, unusedKeys };
 }
 
-function invalidRedirectReason(value: unknown): string | undefined {
-  if (typeof value !== 'string') return '"redirectUrl" must be a string';
+/** A redirectUrl parsed (its href, as the parser writes it), or why it cannot be one. */
+function checkRedirectUrl(value: unknown): { href: string } | { reason: string } {
+  if (typeof value !== 'string') return { reason: '"redirectUrl" must be a string' };
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return `"redirectUrl" is not a valid absolute URL: ${JSON.stringify(value)}`;
+    return { reason: `"redirectUrl" is not a valid absolute URL: ${JSON.stringify(value)}` };
   }
-  if (!REDIRECT_SCHEMES.has(url.protocol)) return `"redirectUrl" has an unsupported scheme "${url.protocol}"`;
-  if (url.protocol === 'about:' && url.href !== 'about:blank') return '"redirectUrl" may only be about:blank among about: URLs';
-  return undefined;
+  if (!REDIRECT_SCHEMES.has(url.protocol)) return { reason: `"redirectUrl" has an unsupported scheme "${url.protocol}"` };
+  if (url.protocol === 'about:' && url.href !== 'about:blank') return { reason: '"redirectUrl" may only be about:blank among about: URLs' };
+  return { href: url.href };
 }
 
 function describe(value: unknown): string {
