@@ -10,41 +10,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineText } from '../../src/ui/detail/styled-line.js';
 import { requestLines } from '../../src/ui/detail/request-lines.js';
 import { compileFilter } from '../../src/ui/filter/compile-filter.js';
-import { TrafficStore } from '../../src/ui/store/traffic-store.js';
-import { startOrigin, type Origin } from '../helpers/origin.js';
-import { finished, requestIdOf, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+import { startStoreRig, type StoreRig } from '../helpers/store-rig.js';
 
-let origin: Origin;
-let h: ProxyHarness;
-let store: TrafficStore;
+let rig: StoreRig;
 let dir: string;
 
 beforeAll(async () => {
-  origin = await startOrigin((_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end('{"ok":true}');
-  });
-  h = await startProxyHarness({ proxy: { journalBodies: true } });
-  store = new TrafficStore({ maxRequests: 100, flushIntervalMs: 0 });
-  store.attach(h.engine.journal);
+  rig = await startStoreRig(
+    (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{"ok":true}');
+    },
+    { journalBodies: true },
+  );
   dir = await mkdtemp(join(tmpdir(), 'wrtui-request-body-'));
 });
 afterAll(async () => {
-  store.close();
-  await h.close();
-  await origin.close();
+  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function post(path: string, args: string[]) {
-  const url = `${origin.url}${path}`;
-  await h.curl(['-s', '-o', '/dev/null', ...args, url]);
-  await finished(h, requestIdOf(h, url));
-  store.flush();
-  const record = store.all().find((candidate) => candidate.url === url);
-  if (!record) throw new Error(`no record for ${url}`);
-  return record;
-}
+const post = (path: string, args: string[]) => rig.record(path, ['-s', '-o', '/dev/null', ...args]);
 
 const matches = (expression: string) => {
   const compiled = compileFilter(expression);
@@ -54,11 +40,11 @@ const matches = (expression: string) => {
 
 describe("a request's body in the list", () => {
   it('journaled before its onBeforeRequest (as the proxy does), it is on the record: shown as sent, found by body:', async () => {
-    const bodyEntry = h.entries.length;
+    const bodyEntry = rig.h.entries.length;
     const record = await post('/json', ['-H', 'Content-Type: application/json', '--data', '{"token":"only-in-the-request"}']);
     // The order this test is about: the body entry before the request's first event.
-    const bodyAt = h.entries.findIndex((entry, index) => index >= bodyEntry && entry.kind === 'body' && entry.direction === 'request');
-    const eventAt = h.entries.findIndex((entry, index) => index >= bodyEntry && entry.kind === 'webRequest' && entry.event === 'onBeforeRequest');
+    const bodyAt = rig.h.entries.findIndex((entry, index) => index >= bodyEntry && entry.kind === 'body' && entry.direction === 'request');
+    const eventAt = rig.h.entries.findIndex((entry, index) => index >= bodyEntry && entry.kind === 'webRequest' && entry.event === 'onBeforeRequest');
     expect(bodyAt).toBeGreaterThan(-1);
     expect(bodyAt).toBeLessThan(eventAt);
 
