@@ -8,13 +8,16 @@ const NOT_AN_API = new Set(['then', 'toJSON', 'constructor', 'inspect', 'nodeTyp
 
 /** `needs`: namespaces wrtui has that the manifest did not grant, by the permission each needs. */
 export function guardApi<T extends object>(path: string, target: T, bridge: Bridge, reported: Set<string>, needs: Readonly<Record<string, string>> = {}): T {
+  // Nested namespaces (chrome.storage.local, runtime.OnInstalledReason) are guarded too, in this
+  // Proxy, not in `target`: one namespace object may serve both `chrome` and `browser`. Events,
+  // functions and getters (runtime.lastError) are not namespaces.
+  const nested = new Map<string, unknown>();
   for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(target))) {
-    // Nested namespaces (chrome.storage.local) are guarded too; events, functions and getters
-    // (runtime.lastError) are not namespaces.
-    if ('value' in descriptor && isNamespace(descriptor.value)) (target as Record<string, unknown>)[key] = guardApi(`${path}.${key}`, descriptor.value, bridge, reported);
+    if ('value' in descriptor && isNamespace(descriptor.value)) nested.set(key, guardApi(`${path}.${key}`, descriptor.value, bridge, reported));
   }
   return new Proxy(target, {
     get(object, property, receiver) {
+      if (typeof property === 'string' && nested.has(property)) return nested.get(property);
       if (typeof property === 'symbol' || property in object || NOT_AN_API.has(property)) return Reflect.get(object, property, receiver);
       const name = `${path}.${property}`;
       if (!reported.has(name)) {
@@ -29,6 +32,9 @@ export function guardApi<T extends object>(path: string, target: T, bridge: Brid
 
 function isNamespace(value: unknown): value is object {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  // An event object (addListener …) is a leaf.
-  return typeof (value as { addListener?: unknown }).addListener !== 'function';
+  // An event object (addListener …) is a leaf; `in` asks without reading (and reporting) it. So is
+  // an enum (runtime.OnInstalledReason: only strings and numbers): it stays a plain object, which
+  // an extension may pass back into a call (a Proxy cannot be cloned into the message).
+  if ('addListener' in value) return false;
+  return Object.values(value).some((member) => typeof member === 'function' || (typeof member === 'object' && member !== null));
 }
