@@ -41,6 +41,20 @@ describe('runtime.id as Chrome computes it', () => {
   });
 });
 
+describe('_locales: the messages chrome.i18n.getMessage and __MSG_name__ read', () => {
+  it('each message from the UI locale (en_US), else its language (en), else default_locale; names case-insensitive; a broken file is a warning', async () => {
+    const folder = await extensionWith({ manifest_version: 3, name: '__MSG_Title__', version: '1', default_locale: 'de' }, {
+      '_locales/de/messages.json': JSON.stringify({ title: { message: 'Titel' }, onlyGerman: { message: 'nur deutsch' }, both: { message: 'beide' } }),
+      '_locales/en/messages.json': JSON.stringify({ Title: { message: 'Title' }, both: { message: 'both', placeholders: { Who: { content: '$1' } } } }),
+      '_locales/en_US/messages.json': '{ "title": ',
+    });
+    const manifest = await readExtensionManifest(folder);
+    expect(manifest.name).toBe('Title');
+    expect(manifest.messages).toEqual({ title: { message: 'Title' }, onlygerman: { message: 'nur deutsch' }, both: { message: 'both', placeholders: { who: '$1' } } });
+    expect(manifest.warnings).toEqual([expect.stringMatching(/_locales\/en_US\/messages\.json is not valid JSON .*; its messages are left out$/)]);
+  });
+});
+
 describe('MV3 and MV2 manifests', () => {
   it('MV3: permissions and host_permissions apart, a classic service worker, the name from _locales', async () => {
     const manifest = await readExtensionManifest(path.join(FIXTURES, 'mv3-blocker'));

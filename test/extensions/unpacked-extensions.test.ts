@@ -1,12 +1,14 @@
 // Unpacked extensions written for a browser, loaded unchanged (`--extension <dir>`, or a rules
 // sub-folder holding a manifest.json), acting on real traffic through the proxy.
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { extensionIdFromPath } from '../../src/engine/extensions/extension-id.js';
 import { storageFileOf } from '../../src/engine/extensions/storage-areas.js';
+import type { PersonaName } from '../../src/engine/personas/index.js';
 import type { JournalEntry, LogEntry } from '../../src/engine/journal.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
@@ -25,7 +27,7 @@ afterEach(async () => {
 });
 
 /** Copies of the fixtures in a temp folder (so a test may edit them), loaded with --extension. */
-async function loadFixtures(names: string[], options: { watch?: boolean } = {}): Promise<Record<string, string>> {
+async function loadFixtures(names: string[], options: { watch?: boolean; persona?: PersonaName; storage?: Record<string, Record<string, unknown>> } = {}): Promise<Record<string, string>> {
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-extensions-'));
   const dirs: Record<string, string> = {};
   for (const name of names) {
@@ -34,7 +36,13 @@ async function loadFixtures(names: string[], options: { watch?: boolean } = {}):
   }
   origin = await startOrigin((req, res) => res.end(`origin: ${req.url}`));
   harness = await startProxyHarness();
-  host = await ExtensionHost.start(harness.engine, { extensions: Object.values(dirs), watch: options.watch ?? false, typeCheck: false, stateDir: harness.stateDir, debounceMs: 20 });
+  // storage.local as an options page would have left it, by fixture name.
+  for (const [name, items] of Object.entries(options.storage ?? {})) {
+    const file = storageFileOf(harness.stateDir, extensionIdFromPath(dirs[name]!));
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify(items));
+  }
+  host = await ExtensionHost.start(harness.engine, { extensions: Object.values(dirs), watch: options.watch ?? false, typeCheck: false, stateDir: harness.stateDir, debounceMs: 20, ...(options.persona && { persona: options.persona }) });
   return dirs;
 }
 
@@ -100,6 +108,61 @@ describe('an MV2 add-on written for Firefox, loaded unchanged', () => {
     expect(origin!.received.map((r) => r.url)).toEqual(['/new/thing']);
     const verdict = harness!.webRequestEntries((e) => e.event === 'onBeforeRequest' && e.details.url.endsWith('/old/thing'))[0]!.outcomes[0];
     expect(verdict).toMatchObject({ owner: 'MV2 Redirector', status: 'applied', response: { redirectUrl: `${origin!.url}/new/thing` } });
+  });
+});
+
+describe("an MV2 extension that wires the browser's own surfaces at start-up (tabs, webNavigation, the toolbar button, menus, notifications)", () => {
+  const REDIRECTS = { redirects: [{ from: '/old/', to: '/new/' }] };
+
+  it('loads and redirects: the surfaces are there, their events never fire, and the journal says once what did nothing here', async () => {
+    await loadFixtures(['mv2-toolbar'], { storage: { 'mv2-toolbar': REDIRECTS } });
+    await harness!.waitFor((e) => e.kind === 'log' && e.source === 'Toolbar Redirector' && e.message.startsWith('ready'));
+    expect(host!.rule('Toolbar Redirector')).toMatchObject({ kind: 'extension', state: 'active', runtime: expect.objectContaining({ state: 'running' }) });
+    const followed = await harness!.curl(['-L', `${origin!.url}/old/page`]);
+    expect(followed.stdout).toBe('origin: /new/page');
+    await harness!.waitFor((e) => e.kind === 'log' && e.source === 'Toolbar Redirector' && e.message.startsWith('notification'));
+    const logs = harness!.entries.filter((e): e is LogEntry & JournalEntry => e.kind === 'log' && e.source === 'Toolbar Redirector');
+    // Nothing failed, and nothing it reached for was missing.
+    expect(logs.filter((e) => e.level === 'warn' || e.level === 'error')).toEqual([]);
+    const messages = logs.map((e) => e.message);
+    expect(messages).toEqual(expect.arrayContaining([
+      'start-up: 0 tabs; menu "Pause Toolbar Redirector"',
+      'ready: 1 redirects, Chrome, background page true',
+      `notification "Redirected": ${origin!.url}/old/page to ${origin!.url}/new/page`,
+      'chrome.tabs.onUpdated: wrtui has no tabs; this event never fires',
+      'chrome.tabs.query: wrtui has no tabs; answered []',
+      'chrome.webNavigation.onHistoryStateUpdated: wrtui sees requests, not navigations in tabs; this event never fires',
+      'chrome.browserAction.setBadgeText: wrtui has no toolbar; kept (its getter gives it back), not shown',
+      'chrome.contextMenus.create: wrtui has no context menus; the item is kept but never shown',
+    ]));
+    // Once per name: the second redirect's notification is journaled, the surfaces are not again.
+    await harness!.curl(['-L', `${origin!.url}/old/again`]);
+    await harness!.waitFor((e) => e.kind === 'log' && e.message.includes('/old/again to'));
+    expect(harness!.entries.filter((e) => e.kind === 'log' && e.message.startsWith('chrome.browserAction.setBadgeText'))).toHaveLength(1);
+  });
+
+  it('under the firefox persona its background page sees Firefox\'s navigator.userAgent', async () => {
+    await loadFixtures(['mv2-toolbar'], { storage: { 'mv2-toolbar': REDIRECTS }, persona: 'firefox' });
+    await harness!.waitFor((e) => e.kind === 'log' && e.source === 'Toolbar Redirector' && e.message.startsWith('ready'));
+    expect(logsOf(harness!.entries, 'Toolbar Redirector')).toContain('ready: 1 redirects, Firefox, background page true');
+  });
+
+  it('an MV3 service worker has no window; runtime.reload() reloads the extension as a save does (onInstalled "update")', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-extension-reload-'));
+    await writeFile(path.join(work, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Reloader', version: '1.0', permissions: ['storage'], background: { service_worker: 'sw.js' } }));
+    await writeFile(
+      path.join(work, 'sw.js'),
+      `console.log('window is ' + typeof window);
+chrome.runtime.onInstalled.addListener(async ({ reason }) => {
+  console.log('installed: ' + reason);
+  if (reason === 'install') chrome.runtime.reload();
+});`,
+    );
+    harness = await startProxyHarness();
+    host = await ExtensionHost.start(harness.engine, { extensions: [work], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    await harness.waitFor((e) => e.kind === 'log' && e.message === 'installed: update');
+    expect(logsOf(harness.entries, 'Reloader')).toEqual(['window is undefined', 'installed: install', 'runtime.reload(): reloading', 'window is undefined', 'installed: update']);
+    expect(harness.entries.filter((e) => e.kind === 'rule').map((e) => (e as { action: string }).action)).toEqual(['loaded', 'reloaded']);
   });
 });
 

@@ -500,6 +500,11 @@ export class ExtensionHost {
       limits: this.#limits,
       ...(extensionOwner ? { owner: extensionOwner } : { ownerFromManifest }),
       onFault: (fault) => this.#faulted(record, worker, fault),
+      onReloadRequested: () => {
+        if (record.current?.worker !== worker || this.#closed) return;
+        this.engine.journal.append({ kind: 'log', level: 'info', source: record.name, message: 'runtime.reload(): reloading' });
+        void this.#schedule(record.key, 'manual');
+      },
       source: record.name,
       pool: this.#pool,
     });

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { validateMatchPattern } from '../match-pattern.js';
 import { extensionIdFromKey, extensionIdFromPath } from './extension-id.js';
+import { localizedMessage, predefinedMessages, UI_LOCALE, type LocaleMessage, type LocaleMessages } from './locale-messages.js';
 
 export type Background =
   | { kind: 'service_worker'; file: string; module: boolean }
@@ -29,6 +30,8 @@ export interface ExtensionManifest {
   gecko: boolean;
   /** The manifest as written, for runtime.getManifest(). */
   raw: Record<string, unknown>;
+  /** _locales messages for chrome.i18n (empty without default_locale). */
+  messages: LocaleMessages;
   warnings: string[];
 }
 
@@ -66,7 +69,7 @@ export async function readExtensionManifest(dir: string): Promise<ExtensionManif
   if (version !== 2 && version !== 3) throw new ExtensionManifestError(`"manifest_version" must be 2 or 3, got ${JSON.stringify(version)}`, file);
   if (typeof manifest.name !== 'string' || manifest.name.trim() === '') throw new ExtensionManifestError('"name" is required', file);
   if (typeof manifest.version !== 'string') throw new ExtensionManifestError('"version" is required (a string such as "1.0")', file);
-  const name = await localized(dir, manifest, manifest.name);
+  const messages = await readLocaleMessages(dir, typeof manifest.default_locale === 'string' ? manifest.default_locale : undefined, warnings);
 
   const listed = stringList(manifest.permissions, 'permissions', file);
   const hostListed = version === 3 ? stringList(manifest.host_permissions, 'host_permissions', file) : [];
@@ -88,7 +91,8 @@ export async function readExtensionManifest(dir: string): Promise<ExtensionManif
   const background = readBackground(manifest.background, version, file);
   const gecko = isObject(manifest.browser_specific_settings) && 'gecko' in manifest.browser_specific_settings || (isObject(manifest.applications) && 'gecko' in manifest.applications);
   const id = typeof manifest.key === 'string' && manifest.key.trim() !== '' ? extensionIdFromKey(manifest.key) : extensionIdFromPath(dir);
-  return { dir, id, name, version: manifest.version, manifestVersion: version, permissions, hostPermissions, background, gecko, raw: manifest, warnings };
+  const name = localized(messages, id, manifest.name);
+  return { dir, id, name, version: manifest.version, manifestVersion: version, permissions, hostPermissions, background, gecko, raw: manifest, messages, warnings };
 }
 
 function readBackground(value: unknown, version: 2 | 3, file: string): Background {
@@ -104,17 +108,48 @@ function readBackground(value: unknown, version: 2 | 3, file: string): Backgroun
   throw new ExtensionManifestError('"background" needs "service_worker" (MV3), "scripts" or "page"', file);
 }
 
-/** `__MSG_name__` from _locales/<default_locale>/messages.json, as the browser shows it. */
-async function localized(dir: string, manifest: Record<string, unknown>, value: string): Promise<string> {
-  const match = /^__MSG_(\w+)__$/.exec(value);
-  if (!match || typeof manifest.default_locale !== 'string') return value;
-  try {
-    const messages = JSON.parse(await readFile(path.join(dir, '_locales', manifest.default_locale, 'messages.json'), 'utf8')) as Record<string, { message?: string }>;
-    const key = Object.keys(messages).find((candidate) => candidate.toLowerCase() === match[1]!.toLowerCase());
-    return (key && messages[key]?.message) || value;
-  } catch {
-    return value;
+/**
+ * Reads the messages of `defaultLocale` and the UI locale. A file that is missing is skipped; one
+ * that is not valid JSON is named in `warnings` (Chrome refuses such an extension; wrtui loads it
+ * without those messages and says so).
+ */
+async function readLocaleMessages(dir: string, defaultLocale: string | undefined, warnings: string[] = []): Promise<LocaleMessages> {
+  if (defaultLocale === undefined) return {};
+  const locales = [...new Set([UI_LOCALE, UI_LOCALE.split('_')[0]!, defaultLocale])];
+  const merged: LocaleMessages = {};
+  for (const locale of locales.reverse()) {
+    const file = path.join(dir, '_locales', locale, 'messages.json');
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (error) {
+      warnings.push(`${file} is not valid JSON (${(error as Error).message}); its messages are left out`);
+      continue;
+    }
+    if (typeof parsed !== 'object' || parsed === null) continue;
+    for (const [name, entry] of Object.entries(parsed as Record<string, unknown>)) {
+      const message = (entry as { message?: unknown } | null)?.message;
+      if (typeof message !== 'string') continue;
+      const placeholders: Record<string, string> = {};
+      for (const [key, value] of Object.entries((entry as { placeholders?: Record<string, { content?: unknown }> }).placeholders ?? {})) {
+        if (typeof value?.content === 'string') placeholders[key.toLowerCase()] = value.content;
+      }
+      merged[name.toLowerCase()] = Object.keys(placeholders).length > 0 ? { message, placeholders } : { message };
+    }
   }
+  return merged;
+}
+
+/** `__MSG_name__` from the extension's messages, as the browser shows it (the text as written when there is none). */
+function localized(messages: LocaleMessages, id: string, value: string): string {
+  const match = /^__MSG_(\w+)__$/.exec(value);
+  return (match && localizedMessage(messages, predefinedMessages(id), match[1]!)) || value;
 }
 
 function stringList(value: unknown, key: string, file: string): string[] {

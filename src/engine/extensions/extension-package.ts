@@ -69,6 +69,7 @@ export async function prepareExtension(dir: string): Promise<PreparedPackage> {
       name: manifest.name,
       kind: 'extension',
       manifest: manifest.raw,
+      messages: manifest.messages,
       permissions: manifest.permissions,
       hostPermissions: manifest.hostPermissions,
       rootDir: dir,

@@ -82,6 +82,8 @@ export interface ExtensionWorkerOptions {
   ownerFromManifest?: (manifest: unknown) => Owner;
   /** A fault once live (never during loading). */
   onFault: (fault: WorkerFault) => void;
+  /** runtime.reload() from the live worker. */
+  onReloadRequested?: () => void;
   /** The journal source of its logs: the rule's or extension's name. */
   source: string;
   /** Where its thread comes from (worker-pool.ts): one booted ahead, when the pool has one. */
@@ -388,6 +390,11 @@ export class ExtensionWorker implements RemoteEndpoint {
           break;
         case 'ready':
           this.#ready();
+          break;
+        case 'reload':
+          // Only a live worker may ask: a reload from top-level code would load it again forever.
+          if (this.#state === 'live') this.#options.onReloadRequested?.();
+          else this.#log('warn', 'runtime.reload() while loading is ignored: it would reload the extension forever');
           break;
         case 'loadFailed':
           this.#loadFailed(new LoadFailure(item[1], item[2]));

@@ -11,6 +11,7 @@
 // Promise bookkeeping per call, which the blocking events need, but the observing events (most of
 // them) need no answer and the per-event cost is what the benchmark measures. See the README's
 // "Extension host" section for the figures.
+import type { LocaleMessages } from './locale-messages.js';
 import type { WebRequestEventName } from '../types.js';
 
 /** What the host tells a new worker (its workerData). */
@@ -38,6 +39,8 @@ export interface WorkerBoot {
   previousVersion: string | undefined;
   /** Non-blocking console calls and timers run at most this long before being reported (ms). */
   backgroundTimeoutMs: number;
+  /** Extensions: their _locales messages (chrome.i18n). */
+  messages?: LocaleMessages;
   /** The persona: the host's choice for an extension; for a rule, `--persona` (its manifest's `persona` key wins). */
   persona: 'spec' | 'chrome' | 'firefox' | undefined;
 }
@@ -100,6 +103,8 @@ export type WorkerItem =
   | ['missing', name: string, permission?: string]
   | ['pong', n: number, heapUsed: number]
   | ['ready']
+  /** runtime.reload(): reload the extension as a save in its folder would. */
+  | ['reload']
   | ['loadFailed', message: string, location?: string]
   /** webRequest.filterResponseData(requestId): a new StreamFilter, numbered by the worker. */
   | ['filterCreate', fid: number, requestId: string]

@@ -56,6 +56,7 @@ export const firefoxPersona: Persona = {
   authCancelFails: true,
   hasActionIgnored: false,
   hasSecurityInfo: true,
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0',
   hasFilterResponseData: true,
   redirectNoticeWhenFollowed: true,
   // Firefox's SameSiteStatus has no "unspecified": a cookie without the attribute is stored as None.

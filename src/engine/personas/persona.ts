@@ -53,6 +53,8 @@ export interface Persona {
   readonly redirectNoticeWhenFollowed: boolean;
   /** Firefox's webRequest.getSecurityInfo. */
   readonly hasSecurityInfo: boolean;
+  /** navigator.userAgent in an extension's background (Chromium 156 and Firefox on Linux, as they send it); undefined: wrtui's own. */
+  readonly userAgent: string | undefined;
   /** Firefox's webRequest.filterResponseData (StreamFilter). */
   readonly hasFilterResponseData: boolean;
   /** The details fields this browser adds to every event, from what the request showed. */

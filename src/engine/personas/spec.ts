@@ -25,6 +25,7 @@ export const specPersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: false,
   hasSecurityInfo: false,
+  userAgent: undefined,
   hasFilterResponseData: false,
   redirectNoticeWhenFollowed: false,
   contextFields: () => ({}),

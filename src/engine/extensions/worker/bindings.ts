@@ -13,7 +13,8 @@ import { INSTALL_GLOBAL, type BindingsHandle, type Bridge } from './bridge.js';
 import { createConsole, createTimers } from './console-and-timers.js';
 import { CookiesBinding } from './cookies-binding.js';
 import { HostCalls } from './host-calls.js';
-import { createAlarms, createDeclarativeNetRequest, createRuntime, createStorage } from './runtime-binding.js';
+import { BrowserSurfaces } from './browser-surfaces.js';
+import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
 import { personaNamed } from '../../personas/index.js';
 
@@ -29,6 +30,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   };
 
   let permissions: ReadonlySet<string> = new Set(boot.permissions);
+  let hostPermissions: readonly string[] = boot.hostPermissions;
   let manifest: Record<string, unknown> = boot.manifest ?? {};
   reportListenerCounts((event, count) => bridge.post(['eventListeners', event, count]));
   const lastError = new RuntimeState((message) => bridge.post(['log', 'warn', `Unchecked runtime.lastError: ${message}`]));
@@ -36,22 +38,34 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   let persona = personaNamed(boot.persona ?? 'spec');
   const webRequest = new WebRequestBinding(bridge, calls, () => permissions, () => persona, reportUncaught);
   const cookies = new CookiesBinding(bridge, calls, lastError, reportUncaught);
-  const runtime = createRuntime(boot, lastError, () => manifest, reportUncaught);
+  const runtime = createRuntime(boot, lastError, () => manifest, reportUncaught, bridge, () => persona.name);
+  const i18n = createI18n(boot, lastError, reportUncaught);
   const storage = createStorage(calls, lastError, reportUncaught);
   const alarms = createAlarms(calls, lastError, reportUncaught);
   const dnr = createDeclarativeNetRequest(calls, lastError, reportUncaught, () => permissions.has('declarativeNetRequestFeedback'));
   const reported = new Set<string>();
 
   /** `chrome` (callbacks, and Promises without one) or `browser` (Promises), as the permissions allow. */
+  let surfaces: BrowserSurfaces | undefined;
   const namespaces = (style: 'callback' | 'promise') => {
-    const api: Record<string, unknown> = { runtime: runtime.namespace };
-    if (permissions.has('webRequest')) api.webRequest = webRequest.namespace(typeof manifest.manifest_version === 'number' ? manifest.manifest_version : 2);
+    const manifestVersion = typeof manifest.manifest_version === 'number' ? manifest.manifest_version : 2;
+    const root = style === 'callback' ? 'chrome' : 'browser';
+    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, persona: persona.name, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false) }, reported);
+    const api: Record<string, unknown> = {
+      // The browser's own surfaces first, so that wrtui's real namespaces win any name they share.
+      ...surfaces.namespaces(root),
+      runtime: runtime.namespace,
+      i18n,
+      permissions: createPermissions(lastError, reportUncaught, () => ({ permissions: [...permissions], origins: hostPermissions })),
+      extension: createExtension(lastError, reportUncaught, runtime.namespace.getURL as (path: unknown) => string, manifestVersion, globalThis),
+    };
+    if (permissions.has('webRequest')) api.webRequest = webRequest.namespace(manifestVersion);
     if (permissions.has('cookies')) api.cookies = cookies.namespace(style);
     if (permissions.has('storage')) api.storage = { ...storage };
     if (permissions.has('alarms')) api.alarms = alarms.namespace;
     if (permissions.has('declarativeNetRequest') || permissions.has('declarativeNetRequestWithHostAccess')) api.declarativeNetRequest = dnr.namespace;
     const needs = Object.fromEntries(GATED_NAMESPACES.filter((name) => !(name in api)).map((name) => [name, name]));
-    return guardApi(style === 'callback' ? 'chrome' : 'browser', api, bridge, reported, needs);
+    return guardApi(root, api, bridge, reported, needs);
   };
   const exposeNamespaces = () => {
     const chrome = namespaces('callback');
@@ -64,7 +78,13 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   scope.console = createConsole(bridge);
   Object.assign(scope, createTimers(bridge, reportUncaught));
   scope.self = globalThis;
-  const background = (boot.manifest?.background ?? {}) as { service_worker?: string; type?: string };
+  const showNavigator = () => {
+    scope.navigator = { userAgent: persona.userAgent ?? `wrtui (${boot.name})`, language: 'en-US', languages: ['en-US', 'en'], onLine: true, hardwareConcurrency: 1 };
+  };
+  showNavigator();
+  const background = (boot.manifest?.background ?? {}) as { service_worker?: string; type?: string; scripts?: unknown; page?: unknown };
+  // A background page (MV2, and Firefox's MV3 background.scripts) is a window; a service worker is not.
+  if (boot.kind === 'extension' && (background.scripts !== undefined || background.page !== undefined)) scope.window = globalThis;
   if (boot.kind === 'extension' && typeof background.service_worker === 'string' && background.type !== 'module') {
     // A classic service worker may pull in more scripts, synchronously, relative to its own URL.
     const serviceWorkerUrl = new URL(background.service_worker, boot.baseUrl);
@@ -120,7 +140,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     }
     manifest = checked.manifest as unknown as Record<string, unknown>;
     permissions = new Set(checked.manifest.permissions);
+    hostPermissions = checked.manifest.host_permissions ?? [];
     persona = personaNamed(checked.manifest.persona ?? boot.persona ?? 'spec');
+    showNavigator();
     bridge.setNodeAllowed(checked.manifest.node === true);
     const main = exports.default;
     if (typeof main !== 'function') {

@@ -19,6 +19,8 @@ export interface Bridge {
   runRuleBundle(code: string, file: string, map: unknown): Record<string, unknown>;
   /** Whether a rule's manifest opted into Node (`node: true`); fixed once its module ran. */
   setNodeAllowed(allowed: boolean): void;
+  /** runtime.getPlatformInfo(): this machine as Chrome names it. */
+  platform: { os: string; arch: string; nacl_arch: string };
   setTimer(callback: () => void, ms: number, repeat: boolean): unknown;
   clearTimer(handle: unknown): void;
 }

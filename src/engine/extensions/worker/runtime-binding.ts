@@ -4,8 +4,11 @@
 // restarted service worker in Chrome.
 import type { RuntimeState } from '../../runtime.js';
 import type { WorkerBoot } from '../protocol.js';
+import type { Bridge } from './bridge.js';
+import { disconnectedPort } from './browser-surfaces.js';
 import { deliverReply, toRealm, type HostCalls } from './host-calls.js';
 import { SimpleEvent } from './simple-event.js';
+import { localizedMessage, predefinedMessages, UI_LOCALE } from '../locale-messages.js';
 
 type OnError = (error: unknown, where: string) => void;
 type AnyFunction = (...args: never[]) => void;
@@ -22,7 +25,10 @@ function splitCallback(signature: string, args: readonly unknown[], maxArgs: num
   return { args: list, callback };
 }
 
-export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest: () => Record<string, unknown>, onError: OnError) {
+/** Firefox's runtime.getBrowserInfo(), for the firefox persona. */
+const FIREFOX_BROWSER_INFO = { name: 'Firefox', vendor: 'Mozilla', version: '153.0', buildID: '20261101000000' };
+
+export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest: () => Record<string, unknown>, onError: OnError, bridge: Bridge, persona: () => string) {
   const events = {
     onInstalled: new SimpleEvent('runtime.onInstalled', onError),
     onStartup: new SimpleEvent('runtime.onStartup', onError),
@@ -31,11 +37,19 @@ export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest:
     onConnect: new SimpleEvent('runtime.onConnect', onError),
     onSuspend: new SimpleEvent('runtime.onSuspend', onError),
   };
-  const namespace = {
+  // Events wrtui never has a reason to fire (no browser update, no suspension cancelled).
+  const quiet = Object.fromEntries(['onConnectExternal', 'onSuspendCanceled', 'onUpdateAvailable', 'onRestartRequired'].map((name) => [name, new SimpleEvent(`runtime.${name}`, onError, { counted: false })]));
+  /** A call answered here, at once, as the browser would (callback, or a Promise without one). */
+  const answered = (signature: string, maxArgs: number, answer: (args: unknown[]) => { ok: true; value: unknown } | { ok: false; error: string }) => (...input: unknown[]) => {
+    const { args, callback } = splitCallback(`runtime.${signature}`, input, maxArgs);
+    return deliverReply(runtime, Promise.resolve(answer(args)), callback, { onError, where: `runtime.${signature.split('(')[0]}` });
+  };
+  const namespace: Record<string, unknown> = {
     id: boot.extensionId,
-    get lastError() {
-      return runtime.lastError;
-    },
+    OnInstalledReason: { INSTALL: 'install', UPDATE: 'update', CHROME_UPDATE: 'chrome_update', SHARED_MODULE_UPDATE: 'shared_module_update' },
+    PlatformOs: { MAC: 'mac', WIN: 'win', ANDROID: 'android', CROS: 'cros', LINUX: 'linux', OPENBSD: 'openbsd' },
+    PlatformArch: { ARM: 'arm', ARM64: 'arm64', X86_32: 'x86-32', X86_64: 'x86-64', MIPS: 'mips', MIPS64: 'mips64', PPC64: 'ppc64', RISCV64: 'riscv64' },
+    ContextType: { TAB: 'TAB', POPUP: 'POPUP', BACKGROUND: 'BACKGROUND', OFFSCREEN_DOCUMENT: 'OFFSCREEN_DOCUMENT', SIDE_PANEL: 'SIDE_PANEL', DEVELOPER_TOOLS: 'DEVELOPER_TOOLS' },
     getManifest: () => toRealm(manifest()),
     getURL: (path: unknown) => {
       if (typeof path !== 'string') throw new TypeError('Error in invocation of runtime.getURL(string path): No matching signature.');
@@ -47,9 +61,98 @@ export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest:
       const reply = Promise.resolve({ ok: false as const, error: 'Could not establish connection. Receiving end does not exist.' });
       return deliverReply(runtime, reply, callback, { onError, where: 'runtime.sendMessage' });
     },
-    ...Object.fromEntries(Object.entries(events).map(([name, event]) => [name, event])),
+    /** A port with no other end: it disconnects at once, as in Chromium 156 with nothing listening. */
+    connect: (...args: unknown[]) => {
+      const info = args.find((arg) => typeof arg === 'object' && arg !== null) as { name?: unknown } | undefined;
+      return disconnectedPort(typeof info?.name === 'string' ? info.name : '', runtime, onError, (run) => void bridge.setTimer(run, 0, false));
+    },
+    getPlatformInfo: answered('getPlatformInfo(optional function callback)', 0, () => ({ ok: true, value: { ...bridge.platform } })),
+    setUninstallURL: answered('setUninstallURL(string url, optional function callback)', 1, ([url]) =>
+      typeof url === 'string' && url !== '' && !/^https?:/i.test(url) ? { ok: false, error: 'Invalid URL: "' + url + '".' } : { ok: true, value: undefined },
+    ),
+    requestUpdateCheck: answered('requestUpdateCheck(optional function callback)', 0, () => ({ ok: true, value: { status: 'no_update', version: '' } })),
+    openOptionsPage: answered('openOptionsPage(optional function callback)', 0, () => ({ ok: false, error: 'wrtui has no tabs or windows: the options page cannot be opened' })),
+    getContexts: answered('getContexts(object filter, optional function callback)', 1, () => ({ ok: true, value: [{ contextId: `${boot.extensionId}-background`, contextType: 'BACKGROUND', frameId: -1, incognito: false, tabId: -1, windowId: -1 }] })),
+    /** Reloads the extension as a save in its folder does (onInstalled says "update"). */
+    reload: () => void bridge.post(['reload']),
+    ...events,
+    ...quiet,
   };
+  // Not among the namespace's keys, as in Chromium 156, where it exists only while a callback runs.
+  Object.defineProperty(namespace, 'lastError', { get: () => runtime.lastError, enumerable: false, configurable: true });
+  if (persona() === 'firefox') namespace.getBrowserInfo = answered('getBrowserInfo(optional function callback)', 0, () => ({ ok: true, value: { ...FIREFOX_BROWSER_INFO } }));
   return { namespace, events };
+}
+
+/** chrome.i18n, from the extension's _locales (locale-messages.ts); wrtui's UI language is en-US. */
+export function createI18n(boot: WorkerBoot, runtime: RuntimeState, onError: OnError) {
+  const predefined = predefinedMessages(boot.extensionId);
+  return {
+    getMessage: (name: unknown, substitutions?: unknown) => {
+      if (typeof name !== 'string') throw new TypeError('Error in invocation of i18n.getMessage(string messageName, optional any substitutions, optional object options): No matching signature.');
+      const list = substitutions === undefined ? [] : (Array.isArray(substitutions) ? substitutions : [substitutions]).map(String);
+      return localizedMessage(boot.messages ?? {}, predefined, name, list);
+    },
+    getUILanguage: () => UI_LOCALE.replace('_', '-'),
+    getAcceptLanguages: (...input: unknown[]) => {
+      const { callback } = splitCallback('i18n.getAcceptLanguages(optional function callback)', input, 0);
+      return deliverReply(runtime, Promise.resolve({ ok: true as const, value: ['en-US', 'en'] }), callback, { onError, where: 'i18n.getAcceptLanguages' });
+    },
+    detectLanguage: (...input: unknown[]) => {
+      const { callback } = splitCallback('i18n.detectLanguage(string text, optional function callback)', input, 1);
+      return deliverReply(runtime, Promise.resolve({ ok: true as const, value: { isReliable: false, languages: [] } }), callback, { onError, where: 'i18n.detectLanguage' });
+    },
+  };
+}
+
+/**
+ * chrome.permissions: what the manifest granted (wrtui has no optional permissions to grant: a
+ * request is refused, as when the user says no).
+ */
+export function createPermissions(runtime: RuntimeState, onError: OnError, granted: () => { permissions: readonly string[]; origins: readonly string[] }) {
+  const call = (signature: string, maxArgs: number, answer: (args: unknown[]) => unknown) => (...input: unknown[]) => {
+    const { args, callback } = splitCallback(`permissions.${signature}`, input, maxArgs);
+    return deliverReply(runtime, Promise.resolve({ ok: true as const, value: answer(args) }), callback, { onError, where: `permissions.${signature.split('(')[0]}` });
+  };
+  const asked = (value: unknown) => {
+    const request = (typeof value === 'object' && value !== null ? value : {}) as { permissions?: unknown; origins?: unknown };
+    return { permissions: Array.isArray(request.permissions) ? request.permissions.map(String) : [], origins: Array.isArray(request.origins) ? request.origins.map(String) : [] };
+  };
+  return {
+    getAll: call('getAll(optional function callback)', 0, () => ({ permissions: [...granted().permissions].sort(), origins: [...granted().origins] })),
+    contains: call('contains(object permissions, optional function callback)', 1, ([value]) => {
+      const { permissions, origins } = asked(value);
+      const have = granted();
+      return permissions.every((name) => have.permissions.includes(name)) && origins.every((origin) => have.origins.includes(origin) || have.origins.includes('<all_urls>'));
+    }),
+    request: call('request(object permissions, optional function callback)', 1, () => false),
+    remove: call('remove(object permissions, optional function callback)', 1, () => false),
+    addHostAccessRequest: call('addHostAccessRequest(object request, optional function callback)', 1, () => undefined),
+    removeHostAccessRequest: call('removeHostAccessRequest(object request, optional function callback)', 1, () => undefined),
+    onAdded: new SimpleEvent('permissions.onAdded', onError, { counted: false }),
+    onRemoved: new SimpleEvent('permissions.onRemoved', onError, { counted: false }),
+  };
+}
+
+/** chrome.extension: Chromium 156's members, and MV2's getURL and getBackgroundPage (the background page is this global scope). */
+export function createExtension(runtime: RuntimeState, onError: OnError, getURL: (path: unknown) => string, manifestVersion: number, scope: object) {
+  const answer = (signature: string, value: unknown) => (...input: unknown[]) => {
+    const { callback } = splitCallback(`extension.${signature}`, input, signature.startsWith('setUpdateUrlData') ? 1 : 0);
+    return deliverReply(runtime, Promise.resolve({ ok: true as const, value }), callback, { onError, where: `extension.${signature.split('(')[0]}` });
+  };
+  const namespace: Record<string, unknown> = {
+    ViewType: { TAB: 'tab', POPUP: 'popup' },
+    inIncognitoContext: false,
+    isAllowedIncognitoAccess: answer('isAllowedIncognitoAccess(optional function callback)', false),
+    isAllowedFileSchemeAccess: answer('isAllowedFileSchemeAccess(optional function callback)', false),
+    setUpdateUrlData: answer('setUpdateUrlData(string data)', undefined),
+  };
+  if (manifestVersion === 2) {
+    namespace.getURL = getURL;
+    namespace.getBackgroundPage = () => scope;
+    namespace.getViews = () => [scope];
+  }
+  return namespace;
 }
 
 export function createStorage(calls: HostCalls, runtime: RuntimeState, onError: OnError) {

@@ -23,17 +23,20 @@ export class SimpleEvent {
   readonly #name: string;
   readonly #listeners: Listener[] = [];
   readonly #onError: (error: unknown, where: string) => void;
+  readonly #counted: boolean;
 
-  constructor(name: string, onError: (error: unknown, where: string) => void) {
+  /** `counted: false`: an event wrtui never fires (browser-surfaces.ts); the rules view does not list it. */
+  constructor(name: string, onError: (error: unknown, where: string) => void, options: { counted?: boolean } = {}) {
     this.#name = name;
     this.#onError = onError;
+    this.#counted = options.counted ?? true;
   }
 
   addListener = (listener: unknown): void => {
     this.#check('addListener', listener);
     if (this.#listeners.includes(listener)) return;
     this.#listeners.push(listener);
-    reportCount(this.#name, this.#listeners.length);
+    if (this.#counted) reportCount(this.#name, this.#listeners.length);
   };
 
   removeListener = (listener: unknown): void => {
@@ -41,7 +44,7 @@ export class SimpleEvent {
     const index = this.#listeners.indexOf(listener);
     if (index === -1) return;
     this.#listeners.splice(index, 1);
-    reportCount(this.#name, this.#listeners.length);
+    if (this.#counted) reportCount(this.#name, this.#listeners.length);
   };
 
   hasListener = (listener: unknown): boolean => {

@@ -128,6 +128,13 @@ function runRuleBundle(code: string, file: string, map: unknown): Record<string,
   return module.exports;
 }
 
+/** Node's platform and arch in Chrome's words (runtime.PlatformOs, PlatformArch). */
+function chromePlatform(): Bridge['platform'] {
+  const os = ({ darwin: 'mac', win32: 'win', linux: 'linux', openbsd: 'openbsd', freebsd: 'linux', android: 'android' } as Record<string, string>)[process.platform] ?? 'linux';
+  const arch = ({ x64: 'x86-64', ia32: 'x86-32', arm: 'arm', arm64: 'arm64', mips64el: 'mips64', mipsel: 'mips' } as Record<string, string>)[process.arch] ?? process.arch;
+  return { os, arch, nacl_arch: arch === 'arm64' ? 'arm' : arch };
+}
+
 const bridge: Bridge = {
   post,
   format: (args) => formatWithOptions({ colors: false, depth: 6 }, ...args),
@@ -135,6 +142,7 @@ const bridge: Bridge = {
   runScript,
   readFile: (file) => readFileSync(file, 'utf8'),
   runRuleBundle,
+  platform: chromePlatform(),
   setNodeAllowed: (allowed) => {
     nodeAllowed = allowed;
   },
@@ -144,7 +152,6 @@ const bridge: Bridge = {
 
 /** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
 function start(boot: WorkerBoot): void {
-  (context as Record<string, unknown>).navigator = { userAgent: `wrtui (${boot.name})`, language: 'en-US', languages: ['en-US'], onLine: true, hardwareConcurrency: 1 };
   const bindings: BindingsHandle = install(bridge, boot);
 
   // A browser logs these and the worker goes on; so does wrtui, and the journal says where.

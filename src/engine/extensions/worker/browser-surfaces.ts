@@ -1,0 +1,380 @@
+// The browser's own surfaces an extension touches at start-up: tabs and windows, its toolbar button
+// (action, browserAction, pageAction), context menus, notifications, navigation events. wrtui is a
+// proxy and has none of them, yet real extensions call them unconditionally (Redirector removes a
+// webNavigation listener before it adds its webRequest one; ClearURLs listens to tabs.onUpdated at
+// top level), so an `undefined` namespace stopped them from loading at all.
+//
+// So an extension granted one finds it, with the members Chromium 156 gives it: tabs and windows
+// need no permission, the button comes with its manifest key, the rest with their permission; a
+// namespace not granted stays undefined, as in a browser. Its events never fire; each call answers
+// what a browser with no tab, window or menu open would (tabs.query: [], tabs.get: "No tab with
+// id: 5."). The button keeps what is set on it (getBadgeText gives back setBadgeText's text), and a
+// notification is written to the journal. The journal says once per member what the extension used.
+import type { RuntimeState } from '../../runtime.js';
+import type { Bridge } from './bridge.js';
+import { deliverReply } from './host-calls.js';
+import { SimpleEvent } from './simple-event.js';
+
+type OnError = (error: unknown, where: string) => void;
+/** `note`: what the journal says of the call, when not the answer itself. */
+type Answer = { ok: true; value: unknown; note?: string } | { ok: false; error: string };
+type Method = (args: unknown[]) => Answer;
+
+const ok = (value?: unknown, note?: string): Answer => (note === undefined ? { ok: true, value } : { ok: true, value, note });
+const fail = (error: string): Answer => ({ ok: false, error });
+
+const NO_TABS = 'wrtui has no tabs or windows';
+const NO_CONNECTION = 'Could not establish connection. Receiving end does not exist.';
+
+/** Permissions that grant no namespace of their own (or one wrtui has for real). */
+const NOT_A_SURFACE = new Set([
+  'activeTab', 'background', 'clipboardRead', 'clipboardWrite', 'geolocation', 'unlimitedStorage', 'nativeMessaging',
+  'webRequest', 'webRequestBlocking', 'webRequestFilterResponse', 'cookies', 'storage', 'alarms',
+  'declarativeNetRequest', 'declarativeNetRequestWithHostAccess', 'declarativeNetRequestFeedback', 'tabs', 'menus', 'contextMenus',
+]);
+
+/** One namespace: what wrtui lacks (for the journal), its constants, events and calls. */
+interface Surface {
+  lacks: string;
+  constants?: Record<string, unknown>;
+  events: readonly string[];
+  methods: Record<string, Method>;
+}
+
+export interface SurfaceContext {
+  bridge: Bridge;
+  lastError: RuntimeState;
+  onError: OnError;
+  manifest: Record<string, unknown>;
+  permissions: ReadonlySet<string>;
+  persona: string;
+  baseUrl: string;
+  /** Runs `run` on a later turn of the event loop. */
+  later: (run: () => void) => void;
+}
+
+/** The surfaces of one extension: their state is shared by `chrome` and `browser`. */
+export class BrowserSurfaces {
+  readonly #context: SurfaceContext;
+  readonly #reported: Set<string>;
+  readonly #surfaces = new Map<string, Surface>();
+  readonly #menuIds = new Set<string | number>();
+  #nextMenuId = 1;
+  #nextNotification = 1;
+
+  constructor(context: SurfaceContext, reported: Set<string>) {
+    this.#context = context;
+    this.#reported = reported;
+    const { manifest, permissions, persona } = context;
+    this.#surfaces.set('tabs', tabsSurface());
+    this.#surfaces.set('windows', windowsSurface());
+    const version = manifest.manifest_version;
+    if (version === 3 && isObject(manifest.action)) this.#surfaces.set('action', this.#button('action', manifest.action, true));
+    if (version === 2 && isObject(manifest.browser_action)) this.#surfaces.set('browserAction', this.#button('browserAction', manifest.browser_action, persona === 'firefox'));
+    if (version === 2 && isObject(manifest.page_action)) this.#surfaces.set('pageAction', this.#pageAction(manifest.page_action));
+    if (permissions.has('contextMenus') || permissions.has('menus')) {
+      this.#surfaces.set('contextMenus', this.#menus());
+      if (persona === 'firefox') this.#surfaces.set('menus', this.#menus());
+    }
+    if (permissions.has('notifications')) this.#surfaces.set('notifications', this.#notifications());
+    if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface());
+    for (const permission of permissions) {
+      if (!NOT_A_SURFACE.has(permission) && /^[a-z][A-Za-z]*$/.test(permission) && !this.#surfaces.has(permission)) this.#surfaces.set(permission, genericSurface(permission));
+    }
+  }
+
+  /** The namespaces, by name, for `chrome` (callbacks, or Promises without one) or `browser`. */
+  namespaces(root: 'chrome' | 'browser'): Record<string, object> {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const [name, surface] of this.#surfaces) out[name] = this.#namespace(`${root}.${name}`, surface) as Record<string, unknown>;
+    // The calls that answer at once rather than through a callback.
+    for (const name of ['contextMenus', 'menus']) if (out[name]) out[name].create = this.#createMenu(`${root}.${name}.create`);
+    out.tabs!.connect = (_tabId: unknown, info?: { name?: unknown }) => {
+      this.#report(`${root}.tabs.connect`, 'wrtui has no tabs; the port disconnects at once');
+      return disconnectedPort(typeof info?.name === 'string' ? info.name : '', this.#context.lastError, this.#context.onError, this.#context.later);
+    };
+    return out;
+  }
+
+  #namespace(path: string, surface: Surface): object {
+    const namespace: Record<string, unknown> = { ...surface.constants };
+    for (const event of surface.events) namespace[event] = this.#event(`${path}.${event}`, surface.lacks);
+    for (const [name, method] of Object.entries(surface.methods)) namespace[name] = this.#call(`${path}.${name}`, surface.lacks, method);
+    if (surface.events.length === 0 && Object.keys(surface.methods).length === 0) return this.#anyMember(path, surface.lacks);
+    return namespace;
+  }
+
+  /** A namespace wrtui knows no members of: every `onX` an event, anything else a call answering nothing. */
+  #anyMember(path: string, lacks: string): object {
+    const made = new Map<string, unknown>();
+    const member = (property: string | symbol): property is string => typeof property === 'string' && property !== 'then' && /^[a-z]/.test(property);
+    return new Proxy({}, {
+      has: (_, property) => member(property),
+      get: (_, property) => {
+        if (!member(property)) return undefined;
+        if (!made.has(property)) made.set(property, /^on[A-Z]/.test(property) ? this.#event(`${path}.${property}`, lacks) : this.#call(`${path}.${property}`, lacks, () => ok()));
+        return made.get(property);
+      },
+    });
+  }
+
+  #event(path: string, lacks: string): SimpleEvent {
+    const event = new SimpleEvent(path.replace(/^(chrome|browser)\./, ''), this.#context.onError, { counted: false });
+    const add = event.addListener;
+    event.addListener = (listener: unknown) => {
+      this.#report(path, `${lacks}; this event never fires`);
+      add(listener);
+    };
+    return event;
+  }
+
+  #call(path: string, lacks: string, method: Method): (...input: unknown[]) => unknown {
+    return (...input: unknown[]) => {
+      const args = [...input];
+      while (args.length > 0 && args[args.length - 1] === undefined) args.pop();
+      const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as (...values: never[]) => void) : undefined;
+      const answer = method(args);
+      this.#report(path, `${lacks}; ${answer.ok ? (answer.note ?? (answer.value === undefined ? 'the call did nothing' : `answered ${JSON.stringify(answer.value)}`)) : `answered "${answer.error}"`}`);
+      const reply = Promise.resolve(answer.ok ? { ok: true as const, value: answer.value } : answer);
+      return deliverReply(this.#context.lastError, reply, callback, { onError: this.#context.onError, where: path.replace(/^(chrome|browser)\./, '') });
+    };
+  }
+
+  #report(path: string, text: string): void {
+    if (this.#reported.has(path)) return;
+    this.#reported.add(path);
+    this.#context.bridge.post(['log', 'info', `${path}: ${text}`]);
+  }
+
+  /** action (MV3), browserAction (MV2): the button's state, kept; `extra`: Firefox's and MV3's getters and setters. */
+  #button(name: string, declared: Record<string, unknown>, extra: boolean): Surface {
+    const state = {
+      title: typeof declared.default_title === 'string' ? declared.default_title : String(this.#context.manifest.name ?? ''),
+      popup: typeof declared.default_popup === 'string' ? new URL(declared.default_popup, this.#context.baseUrl).href : '',
+      text: '',
+      background: [0, 0, 0, 0] as unknown,
+      textColor: [0, 0, 0, 0] as unknown,
+      enabled: true,
+    };
+    const set = (apply: (details: Record<string, unknown>) => void): Method => ([details]) => {
+      if (!isObject(details)) return fail(`Error in invocation of ${name}: the details must be an object`);
+      if (typeof details.tabId === 'number') return fail(`No tab with id: ${details.tabId}.`);
+      apply(details);
+      return ok(undefined, 'kept (its getter gives it back), not shown');
+    };
+    const get = (read: () => unknown): Method => ([details]) => (isObject(details) && typeof details.tabId === 'number' ? fail(`No tab with id: ${details.tabId}.`) : ok(read()));
+    const methods: Record<string, Method> = {
+      setTitle: set((details) => void (state.title = String(details.title ?? ''))),
+      getTitle: get(() => state.title),
+      setIcon: set(() => {}),
+      setPopup: set((details) => void (state.popup = details.popup ? new URL(String(details.popup), this.#context.baseUrl).href : '')),
+      getPopup: get(() => state.popup),
+      setBadgeText: set((details) => void (state.text = String(details.text ?? ''))),
+      getBadgeText: get(() => state.text),
+      setBadgeBackgroundColor: set((details) => void (state.background = colorArray(details.color))),
+      getBadgeBackgroundColor: get(() => state.background),
+      enable: ([tabId]) => (typeof tabId === 'number' ? fail(`No tab with id: ${tabId}.`) : ((state.enabled = true), ok())),
+      disable: ([tabId]) => (typeof tabId === 'number' ? fail(`No tab with id: ${tabId}.`) : ((state.enabled = false), ok())),
+    };
+    if (extra) {
+      Object.assign(methods, {
+        setBadgeTextColor: set((details) => void (state.textColor = colorArray(details.color))),
+        getBadgeTextColor: get(() => state.textColor),
+        isEnabled: ([tabId]: unknown[]) => (typeof tabId === 'number' ? fail(`No tab with id: ${tabId}.`) : ok(state.enabled)),
+        openPopup: () => fail(`${NO_TABS}: there is no popup to open`),
+      });
+    }
+    if (name === 'action') methods.getUserSettings = () => ok({ isOnToolbar: false });
+    return { lacks: 'wrtui has no toolbar', events: name === 'action' ? ['onClicked', 'onUserSettingsChanged'] : ['onClicked'], methods };
+  }
+
+  #pageAction(declared: Record<string, unknown>): Surface {
+    const button = this.#button('pageAction', declared, false);
+    const onTab: Method = ([tabId]) => fail(`No tab with id: ${String(tabId)}.`);
+    const { setTitle, getTitle, setIcon, setPopup, getPopup } = button.methods;
+    return { lacks: button.lacks, events: ['onClicked'], methods: { show: onTab, hide: onTab, setTitle: setTitle!, getTitle: getTitle!, setIcon: setIcon!, setPopup: setPopup!, getPopup: getPopup! } };
+  }
+
+  #menus(): Surface {
+    const missing = (id: unknown) => fail(`Cannot find menu item with id ${String(id)}`);
+    return {
+      lacks: 'wrtui has no context menus',
+      constants: {
+        ACTION_MENU_TOP_LEVEL_LIMIT: 6,
+        ContextType: Object.fromEntries(['all', 'page', 'frame', 'selection', 'link', 'editable', 'image', 'video', 'audio', 'launcher', 'browser_action', 'page_action', 'action', 'tab'].map((value) => [value.toUpperCase(), value])),
+        ItemType: { NORMAL: 'normal', CHECKBOX: 'checkbox', RADIO: 'radio', SEPARATOR: 'separator' },
+      },
+      events: ['onClicked'],
+      methods: {
+        update: ([id]) => (this.#menuIds.has(id as string) ? ok() : missing(id)),
+        remove: ([id]) => (this.#menuIds.delete(id as string) ? ok() : missing(id)),
+        removeAll: () => (this.#menuIds.clear(), ok()),
+      },
+    };
+  }
+
+  /** contextMenus.create answers with the item's id at once (callback aside), so it is no plain call. */
+  #createMenu(path: string): (...input: unknown[]) => unknown {
+    return (properties: unknown, callback?: unknown) => {
+      const given = isObject(properties) ? properties.id : undefined;
+      const id = typeof given === 'string' ? given : this.#nextMenuId++;
+      const duplicate = typeof given === 'string' && this.#menuIds.has(given);
+      this.#menuIds.add(id);
+      this.#report(path, 'wrtui has no context menus; the item is kept but never shown');
+      const answer = duplicate ? fail(`Cannot create item with duplicate id ${given}`) : ok();
+      void deliverReply(this.#context.lastError, Promise.resolve(answer), typeof callback === 'function' ? (callback as () => void) : () => {}, { onError: this.#context.onError, where: 'contextMenus.create' });
+      return id;
+    };
+  }
+
+  #notifications(): Surface {
+    const shown = new Set<string>();
+    return {
+      lacks: 'wrtui has no notification centre',
+      events: ['onButtonClicked', 'onClicked', 'onClosed', 'onPermissionLevelChanged', 'onShowSettings'],
+      methods: {
+        create: (args) => {
+          const id = typeof args[0] === 'string' && args[0] !== '' ? args[0] : `wrtui-notification-${this.#nextNotification++}`;
+          const options = (typeof args[0] === 'string' ? args[1] : args[0]) as { title?: unknown; message?: unknown } | undefined;
+          shown.add(id);
+          // The one surface whose output a user wants to see: it goes to the journal, every time.
+          this.#context.bridge.post(['log', 'info', `notification ${JSON.stringify(String(options?.title ?? ''))}: ${String(options?.message ?? '')}`]);
+          return ok(id);
+        },
+        update: ([id]) => ok(shown.has(String(id))),
+        clear: ([id]) => ok(shown.delete(String(id))),
+        getAll: () => ok(Object.fromEntries([...shown].map((id) => [id, true]))),
+        getPermissionLevel: () => ok('granted'),
+      },
+    };
+  }
+}
+
+const WINDOW_TYPE = { NORMAL: 'normal', POPUP: 'popup', PANEL: 'panel', APP: 'app', DEVTOOLS: 'devtools', CUSTOM_TAB: 'custom-tab' };
+
+function tabsSurface(): Surface {
+  const noTab: Method = ([tabId]) => {
+    const id = Array.isArray(tabId) ? tabId[0] : tabId;
+    return fail(typeof id === 'number' ? `No tab with id: ${id}.` : `${NO_TABS}: there is no current tab`);
+  };
+  return {
+    lacks: 'wrtui has no tabs',
+    constants: {
+      TAB_ID_NONE: -1,
+      TAB_INDEX_NONE: -1,
+      MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND: 2,
+      SPLIT_VIEW_ID_NONE: -1,
+      TabStatus: { UNLOADED: 'unloaded', LOADING: 'loading', COMPLETE: 'complete' },
+      WindowType: WINDOW_TYPE,
+      MutedInfoReason: { USER: 'user', CAPTURE: 'capture', EXTENSION: 'extension' },
+      ZoomSettingsMode: { AUTOMATIC: 'automatic', MANUAL: 'manual', DISABLED: 'disabled' },
+      ZoomSettingsScope: { PER_ORIGIN: 'per-origin', PER_TAB: 'per-tab' },
+    },
+    events: ['onActivated', 'onAttached', 'onCreated', 'onDetached', 'onHighlighted', 'onMoved', 'onRemoved', 'onReplaced', 'onUpdated', 'onZoomChange'],
+    methods: {
+      query: () => ok([]),
+      get: noTab,
+      getCurrent: () => ok(undefined),
+      create: () => fail(`${NO_TABS}: nothing was opened`),
+      duplicate: noTab,
+      update: noTab,
+      reload: noTab,
+      remove: noTab,
+      discard: noTab,
+      goBack: noTab,
+      goForward: noTab,
+      move: noTab,
+      detectLanguage: noTab,
+      getZoom: noTab,
+      setZoom: noTab,
+      getZoomSettings: noTab,
+      setZoomSettings: noTab,
+      captureVisibleTab: () => fail(`${NO_TABS}: there is nothing to capture`),
+      highlight: () => fail(`${NO_TABS}: there is nothing to highlight`),
+      group: noTab,
+      ungroup: noTab,
+      createSplit: noTab,
+      unsplit: noTab,
+      sendMessage: () => fail(NO_CONNECTION),
+    },
+  };
+}
+
+function windowsSurface(): Surface {
+  const noWindow: Method = ([windowId]) => fail(`No window with id: ${String(windowId)}.`);
+  return {
+    lacks: 'wrtui has no windows',
+    constants: {
+      WINDOW_ID_NONE: -1,
+      WINDOW_ID_CURRENT: -2,
+      WindowType: WINDOW_TYPE,
+      WindowState: { NORMAL: 'normal', MINIMIZED: 'minimized', MAXIMIZED: 'maximized', FULLSCREEN: 'fullscreen', LOCKED_FULLSCREEN: 'locked-fullscreen' },
+      CreateType: { NORMAL: 'normal', POPUP: 'popup', PANEL: 'panel' },
+    },
+    events: ['onBoundsChanged', 'onCreated', 'onFocusChanged', 'onRemoved'],
+    methods: {
+      get: noWindow,
+      getAll: () => ok([]),
+      getCurrent: () => fail('No current window'),
+      getLastFocused: () => fail('No last-focused window'),
+      create: () => fail(`${NO_TABS}: nothing was opened`),
+      update: noWindow,
+      remove: noWindow,
+    },
+  };
+}
+
+function webNavigationSurface(): Surface {
+  return {
+    lacks: 'wrtui sees requests, not navigations in tabs',
+    constants: {
+      TransitionType: Object.fromEntries(['link', 'typed', 'auto_bookmark', 'auto_subframe', 'manual_subframe', 'generated', 'start_page', 'form_submit', 'reload', 'keyword', 'keyword_generated'].map((value) => [value.toUpperCase(), value])),
+      TransitionQualifier: Object.fromEntries(['client_redirect', 'server_redirect', 'forward_back', 'from_address_bar'].map((value) => [value.toUpperCase(), value])),
+    },
+    events: ['onBeforeNavigate', 'onCommitted', 'onCompleted', 'onCreatedNavigationTarget', 'onDOMContentLoaded', 'onErrorOccurred', 'onHistoryStateUpdated', 'onReferenceFragmentUpdated', 'onTabReplaced'],
+    methods: { getFrame: () => ok(null), getAllFrames: () => ok(null) },
+  };
+}
+
+/** A granted namespace wrtui knows nothing of (downloads, history, idle, …). */
+function genericSurface(name: string): Surface {
+  return { lacks: `wrtui has no ${name}`, events: [], methods: {} };
+}
+
+/** A badge colour as Chrome reports it: [r, g, b, a]. */
+function colorArray(color: unknown): unknown {
+  if (Array.isArray(color)) return [...color];
+  const hex = typeof color === 'string' ? /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color)?.[1] : undefined;
+  if (!hex) return [0, 0, 0, 255];
+  const full = hex.length === 3 ? [...hex].map((digit) => digit + digit).join('') : hex;
+  return [0, 2, 4].map((at) => parseInt(full.slice(at, at + 2), 16)).concat(255);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A Port with no other end (runtime.connect, tabs.connect): it disconnects on the next turn with
+ * runtime.lastError "Could not establish connection. Receiving end does not exist.", as Chromium
+ * 156 does; posting to it does nothing.
+ */
+export function disconnectedPort(name: string, lastError: RuntimeState, onError: OnError, later: (run: () => void) => void): object {
+  const onDisconnect = new SimpleEvent('Port.onDisconnect', onError, { counted: false });
+  const onMessage = new SimpleEvent('Port.onMessage', onError, { counted: false });
+  let connected = true;
+  const port = {
+    name,
+    sender: undefined,
+    onDisconnect,
+    onMessage,
+    postMessage: () => {},
+    disconnect: () => {
+      connected = false;
+    },
+  };
+  later(() => {
+    if (connected) lastError.deliver(NO_CONNECTION, () => void onDisconnect.dispatch(port));
+  });
+  return port;
+}
