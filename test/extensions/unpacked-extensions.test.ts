@@ -141,6 +141,32 @@ describe("an MV2 extension that wires the browser's own surfaces at start-up (ta
     expect(harness!.entries.filter((e) => e.kind === 'log' && e.message.startsWith('chrome.browserAction.setBadgeText'))).toHaveLength(1);
   });
 
+  it('editing its storage.local file while it runs configures it: storage.onChanged hears the edit, its own writes are no edit', async () => {
+    const dirs = await loadFixtures(['mv2-toolbar'], { watch: true });
+    await harness!.waitFor((e) => e.kind === 'log' && e.source === 'Toolbar Redirector' && e.message.startsWith('start-up'));
+    const file = storageFileOf(harness!.stateDir, extensionIdFromPath(dirs['mv2-toolbar']!));
+    // Its first set-up writes the file itself (setUps: 1); with no redirects, nothing is redirected.
+    await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 3000 }).toContain('"setUps": 1');
+    expect((await harness!.curl([`${origin!.url}/old/page`])).stdout).toBe('origin: /old/page');
+    expect(host!.rule('Toolbar Redirector')!.storage).toEqual({ file, local: 1, session: 0 });
+
+    const mark = harness!.entries.length;
+    await writeFile(file, JSON.stringify({ setUps: 1, redirects: [{ from: '/old/', to: '/new/' }] }));
+    await harness!.waitFor((e) => e.seq > mark && e.kind === 'log' && e.message.startsWith('ready: 1 redirects'));
+    expect((await harness!.curl(['-L', `${origin!.url}/old/page`])).stdout).toBe('origin: /new/page');
+    const edits = () => harness!.entries.filter((e) => e.kind === 'log' && e.message.startsWith('storage.local edited')).map((e) => (e as LogEntry).message);
+    expect(edits()).toEqual([`storage.local edited in ${file}: redirects changed`]);
+    // Its own write after the edit (setUps: 2) reached the file and was not taken for an edit.
+    await expect.poll(async () => readFile(file, 'utf8'), { timeout: 3000 }).toContain('"setUps": 2');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(edits()).toHaveLength(1);
+
+    // A broken edit is named, and the items stay.
+    await writeFile(file, '{ "redirects": ');
+    await harness!.waitFor((e) => e.kind === 'log' && e.level === 'warn' && e.message.includes('is not valid JSON'));
+    expect((await harness!.curl(['-L', `${origin!.url}/old/page`])).stdout).toBe('origin: /new/page');
+  });
+
   it('under the firefox persona its background page sees Firefox\'s navigator.userAgent', async () => {
     await loadFixtures(['mv2-toolbar'], { storage: { 'mv2-toolbar': REDIRECTS }, persona: 'firefox' });
     await harness!.waitFor((e) => e.kind === 'log' && e.source === 'Toolbar Redirector' && e.message.startsWith('ready'));

@@ -103,4 +103,17 @@ describe('the rules view', () => {
     expect(text).toContain('      rule 50: condition.urlFilter: must not be empty');
     expect(text.some((line) => /_session\s+2 rules/.test(line))).toBe(true);
   });
+
+  it("shows where an extension's storage.local lives, since editing that file is how it is configured here", async () => {
+    const { ruleDetailLines } = await import('../../src/ui/rules/rule-lines.js');
+    const { stripAnsi, renderLine } = await import('../../src/ui/ansi.js');
+    const status = {
+      name: 'Toolbar Redirector', file: '/ext/toolbar', kind: 'extension' as const, extensionId: 'a'.repeat(32), persona: 'spec' as const, state: 'active' as const,
+      dryRun: false, precedence: 1, reloadCount: 0, listeners: [], eventListeners: [], quota: { used: 0, limit: 20, refused: 0, nextSlotFreeAt: null }, lastLoadedAt: undefined, typeErrors: [],
+      storage: { file: `/state/extensions/${'a'.repeat(32)}/storage.json`, local: 2, session: 1 },
+      runtime: { state: 'running' as const, restarts: 0, heapUsedBytes: 0, node: false },
+    };
+    const text = ruleDetailLines(status, '/ext', Date.now()).map((line) => stripAnsi(renderLine(line, 200)));
+    expect(text).toContain(`Storage local 2 items  /state/extensions/${'a'.repeat(32)}/storage.json  edit it to configure the extension: it hears storage.onChanged  · session 1 item`);
+  });
 });

@@ -112,6 +112,8 @@ export interface RuleStatus {
   typeErrors: TypeDiagnostic[];
   /** Its declarativeNetRequest rulesets and rule counts (extensions with the permission). */
   declarativeNetRequest?: NonNullable<ReturnType<DnrEngine['describe']>>;
+  /** chrome.storage (with the permission): storage.local's file (none without a state dir) and each area's item count. */
+  storage?: { file: string | undefined; local: number; session: number };
   /** Its worker. */
   runtime: {
     state: RuntimeState;
@@ -442,6 +444,16 @@ export class ExtensionHost {
       name: record.name,
       onAlarm: (alarm) => record.current?.worker.alarm(alarm),
     });
+    if (this.#options.watch !== false && !this.#closed) {
+      await record.services.watchStorage({
+        ...(this.#options.debounceMs !== undefined && { debounceMs: this.#options.debounceMs }),
+        onEdited: (changes) => {
+          this.#log('info', record.name, `storage.local edited in ${record.services?.storage.file}: ${Object.keys(changes).join(', ')} changed`);
+          record.current?.worker.storageEdited(changes);
+        },
+        onError: (message) => this.#log('warn', record.name, message),
+      });
+    }
     // Its declarativeNetRequest rules are in place before its code runs (which may update them).
     await this.#registerDnr(record, pkg);
     const update = cause === 'change' || cause === 'manual';
@@ -850,6 +862,7 @@ export class ExtensionHost {
       lastLoadedAt: current?.loadedAt,
       typeErrors: [...record.typeErrors],
       ...(dnr && { declarativeNetRequest: dnr }),
+      ...(current?.owner.permissions.has('storage') && record.services && { storage: { file: record.services.storage.file, ...record.services.storage.counts } }),
       runtime: {
         state: record.runtime,
         restarts: record.restarts,

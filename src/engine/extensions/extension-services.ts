@@ -9,7 +9,11 @@ import type { Owner } from '../owner.js';
 import type { Cookie } from '../types.js';
 import type { Alarm } from './alarm-scheduler.js';
 import { AlarmScheduler } from './alarm-scheduler.js';
-import { StorageAreas, type StorageAreaName } from './storage-areas.js';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { STATE_DIR_MODE } from '../cookies/atomic-json-file.js';
+import { FolderWatch } from './extension-folders.js';
+import { StorageAreas, type StorageAreaName, type StorageChanges } from './storage-areas.js';
 
 export class ExtensionServices {
   readonly storage: StorageAreas;
@@ -17,6 +21,7 @@ export class ExtensionServices {
   readonly #engine: Engine;
   readonly #extensionId: string;
   readonly #cookieApis = new WeakMap<Owner, CookiesApi>();
+  #storageWatch: FolderWatch | undefined;
 
   private constructor(engine: Engine, extensionId: string, storage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
     this.#engine = engine;
@@ -96,7 +101,29 @@ export class ExtensionServices {
     this.alarms.clearAll();
   }
 
+  /**
+   * Watches storage.local's file for the user's edits (how an extension is configured without its
+   * options page): `onEdited` gets what changed, once the file holds valid JSON.
+   */
+  async watchStorage(options: { debounceMs?: number; onEdited: (changes: StorageChanges) => void; onError: (message: string) => void }): Promise<void> {
+    const file = this.storage.file;
+    if (!file || this.#storageWatch) return;
+    await mkdir(path.dirname(file), { recursive: true, mode: STATE_DIR_MODE });
+    this.#storageWatch = await FolderWatch.start(path.dirname(file), {
+      ...(options.debounceMs !== undefined && { debounceMs: options.debounceMs }),
+      onChange: (changed) => {
+        if (path.resolve(changed) !== path.resolve(file)) return;
+        void this.storage.reloadLocal().then((changes) => {
+          if (changes && Object.keys(changes).length > 0) options.onEdited(changes);
+        });
+      },
+      onError: (error) => options.onError(`watching ${file}: ${error.message}`),
+      onAppeared: () => {},
+    });
+  }
+
   async close(): Promise<void> {
+    await this.#storageWatch?.close();
     this.alarms.clearAll();
     await this.storage.flush();
   }

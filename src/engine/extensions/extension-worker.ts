@@ -14,6 +14,7 @@
 //
 // A fault while loading is a load failure (the host keeps the previous version); a fault once live
 // is reported through onFault, and the host decides on a restart.
+import type { StorageChanges } from './storage-areas.js';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -233,6 +234,11 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   alarm(alarm: unknown): void {
     this.#enqueue(['alarm', alarm]);
+  }
+
+  /** storage.local's file was edited: its storage.onChanged listeners hear what changed. */
+  storageEdited(changes: StorageChanges): void {
+    this.#enqueue(['storageChanged', 'local', JSON.stringify(changes)]);
   }
 
   /** Removes its listeners from the engine and terminates the worker. Pending events go on without it. */

@@ -70,6 +70,8 @@ export type HostItem =
   /** A cookie change the extension's cookies.onChanged listeners may see. */
   | ['cookieChanged', info: string]
   | ['alarm', alarm: unknown]
+  /** storage.local changed outside the extension (its file was edited): the changes, as JSON. */
+  | ['storageChanged', area: 'local', changes: string]
   /** declarativeNetRequest.onRuleMatchedDebug's MatchedRuleInfoDebug, as JSON. */
   | ['dnrMatched', info: string]
   | ['ping', n: number]

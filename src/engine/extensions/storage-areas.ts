@@ -4,6 +4,10 @@
 // atomic, 0600 adapter as the cookie store; a burst of changes is one write); session lives in
 // memory and is emptied when the extension is reloaded (as Chrome empties it on an update).
 // Values are JSON data, as Chrome stores them; a change reports {oldValue, newValue} per key.
+// The file is also the user's way in (an extension's options page does not run in wrtui): an edit
+// of it while wrtui runs is read back (`reloadLocal`), the file's items win, and the extension's
+// storage.onChanged hears what changed. wrtui's own writes are told apart by their text.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { AtomicJsonFile, CorruptJsonFileError, setAside } from '../cookies/atomic-json-file.js';
@@ -23,16 +27,70 @@ export class StorageAreas {
   #writeTimer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   readonly #onProblem: (message: string) => void;
+  /** The texts of wrtui's latest writes of the file: seeing one of them again is no edit. */
+  readonly #ownTexts: string[] = [];
+  /** storage.local's file (undefined without a state dir). */
+  readonly file: string | undefined;
 
-  private constructor(local: Low<Items> | undefined, items: Items, onProblem: (message: string) => void) {
+  private constructor(local: Low<Items> | undefined, items: Items, onProblem: (message: string) => void, file: string | undefined) {
     this.#local = local;
     this.#localItems = items;
     this.#onProblem = onProblem;
+    this.file = file;
+    if (local) this.#ownTexts.push(fileText(items));
+  }
+
+  /** How many items each area holds. */
+  get counts(): { local: number; session: number } {
+    return { local: Object.keys(this.#localItems).length, session: Object.keys(this.#session).length };
+  }
+
+  /**
+   * Reads the file again after someone edited it: its items replace local's (a change of
+   * wrtui's own still waiting to be written is dropped: the file is what the user sees). Returns
+   * what changed; undefined when the file is wrtui's own latest write, gone, or not valid JSON
+   * (said through onProblem; the items stay as they were).
+   */
+  async reloadLocal(): Promise<StorageChanges | undefined> {
+    if (!this.#local || !this.file) return undefined;
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    if (this.#ownTexts.includes(text)) return undefined;
+    let items: unknown;
+    try {
+      items = JSON.parse(text);
+    } catch (error) {
+      this.#onProblem(`${this.file} is not valid JSON (${(error as Error).message}); storage.local keeps its items until the file is fixed`);
+      return undefined;
+    }
+    if (typeof items !== 'object' || items === null || Array.isArray(items)) {
+      this.#onProblem(`${this.file} does not hold an object of items; storage.local keeps its items until the file is fixed`);
+      return undefined;
+    }
+    clearTimeout(this.#writeTimer);
+    this.#writeTimer = undefined;
+    const before = this.#localItems;
+    const after = items as Items;
+    const changes: StorageChanges = {};
+    for (const [key, value] of Object.entries(after)) {
+      if (!(key in before)) changes[key] = { newValue: value };
+      else if (JSON.stringify(before[key]) !== JSON.stringify(value)) changes[key] = { oldValue: before[key], newValue: value };
+    }
+    for (const key of Object.keys(before)) if (!(key in after)) changes[key] = { oldValue: before[key] };
+    this.#localItems = after;
+    this.#local.data = after;
+    this.#ownTexts.push(text);
+    if (this.#ownTexts.length > 4) this.#ownTexts.shift();
+    return changes;
   }
 
   /** Opens the areas of `extensionId`; without a state dir, local lives in memory too. */
   static async open(stateDir: string | undefined, extensionId: string, onProblem: (message: string) => void): Promise<StorageAreas> {
-    if (!stateDir) return new StorageAreas(undefined, {}, onProblem);
+    if (!stateDir) return new StorageAreas(undefined, {}, onProblem, undefined);
     const file = storageFileOf(stateDir, extensionId);
     const db = new Low<Items>(new AtomicJsonFile<Items>(file), {});
     try {
@@ -49,7 +107,7 @@ export class StorageAreas {
       onProblem(`${file} did not hold an object of items; it was kept as ${aside} and storage.local starts empty`);
       db.data = {};
     }
-    return new StorageAreas(db, db.data, onProblem);
+    return new StorageAreas(db, db.data, onProblem, file);
   }
 
   /** storage.<area>.<method>(...args): what the call answers (for set/remove/clear: the changes). */
@@ -129,8 +187,15 @@ export class StorageAreas {
   #write(): void {
     const db = this.#local!;
     db.data = this.#localItems;
+    this.#ownTexts.push(fileText(this.#localItems));
+    if (this.#ownTexts.length > 4) this.#ownTexts.shift();
     this.#writing = this.#writing.then(() => db.write()).catch((error: unknown) => this.#onProblem(`writing storage.local failed: ${String(error)}`));
   }
+}
+
+/** The text AtomicJsonFile writes for `items`. */
+function fileText(items: Items): string {
+  return `${JSON.stringify(items, null, 2)}\n`;
 }
 
 export function storageFileOf(stateDir: string, extensionId: string): string {

@@ -4,7 +4,7 @@
 // the last fault and where), its listeners per event with their filters, its type errors.
 import { relative } from 'node:path';
 import type { RuleStatus } from '../../engine/extensions/extension-host.js';
-import { formatClock, formatCountdown } from '../format.js';
+import { formatClock, formatCountdown, shortPath } from '../format.js';
 import { blank, heading, line, type Segment, type StyledLine } from '../detail/styled-line.js';
 
 const STATE_STYLES: Readonly<Record<RuleStatus['state'], Segment>> = {
@@ -115,6 +115,18 @@ export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string |
     ),
   );
   lines.push(line({ text: 'Persona ', dim: true }, { ...PERSONA_CELLS[rule.persona], text: rule.persona }, { text: `  ${PERSONA_MEANING[rule.persona]}`, dim: true }));
+  if (rule.storage) {
+    const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
+    lines.push(
+      line(
+        { text: 'Storage ', dim: true },
+        `local ${items(rule.storage.local)}`,
+        rule.storage.file ? { text: `  ${shortPath(rule.storage.file)}`, color: 'cyan' } : { text: '  in memory (no state dir)', dim: true },
+        rule.storage.file && { text: '  edit it to configure the extension: it hears storage.onChanged', dim: true },
+        `  · session ${items(rule.storage.session)}`,
+      ),
+    );
+  }
   if (runtime.fault) {
     const doing = runtime.fault.doing ? ` while handling ${runtime.fault.doing.event} for ${runtime.fault.doing.url}` : '';
     lines.push(line({ text: `  last fault ${formatClock(runtime.fault.at)}: `, color: 'yellow' }, { text: `${runtime.fault.reason}${doing}`, color: 'yellow' }));

@@ -61,7 +61,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     };
     if (permissions.has('webRequest')) api.webRequest = webRequest.namespace(manifestVersion);
     if (permissions.has('cookies')) api.cookies = cookies.namespace(style);
-    if (permissions.has('storage')) api.storage = { ...storage };
+    if (permissions.has('storage')) api.storage = { ...storage.namespace };
     if (permissions.has('alarms')) api.alarms = alarms.namespace;
     if (permissions.has('declarativeNetRequest') || permissions.has('declarativeNetRequestWithHostAccess')) api.declarativeNetRequest = dnr.namespace;
     const needs = Object.fromEntries(GATED_NAMESPACES.filter((name) => !(name in api)).map((name) => [name, name]));
@@ -186,6 +186,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
             break;
           case 'alarm':
             alarms.fire(item[1]);
+            break;
+          case 'storageChanged':
+            storage.changed(JSON.parse(item[2] as string) as Record<string, unknown>);
             break;
           case 'dnrMatched':
             dnr.matched(item[1] as string);

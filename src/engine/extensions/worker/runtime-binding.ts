@@ -25,8 +25,8 @@ function splitCallback(signature: string, args: readonly unknown[], maxArgs: num
   return { args: list, callback };
 }
 
-/** Firefox's runtime.getBrowserInfo(), for the firefox persona. */
-const FIREFOX_BROWSER_INFO = { name: 'Firefox', vendor: 'Mozilla', version: '153.0', buildID: '20261101000000' };
+/** Firefox's runtime.getBrowserInfo(), for the firefox persona: Firefox ESR 153.7.0 as Debian ships it (its application.ini). */
+const FIREFOX_BROWSER_INFO = { name: 'Firefox', vendor: 'Mozilla', version: '153.7.0', buildID: '20261103151912' };
 
 export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest: () => Record<string, unknown>, onError: OnError, bridge: Bridge, persona: () => string) {
   const events = {
@@ -185,7 +185,15 @@ export function createStorage(calls: HostCalls, runtime: RuntimeState, onError: 
       onChanged: areaChanged,
     };
   };
-  return { local: area('local', 10_485_760), session: area('session', 10_485_760), onChanged };
+  const local = area('local', 10_485_760);
+  return {
+    namespace: { local, session: area('session', 10_485_760), onChanged },
+    /** Changes made outside the extension (its storage file edited): heard as any other change. */
+    changed(changes: Record<string, unknown>) {
+      onChanged.dispatch(toRealm(changes), 'local');
+      (local.onChanged as SimpleEvent).dispatch(toRealm(changes));
+    },
+  };
 }
 
 export function createAlarms(calls: HostCalls, runtime: RuntimeState, onError: OnError) {
