@@ -11,7 +11,7 @@
 // request's originUrl (a proxy sees only the Referer's origin).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -21,10 +21,9 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { answerProbe, probePage } from '../helpers/probe-site.js';
+import { endProcessGroup, FIREFOX, firefoxProfile, WEB_EXT } from '../helpers/firefox.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
-const FIREFOX = '/usr/bin/firefox-esr';
-const WEB_EXT = fileURLToPath(new URL('../../node_modules/.bin/web-ext', import.meta.url));
 const SKIP = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
 const EXTENSION = fileURLToPath(new URL('../../fixtures/extensions/firefox-probe', import.meta.url));
 
@@ -93,44 +92,13 @@ async function collect(browser: () => ChildProcess): Promise<ProbeRecord[]> {
   try {
     await finished;
   } finally {
-    // The whole process group: web-ext's Firefox outlives web-ext itself, and each left behind
-    // kept ~350 MB and its share of the CPU.
-    const signalGroup = (signal: NodeJS.Signals) => {
-      try {
-        process.kill(-child.pid!, signal);
-      } catch {
-        // already gone
-      }
-    };
-    signalGroup('SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    signalGroup('SIGKILL');
+    await endProcessGroup(child, exited);
   }
   return records.filter((record) => record.path !== '/probe/ping');
 }
 
-/** Preferences of a quiet Firefox: no updates, telemetry, remote settings or captive-portal checks (FACTS.md). */
-const QUIET: Record<string, unknown> = {
-  'app.update.enabled': false,
-  'app.normandy.enabled': false,
-  'browser.safebrowsing.malware.enabled': false,
-  'browser.safebrowsing.phishing.enabled': false,
-  'network.captive-portal-service.enabled': false,
-  'network.connectivity-service.enabled': false,
-  'toolkit.telemetry.enabled': false,
-  'datareporting.policy.dataSubmissionEnabled': false,
-  'network.prefetch-next': false,
-  'network.dns.disablePrefetch': true,
-  'browser.startup.homepage_override.mstone': 'ignore',
-  'services.settings.server': 'http://127.0.0.1:1/',
-};
-
 async function profile(name: string, prefs: Record<string, unknown>): Promise<string> {
-  const dir = path.join(work, name);
-  await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'user.js'), Object.entries({ ...QUIET, ...prefs }).map(([key, value]) => `user_pref(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n'));
-  return dir;
+  return firefoxProfile(path.join(work, name), prefs);
 }
 
 /**

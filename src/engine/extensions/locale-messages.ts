@@ -18,10 +18,10 @@ export type LocaleMessages = Record<string, LocaleMessage>;
 export const UI_LOCALE = 'en_US';
 
 /** The predefined messages (`@@extension_id`, `@@ui_locale`, the bidi ones) for an extension. */
-export function predefinedMessages(extensionId: string): Record<string, string> {
+export function predefinedMessages(extensionId: string, uiLocale: string = UI_LOCALE): Record<string, string> {
   return {
     '@@extension_id': extensionId,
-    '@@ui_locale': UI_LOCALE,
+    '@@ui_locale': uiLocale,
     '@@bidi_dir': 'ltr',
     '@@bidi_reversed_dir': 'rtl',
     '@@bidi_start_edge': 'left',

@@ -3,6 +3,7 @@
 // details fields, and its sequences (no re-fired events on an auth retry, onActionIgnored).
 import type { ResourceType, WebRequestEventName } from '../types.js';
 import { chromeEnumKey, restoreHidden, withoutHeaders, type Persona } from './persona.js';
+import { CHROME_SURFACES } from './surface-dialects.js';
 
 /** Chrome's ResourceType, in its schema's order. */
 export const CHROME_RESOURCE_TYPES = [
@@ -67,6 +68,7 @@ export const chromePersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: true,
   hasSecurityInfo: false,
+  surfaces: CHROME_SURFACES,
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
   hasFilterResponseData: false,
   redirectNoticeWhenFollowed: false,

@@ -5,6 +5,7 @@
 import { headerText } from '../headers.js';
 import type { HttpHeader, WebRequestEventName } from '../types.js';
 import { firefoxEnumKey, restoreHidden, showsEveryHeader, withoutHeaders, type Persona } from './persona.js';
+import { FIREFOX_SURFACES } from './surface-dialects.js';
 
 export const FIREFOX_RESOURCE_TYPES = [
   'main_frame', 'sub_frame', 'stylesheet', 'script', 'image', 'object', 'object_subrequest',
@@ -56,6 +57,7 @@ export const firefoxPersona: Persona = {
   authCancelFails: true,
   hasActionIgnored: false,
   hasSecurityInfo: true,
+  surfaces: FIREFOX_SURFACES,
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0',
   hasFilterResponseData: true,
   redirectNoticeWhenFollowed: true,

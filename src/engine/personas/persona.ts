@@ -53,6 +53,8 @@ export interface Persona {
   readonly redirectNoticeWhenFollowed: boolean;
   /** Firefox's webRequest.getSecurityInfo. */
   readonly hasSecurityInfo: boolean;
+  /** How the browser's own surfaces (tabs, windows, the toolbar button …) answer with none open (surface-dialects.ts). */
+  readonly surfaces: SurfaceDialect;
   /** navigator.userAgent in an extension's background (Chromium 156 and Firefox on Linux, as they send it); undefined: wrtui's own. */
   readonly userAgent: string | undefined;
   /** Firefox's webRequest.filterResponseData (StreamFilter). */
@@ -134,3 +136,36 @@ export const showsEveryHeader = {
   restoreRequestHeaders: (_full: HttpHeaders, answered: HttpHeaders) => answered,
   restoreResponseHeaders: (_full: HttpHeaders, answered: HttpHeaders) => answered,
 };
+
+/** What differs between browsers in how their own surfaces answer an extension (browser-surfaces.ts). */
+export interface SurfaceDialect {
+  /** The error for a tab, window, or menu item id that does not exist (or already does). */
+  noTab(id: unknown): string;
+  noWindow(id: unknown): string;
+  duplicateMenu(id: unknown): string;
+  /** webNavigation.getFrame/getAllFrames of a tab that does not exist: the no-tab error (Firefox), or null (Chrome). */
+  framesOfMissingTabFail: boolean;
+  /** i18n's @@ui_locale. */
+  uiLocale: string;
+  /** runtime.getPlatformInfo() has nacl_arch. */
+  naclArch: boolean;
+  /** permissions.getAll()'s answer. */
+  permissionsAll(permissions: readonly string[], origins: readonly string[]): Record<string, unknown>;
+  hasRequestUpdateCheck: boolean;
+  /** windows.on… events. */
+  windowEvents: readonly string[];
+  /** The toolbar button's badge colour before one is set. */
+  badgeBackground: readonly number[];
+  /** A port with no other end says why on `port.error` (Firefox), not in runtime.lastError. */
+  portErrorOnPort: boolean;
+  /** browserAction (MV2) has action's getters and setters too (setBadgeTextColor, isEnabled, openPopup, getUserSettings). */
+  fullBrowserAction: boolean;
+  /** A `menus` namespace, with the "menus" permission. */
+  menus: boolean;
+  /** runtime.lastError when there is none: undefined (Chrome) or null (Firefox). */
+  noLastError: null | undefined;
+  /** The background's frameId in runtime.getContexts(): -1 (Chrome's service worker) or 0 (Firefox's background page). */
+  backgroundFrameId: number;
+  /** runtime.getBrowserInfo()'s answer, where the browser has it (Firefox). */
+  browserInfo: { name: string; vendor: string; version: string; buildID: string } | undefined;
+}

@@ -3,6 +3,7 @@
 // `ping`, an auth retry fires no second onBeforeSendHeaders/onSendHeaders/onHeadersReceived.
 import { EXTRA_INFO_SPEC, RESOURCE_TYPES } from '../types.js';
 import { firefoxEnumKey, showsEveryHeader, type Persona } from './persona.js';
+import { CHROME_SURFACES } from './surface-dialects.js';
 
 export const specPersona: Persona = {
   name: 'spec',
@@ -25,6 +26,7 @@ export const specPersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: false,
   hasSecurityInfo: false,
+  surfaces: CHROME_SURFACES,
   userAgent: undefined,
   hasFilterResponseData: false,
   redirectNoticeWhenFollowed: false,

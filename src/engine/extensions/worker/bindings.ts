@@ -38,8 +38,8 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   let persona = personaNamed(boot.persona ?? 'spec');
   const webRequest = new WebRequestBinding(bridge, calls, () => permissions, () => persona, reportUncaught);
   const cookies = new CookiesBinding(bridge, calls, lastError, reportUncaught);
-  const runtime = createRuntime(boot, lastError, () => manifest, reportUncaught, bridge, () => persona.name);
-  const i18n = createI18n(boot, lastError, reportUncaught);
+  const runtime = createRuntime(boot, lastError, () => manifest, reportUncaught, bridge, () => persona.surfaces);
+  const i18n = createI18n(boot, lastError, reportUncaught, () => persona.surfaces);
   const storage = createStorage(calls, lastError, reportUncaught);
   const alarms = createAlarms(calls, lastError, reportUncaught);
   const dnr = createDeclarativeNetRequest(calls, lastError, reportUncaught, () => permissions.has('declarativeNetRequestFeedback'));
@@ -50,13 +50,14 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const namespaces = (style: 'callback' | 'promise') => {
     const manifestVersion = typeof manifest.manifest_version === 'number' ? manifest.manifest_version : 2;
     const root = style === 'callback' ? 'chrome' : 'browser';
-    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, persona: persona.name, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false) }, reported);
+    runtime.adapt();
+    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, dialect: persona.surfaces, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false) }, reported);
     const api: Record<string, unknown> = {
       // The browser's own surfaces first, so that wrtui's real namespaces win any name they share.
       ...surfaces.namespaces(root),
       runtime: runtime.namespace,
       i18n,
-      permissions: createPermissions(lastError, reportUncaught, () => ({ permissions: [...permissions], origins: hostPermissions })),
+      permissions: createPermissions(lastError, reportUncaught, () => ({ permissions: [...permissions], origins: hostPermissions }), () => persona.surfaces),
       extension: createExtension(lastError, reportUncaught, runtime.namespace.getURL as (path: unknown) => string, manifestVersion, globalThis),
     };
     if (permissions.has('webRequest')) api.webRequest = webRequest.namespace(manifestVersion);

@@ -10,6 +10,7 @@
 // what a browser with no tab, window or menu open would (tabs.query: [], tabs.get: "No tab with
 // id: 5."). The button keeps what is set on it (getBadgeText gives back setBadgeText's text), and a
 // notification is written to the journal. The journal says once per member what the extension used.
+import type { SurfaceDialect } from '../../personas/persona.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { Bridge } from './bridge.js';
 import { deliverReply } from './host-calls.js';
@@ -47,7 +48,8 @@ export interface SurfaceContext {
   onError: OnError;
   manifest: Record<string, unknown>;
   permissions: ReadonlySet<string>;
-  persona: string;
+  /** How the persona's browser words and shapes its answers. */
+  dialect: SurfaceDialect;
   baseUrl: string;
   /** Runs `run` on a later turn of the event loop. */
   later: (run: () => void) => void;
@@ -65,19 +67,17 @@ export class BrowserSurfaces {
   constructor(context: SurfaceContext, reported: Set<string>) {
     this.#context = context;
     this.#reported = reported;
-    const { manifest, permissions, persona } = context;
-    this.#surfaces.set('tabs', tabsSurface());
-    this.#surfaces.set('windows', windowsSurface());
+    const { manifest, permissions, dialect } = context;
+    this.#surfaces.set('tabs', tabsSurface(dialect));
+    this.#surfaces.set('windows', windowsSurface(dialect));
     const version = manifest.manifest_version;
     if (version === 3 && isObject(manifest.action)) this.#surfaces.set('action', this.#button('action', manifest.action, true));
-    if (version === 2 && isObject(manifest.browser_action)) this.#surfaces.set('browserAction', this.#button('browserAction', manifest.browser_action, persona === 'firefox'));
+    if (version === 2 && isObject(manifest.browser_action)) this.#surfaces.set('browserAction', this.#button('browserAction', manifest.browser_action, dialect.fullBrowserAction));
     if (version === 2 && isObject(manifest.page_action)) this.#surfaces.set('pageAction', this.#pageAction(manifest.page_action));
-    if (permissions.has('contextMenus') || permissions.has('menus')) {
-      this.#surfaces.set('contextMenus', this.#menus());
-      if (persona === 'firefox') this.#surfaces.set('menus', this.#menus());
-    }
+    if (permissions.has('contextMenus') || permissions.has('menus')) this.#surfaces.set('contextMenus', this.#menus());
+    if (dialect.menus && permissions.has('menus')) this.#surfaces.set('menus', this.#menus());
     if (permissions.has('notifications')) this.#surfaces.set('notifications', this.#notifications());
-    if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface());
+    if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect));
     for (const permission of permissions) {
       if (!NOT_A_SURFACE.has(permission) && /^[a-z][A-Za-z]*$/.test(permission) && !this.#surfaces.has(permission)) this.#surfaces.set(permission, genericSurface(permission));
     }
@@ -91,7 +91,7 @@ export class BrowserSurfaces {
     for (const name of ['contextMenus', 'menus']) if (out[name]) out[name].create = this.#createMenu(`${root}.${name}.create`);
     out.tabs!.connect = (_tabId: unknown, info?: { name?: unknown }) => {
       this.#report(`${root}.tabs.connect`, 'wrtui has no tabs; the port disconnects at once');
-      return disconnectedPort(typeof info?.name === 'string' ? info.name : '', this.#context.lastError, this.#context.onError, this.#context.later);
+      return disconnectedPort(typeof info?.name === 'string' ? info.name : '', this.#context.lastError, this.#context.onError, this.#context.later, this.#context.dialect.portErrorOnPort);
     };
     return out;
   }
@@ -152,17 +152,18 @@ export class BrowserSurfaces {
       title: typeof declared.default_title === 'string' ? declared.default_title : String(this.#context.manifest.name ?? ''),
       popup: typeof declared.default_popup === 'string' ? new URL(declared.default_popup, this.#context.baseUrl).href : '',
       text: '',
-      background: [0, 0, 0, 0] as unknown,
+      background: [...this.#context.dialect.badgeBackground] as unknown,
       textColor: [0, 0, 0, 0] as unknown,
       enabled: true,
     };
+    const { noTab } = this.#context.dialect;
     const set = (apply: (details: Record<string, unknown>) => void): Method => ([details]) => {
       if (!isObject(details)) return fail(`Error in invocation of ${name}: the details must be an object`);
-      if (typeof details.tabId === 'number') return fail(`No tab with id: ${details.tabId}.`);
+      if (typeof details.tabId === 'number') return fail(noTab(details.tabId));
       apply(details);
       return ok(undefined, 'kept (its getter gives it back), not shown');
     };
-    const get = (read: () => unknown): Method => ([details]) => (isObject(details) && typeof details.tabId === 'number' ? fail(`No tab with id: ${details.tabId}.`) : ok(read()));
+    const get = (read: () => unknown): Method => ([details]) => (isObject(details) && typeof details.tabId === 'number' ? fail(noTab(details.tabId)) : ok(read()));
     const methods: Record<string, Method> = {
       setTitle: set((details) => void (state.title = String(details.title ?? ''))),
       getTitle: get(() => state.title),
@@ -173,24 +174,24 @@ export class BrowserSurfaces {
       getBadgeText: get(() => state.text),
       setBadgeBackgroundColor: set((details) => void (state.background = colorArray(details.color))),
       getBadgeBackgroundColor: get(() => state.background),
-      enable: ([tabId]) => (typeof tabId === 'number' ? fail(`No tab with id: ${tabId}.`) : ((state.enabled = true), ok())),
-      disable: ([tabId]) => (typeof tabId === 'number' ? fail(`No tab with id: ${tabId}.`) : ((state.enabled = false), ok())),
+      enable: ([tabId]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ((state.enabled = true), ok())),
+      disable: ([tabId]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ((state.enabled = false), ok())),
     };
     if (extra) {
       Object.assign(methods, {
         setBadgeTextColor: set((details) => void (state.textColor = colorArray(details.color))),
         getBadgeTextColor: get(() => state.textColor),
-        isEnabled: ([tabId]: unknown[]) => (typeof tabId === 'number' ? fail(`No tab with id: ${tabId}.`) : ok(state.enabled)),
+        isEnabled: ([tabId]: unknown[]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ok(state.enabled)),
         openPopup: () => fail(`${NO_TABS}: there is no popup to open`),
+        getUserSettings: () => ok({ isOnToolbar: false }),
       });
     }
-    if (name === 'action') methods.getUserSettings = () => ok({ isOnToolbar: false });
-    return { lacks: 'wrtui has no toolbar', events: name === 'action' ? ['onClicked', 'onUserSettingsChanged'] : ['onClicked'], methods };
+    return { lacks: 'wrtui has no toolbar', events: extra ? ['onClicked', 'onUserSettingsChanged'] : ['onClicked'], methods };
   }
 
   #pageAction(declared: Record<string, unknown>): Surface {
     const button = this.#button('pageAction', declared, false);
-    const onTab: Method = ([tabId]) => fail(`No tab with id: ${String(tabId)}.`);
+    const onTab: Method = ([tabId]) => fail(this.#context.dialect.noTab(tabId));
     const { setTitle, getTitle, setIcon, setPopup, getPopup } = button.methods;
     return { lacks: button.lacks, events: ['onClicked'], methods: { show: onTab, hide: onTab, setTitle: setTitle!, getTitle: getTitle!, setIcon: setIcon!, setPopup: setPopup!, getPopup: getPopup! } };
   }
@@ -221,7 +222,7 @@ export class BrowserSurfaces {
       const duplicate = typeof given === 'string' && this.#menuIds.has(given);
       this.#menuIds.add(id);
       this.#report(path, 'wrtui has no context menus; the item is kept but never shown');
-      const answer = duplicate ? fail(`Cannot create item with duplicate id ${given}`) : ok();
+      const answer = duplicate ? fail(this.#context.dialect.duplicateMenu(given)) : ok();
       void deliverReply(this.#context.lastError, Promise.resolve(answer), typeof callback === 'function' ? (callback as () => void) : () => {}, { onError: this.#context.onError, where: 'contextMenus.create' });
       return id;
     };
@@ -252,10 +253,10 @@ export class BrowserSurfaces {
 
 const WINDOW_TYPE = { NORMAL: 'normal', POPUP: 'popup', PANEL: 'panel', APP: 'app', DEVTOOLS: 'devtools', CUSTOM_TAB: 'custom-tab' };
 
-function tabsSurface(): Surface {
+function tabsSurface(dialect: SurfaceDialect): Surface {
   const noTab: Method = ([tabId]) => {
     const id = Array.isArray(tabId) ? tabId[0] : tabId;
-    return fail(typeof id === 'number' ? `No tab with id: ${id}.` : `${NO_TABS}: there is no current tab`);
+    return fail(typeof id === 'number' ? dialect.noTab(id) : `${NO_TABS}: there is no current tab`);
   };
   return {
     lacks: 'wrtui has no tabs',
@@ -300,8 +301,8 @@ function tabsSurface(): Surface {
   };
 }
 
-function windowsSurface(): Surface {
-  const noWindow: Method = ([windowId]) => fail(`No window with id: ${String(windowId)}.`);
+function windowsSurface(dialect: SurfaceDialect): Surface {
+  const noWindow: Method = ([windowId]) => fail(dialect.noWindow(windowId));
   return {
     lacks: 'wrtui has no windows',
     constants: {
@@ -311,7 +312,7 @@ function windowsSurface(): Surface {
       WindowState: { NORMAL: 'normal', MINIMIZED: 'minimized', MAXIMIZED: 'maximized', FULLSCREEN: 'fullscreen', LOCKED_FULLSCREEN: 'locked-fullscreen' },
       CreateType: { NORMAL: 'normal', POPUP: 'popup', PANEL: 'panel' },
     },
-    events: ['onBoundsChanged', 'onCreated', 'onFocusChanged', 'onRemoved'],
+    events: dialect.windowEvents,
     methods: {
       get: noWindow,
       getAll: () => ok([]),
@@ -324,7 +325,8 @@ function windowsSurface(): Surface {
   };
 }
 
-function webNavigationSurface(): Surface {
+function webNavigationSurface(dialect: SurfaceDialect): Surface {
+  const frames: Method = ([details]) => (dialect.framesOfMissingTabFail ? fail(dialect.noTab((details as { tabId?: unknown } | undefined)?.tabId)) : ok(null));
   return {
     lacks: 'wrtui sees requests, not navigations in tabs',
     constants: {
@@ -332,7 +334,7 @@ function webNavigationSurface(): Surface {
       TransitionQualifier: Object.fromEntries(['client_redirect', 'server_redirect', 'forward_back', 'from_address_bar'].map((value) => [value.toUpperCase(), value])),
     },
     events: ['onBeforeNavigate', 'onCommitted', 'onCompleted', 'onCreatedNavigationTarget', 'onDOMContentLoaded', 'onErrorOccurred', 'onHistoryStateUpdated', 'onReferenceFragmentUpdated', 'onTabReplaced'],
-    methods: { getFrame: () => ok(null), getAllFrames: () => ok(null) },
+    methods: { getFrame: frames, getAllFrames: frames },
   };
 }
 
@@ -355,15 +357,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A Port with no other end (runtime.connect, tabs.connect): it disconnects on the next turn with
- * runtime.lastError "Could not establish connection. Receiving end does not exist.", as Chromium
- * 156 does; posting to it does nothing.
+ * A Port with no other end (runtime.connect, tabs.connect): it disconnects on the next turn saying
+ * "Could not establish connection. Receiving end does not exist." in runtime.lastError (Chromium
+ * 156) or on `port.error` (Firefox, `errorOnPort`); posting to it does nothing.
  */
-export function disconnectedPort(name: string, lastError: RuntimeState, onError: OnError, later: (run: () => void) => void): object {
+export function disconnectedPort(name: string, lastError: RuntimeState, onError: OnError, later: (run: () => void) => void, errorOnPort: boolean): object {
   const onDisconnect = new SimpleEvent('Port.onDisconnect', onError, { counted: false });
   const onMessage = new SimpleEvent('Port.onMessage', onError, { counted: false });
   let connected = true;
-  const port = {
+  const port: Record<string, unknown> = {
     name,
     sender: undefined,
     onDisconnect,
@@ -373,8 +375,12 @@ export function disconnectedPort(name: string, lastError: RuntimeState, onError:
       connected = false;
     },
   };
+  if (errorOnPort) port.error = null;
   later(() => {
-    if (connected) lastError.deliver(NO_CONNECTION, () => void onDisconnect.dispatch(port));
+    if (!connected) return;
+    if (!errorOnPort) return lastError.deliver(NO_CONNECTION, () => void onDisconnect.dispatch(port));
+    port.error = new Error(NO_CONNECTION);
+    onDisconnect.dispatch(port);
   });
   return port;
 }

@@ -2,6 +2,7 @@
 // that loading them does not throw. runtime answers locally (id, manifest, URLs, lastError); the
 // storage areas and alarms live on the host, so they outlive a restarted worker as they outlive a
 // restarted service worker in Chrome.
+import type { SurfaceDialect } from '../../personas/persona.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { WorkerBoot } from '../protocol.js';
 import type { Bridge } from './bridge.js';
@@ -25,10 +26,7 @@ function splitCallback(signature: string, args: readonly unknown[], maxArgs: num
   return { args: list, callback };
 }
 
-/** Firefox's runtime.getBrowserInfo(), for the firefox persona: Firefox ESR 153.7.0 as Debian ships it (its application.ini). */
-const FIREFOX_BROWSER_INFO = { name: 'Firefox', vendor: 'Mozilla', version: '153.7.0', buildID: '20261103151912' };
-
-export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest: () => Record<string, unknown>, onError: OnError, bridge: Bridge, persona: () => string) {
+export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest: () => Record<string, unknown>, onError: OnError, bridge: Bridge, dialect: () => SurfaceDialect) {
   const events = {
     onInstalled: new SimpleEvent('runtime.onInstalled', onError),
     onStartup: new SimpleEvent('runtime.onStartup', onError),
@@ -64,34 +62,44 @@ export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest:
     /** A port with no other end: it disconnects at once, as in Chromium 156 with nothing listening. */
     connect: (...args: unknown[]) => {
       const info = args.find((arg) => typeof arg === 'object' && arg !== null) as { name?: unknown } | undefined;
-      return disconnectedPort(typeof info?.name === 'string' ? info.name : '', runtime, onError, (run) => void bridge.setTimer(run, 0, false));
+      return disconnectedPort(typeof info?.name === 'string' ? info.name : '', runtime, onError, (run) => void bridge.setTimer(run, 0, false), dialect().portErrorOnPort);
     },
-    getPlatformInfo: answered('getPlatformInfo(optional function callback)', 0, () => ({ ok: true, value: { ...bridge.platform } })),
+    getPlatformInfo: answered('getPlatformInfo(optional function callback)', 0, () => {
+      const { os, arch, nacl_arch } = bridge.platform;
+      return { ok: true, value: dialect().naclArch ? { os, arch, nacl_arch } : { os, arch } };
+    }),
     setUninstallURL: answered('setUninstallURL(string url, optional function callback)', 1, ([url]) =>
       typeof url === 'string' && url !== '' && !/^https?:/i.test(url) ? { ok: false, error: 'Invalid URL: "' + url + '".' } : { ok: true, value: undefined },
     ),
-    requestUpdateCheck: answered('requestUpdateCheck(optional function callback)', 0, () => ({ ok: true, value: { status: 'no_update', version: '' } })),
     openOptionsPage: answered('openOptionsPage(optional function callback)', 0, () => ({ ok: false, error: 'wrtui has no tabs or windows: the options page cannot be opened' })),
-    getContexts: answered('getContexts(object filter, optional function callback)', 1, () => ({ ok: true, value: [{ contextId: `${boot.extensionId}-background`, contextType: 'BACKGROUND', frameId: -1, incognito: false, tabId: -1, windowId: -1 }] })),
+    getContexts: answered('getContexts(object filter, optional function callback)', 1, () => ({ ok: true, value: [{ contextId: `${boot.extensionId}-background`, contextType: 'BACKGROUND', frameId: dialect().backgroundFrameId, incognito: false, tabId: -1, windowId: -1 }] })),
     /** Reloads the extension as a save in its folder does (onInstalled says "update"). */
     reload: () => void bridge.post(['reload']),
     ...events,
     ...quiet,
   };
   // Not among the namespace's keys, as in Chromium 156, where it exists only while a callback runs.
-  Object.defineProperty(namespace, 'lastError', { get: () => runtime.lastError, enumerable: false, configurable: true });
-  if (persona() === 'firefox') namespace.getBrowserInfo = answered('getBrowserInfo(optional function callback)', 0, () => ({ ok: true, value: { ...FIREFOX_BROWSER_INFO } }));
-  return { namespace, events };
+  Object.defineProperty(namespace, 'lastError', { get: () => runtime.lastError ?? dialect().noLastError, enumerable: false, configurable: true });
+  const requestUpdateCheck = answered('requestUpdateCheck(optional function callback)', 0, () => ({ ok: true, value: { status: 'no_update', version: '' } }));
+  const getBrowserInfo = answered('getBrowserInfo(optional function callback)', 0, () => ({ ok: true, value: { ...dialect().browserInfo } }));
+  /** The members that only some browsers have, as the persona says (a rule learns its persona from its manifest). */
+  const adapt = () => {
+    if (dialect().hasRequestUpdateCheck) namespace.requestUpdateCheck = requestUpdateCheck;
+    else delete namespace.requestUpdateCheck;
+    if (dialect().browserInfo) namespace.getBrowserInfo = getBrowserInfo;
+    else delete namespace.getBrowserInfo;
+  };
+  adapt();
+  return { namespace, events, adapt };
 }
 
 /** chrome.i18n, from the extension's _locales (locale-messages.ts); wrtui's UI language is en-US. */
-export function createI18n(boot: WorkerBoot, runtime: RuntimeState, onError: OnError) {
-  const predefined = predefinedMessages(boot.extensionId);
+export function createI18n(boot: WorkerBoot, runtime: RuntimeState, onError: OnError, dialect: () => SurfaceDialect) {
   return {
     getMessage: (name: unknown, substitutions?: unknown) => {
       if (typeof name !== 'string') throw new TypeError('Error in invocation of i18n.getMessage(string messageName, optional any substitutions, optional object options): No matching signature.');
       const list = substitutions === undefined ? [] : (Array.isArray(substitutions) ? substitutions : [substitutions]).map(String);
-      return localizedMessage(boot.messages ?? {}, predefined, name, list);
+      return localizedMessage(boot.messages ?? {}, predefinedMessages(boot.extensionId, dialect().uiLocale), name, list);
     },
     getUILanguage: () => UI_LOCALE.replace('_', '-'),
     getAcceptLanguages: (...input: unknown[]) => {
@@ -109,7 +117,7 @@ export function createI18n(boot: WorkerBoot, runtime: RuntimeState, onError: OnE
  * chrome.permissions: what the manifest granted (wrtui has no optional permissions to grant: a
  * request is refused, as when the user says no).
  */
-export function createPermissions(runtime: RuntimeState, onError: OnError, granted: () => { permissions: readonly string[]; origins: readonly string[] }) {
+export function createPermissions(runtime: RuntimeState, onError: OnError, granted: () => { permissions: readonly string[]; origins: readonly string[] }, dialect: () => SurfaceDialect) {
   const call = (signature: string, maxArgs: number, answer: (args: unknown[]) => unknown) => (...input: unknown[]) => {
     const { args, callback } = splitCallback(`permissions.${signature}`, input, maxArgs);
     return deliverReply(runtime, Promise.resolve({ ok: true as const, value: answer(args) }), callback, { onError, where: `permissions.${signature.split('(')[0]}` });
@@ -119,7 +127,7 @@ export function createPermissions(runtime: RuntimeState, onError: OnError, grant
     return { permissions: Array.isArray(request.permissions) ? request.permissions.map(String) : [], origins: Array.isArray(request.origins) ? request.origins.map(String) : [] };
   };
   return {
-    getAll: call('getAll(optional function callback)', 0, () => ({ permissions: [...granted().permissions].sort(), origins: [...granted().origins] })),
+    getAll: call('getAll(optional function callback)', 0, () => dialect().permissionsAll(granted().permissions, granted().origins)),
     contains: call('contains(object permissions, optional function callback)', 1, ([value]) => {
       const { permissions, origins } = asked(value);
       const have = granted();

@@ -1,0 +1,48 @@
+// Firefox ESR as an oracle (FACTS.md): a quiet profile, and a run that ends with its whole process
+// group (web-ext's Firefox outlives web-ext itself, and each left behind kept ~350 MB and its share
+// of the CPU).
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const FIREFOX = '/usr/bin/firefox-esr';
+export const WEB_EXT = fileURLToPath(new URL('../../node_modules/.bin/web-ext', import.meta.url));
+
+/** Preferences of a quiet Firefox: no updates, telemetry, remote settings or captive-portal checks (FACTS.md). */
+const QUIET: Record<string, unknown> = {
+  'app.update.enabled': false,
+  'app.normandy.enabled': false,
+  'browser.safebrowsing.malware.enabled': false,
+  'browser.safebrowsing.phishing.enabled': false,
+  'network.captive-portal-service.enabled': false,
+  'network.connectivity-service.enabled': false,
+  'toolkit.telemetry.enabled': false,
+  'datareporting.policy.dataSubmissionEnabled': false,
+  'network.prefetch-next': false,
+  'network.dns.disablePrefetch': true,
+  'browser.startup.homepage_override.mstone': 'ignore',
+  'services.settings.server': 'http://127.0.0.1:1/',
+};
+
+/** A profile folder `dir` with the quiet preferences and `prefs`. */
+export async function firefoxProfile(dir: string, prefs: Record<string, unknown> = {}): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'user.js'), Object.entries({ ...QUIET, ...prefs }).map(([key, value]) => `user_pref(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n'));
+  return dir;
+}
+
+/** Ends `child`'s process group (it must have been spawned `detached`): SIGTERM, then SIGKILL. */
+export async function endProcessGroup(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  signalGroup('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  signalGroup('SIGKILL');
+}

@@ -1,0 +1,107 @@
+// The browser's own surfaces under the firefox persona against Firefox ESR 153.7: the probe of
+// test/extensions/chromium-surfaces.test.ts (fixtures/extensions/surfaces-probe), as a Firefox
+// add-on would ship it (Manifest V2, background.scripts, browserAction), run as a temporary add-on
+// in Firefox (the oracle) and in wrtui. Both post their report to the test. They must agree on
+// what an add-on's start-up code acts on: the words of the errors ("Invalid tab ID: 987654"), the
+// port's `error`, getAll's shape, the badge's default colour, the missing requestUpdateCheck.
+// Members and enums are Chromium's (checked there); Firefox has more (executeScript, types).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { endProcessGroup, FIREFOX, firefoxProfile, WEB_EXT } from '../helpers/firefox.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { startProxyHarness } from '../helpers/proxy-harness.js';
+
+const SKIP = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
+const PROBE = fileURLToPath(new URL('../../fixtures/extensions/surfaces-probe', import.meta.url));
+
+type Report = Record<string, unknown>;
+
+let origin: Origin;
+let work: string;
+let extension: string;
+let reported: (report: Report) => void = () => {};
+
+beforeAll(async () => {
+  if (SKIP) return;
+  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
+  origin = await startOrigin((req, res, body) => {
+    if (req.url === '/report') reported(JSON.parse(body.toString('utf8')) as Report);
+    res.end('ok');
+  });
+  work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-surfaces-'));
+  // The probe as a Firefox add-on: its background script and messages, an MV2 manifest whose
+  // homepage_url tells the probe where to post its report.
+  extension = path.join(work, 'extension');
+  await cp(PROBE, extension, { recursive: true });
+  await writeFile(
+    path.join(extension, 'manifest.json'),
+    JSON.stringify({
+      manifest_version: 2,
+      name: '__MSG_extensionName__',
+      version: '1.0.0',
+      default_locale: 'en',
+      homepage_url: `${origin.url}/report`,
+      browser_specific_settings: { gecko: { id: 'surfaces-probe@wrtui.test' } },
+      permissions: ['storage', 'contextMenus', 'webNavigation', 'notifications', 'http://127.0.0.1/*'],
+      browser_action: { default_title: 'Surfaces probe' },
+      background: { scripts: ['background.js'] },
+    }),
+  );
+}, 30_000);
+
+afterAll(async () => {
+  await origin?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const nextReport = () => new Promise<Report>((resolve) => (reported = resolve));
+
+/**
+ * What an add-on acts on. Members, enums and constants are compared with Chromium only; and
+ * Firefox's @@extension_id is the random UUID of this install (its moz-extension:// host), where
+ * wrtui keeps Chrome's id (README, firefox persona).
+ */
+function behaviour(report: Report): Report {
+  const { members: _members, runtimeMembers: _runtimeMembers, enums: _enums, constants: _constants, ...rest } = report;
+  const messages = [...(report.messages as string[])];
+  messages[3] = '(the id)';
+  return { ...rest, messages };
+}
+
+describe.skipIf(SKIP)("the browser's own surfaces: Firefox ESR 153.7 and wrtui's firefox persona", () => {
+  it('answer alike: "Invalid tab ID", port.error, no requestUpdateCheck, getAll with data_collection, the badge kept', { timeout: 90_000 }, async () => {
+    const inFirefox = nextReport();
+    const child = spawn(WEB_EXT, ['run', '--source-dir', extension, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', await firefoxProfile(path.join(work, 'profile')), '--start-url', 'about:blank'], {
+      stdio: 'ignore',
+      detached: true,
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let oracle: Report;
+    try {
+      oracle = await inFirefox;
+    } finally {
+      await endProcessGroup(child, exited);
+    }
+    expect(oracle).not.toHaveProperty('failed');
+    expect(oracle).toMatchObject({ window: 'object', tabGet: { error: 'Invalid tab ID: 987654' }, updateCheck: { error: expect.stringContaining('is not a function') } });
+
+    const inWrtui = nextReport();
+    const harness = await startProxyHarness();
+    const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    let ours: Report;
+    try {
+      expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
+      ours = await inWrtui;
+    } finally {
+      await host.close();
+      await harness.close();
+    }
+    expect(behaviour(ours)).toEqual(behaviour(oracle));
+  });
+});
