@@ -14,6 +14,7 @@
 //
 // A fault while loading is a load failure (the host keeps the previous version); a fault once live
 // is reported through onFault, and the host decides on a restart.
+import { withBrowserGlobalHint } from './browser-globals.js';
 import type { StorageChanges } from './storage-areas.js';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
@@ -365,14 +366,14 @@ export class ExtensionWorker implements RemoteEndpoint {
           break;
         case 'lateFailure': {
           const [, event, requestId, message, location] = item;
-          this.#log('warn', `${event} (request ${requestId}): ${message}${location ? ` at ${location}` : ''}`);
+          this.#log('warn', `${event} (request ${requestId}): ${withBrowserGlobalHint(message)}${location ? ` at ${location}` : ''}`);
           break;
         }
         case 'log':
           this.#log(item[1], item[2]);
           break;
         case 'uncaught':
-          this.#log('error', `${item[2]}${item[3] ? ` at ${item[3]}` : ''}`);
+          this.#log('error', `${withBrowserGlobalHint(item[2])}${item[3] ? ` at ${item[3]}` : ''}`);
           break;
         case 'missing':
           if (item[2] !== undefined) this.#log('debug', `${item[1]} is undefined: the manifest does not ask for the "${item[2]}" permission`);
@@ -403,7 +404,7 @@ export class ExtensionWorker implements RemoteEndpoint {
           else this.#log('warn', 'runtime.reload() while loading is ignored: it would reload the extension forever');
           break;
         case 'loadFailed':
-          this.#loadFailed(new LoadFailure(item[1], item[2]));
+          this.#loadFailed(new LoadFailure(withBrowserGlobalHint(item[1]), item[2]));
           break;
         case 'filterCreate':
           this.#filterCreated(item[1], item[2]);
@@ -449,7 +450,11 @@ export class ExtensionWorker implements RemoteEndpoint {
     const pending = this.#pending.get(call);
     if (!pending) return; // timed out already
     this.#pending.delete(call);
-    pending.resolve(results);
+    // A failed listener's message gets its hint; answers (nearly all) pass as they came.
+    const hinted = results.some((result) => result[1] !== 'value')
+      ? results.map((result) => (result[1] === 'value' ? result : ([result[0], result[1], withBrowserGlobalHint(result[2]), ...(result[3] === undefined ? [] : [result[3]])] as ListenerResult)))
+      : results;
+    pending.resolve(hinted);
   }
 
   #manifest(manifest: unknown): void {

@@ -21,6 +21,9 @@ import { personaNamed } from '../../personas/index.js';
 /** Namespaces wrtui has, each granted by the permission of the same name. */
 const GATED_NAMESPACES = ['webRequest', 'cookies', 'storage', 'alarms', 'declarativeNetRequest'] as const;
 
+/** A URL's origin as a browser writes it: Node's URL says "null" for chrome-extension:. */
+const originOf = (url: URL) => `${url.protocol}//${url.host}`;
+
 function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const scope = globalThis as unknown as Record<string, unknown>;
   const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : messageOf(error));
@@ -92,7 +95,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     scope.importScripts = (...urls: unknown[]) => {
       for (const url of urls) {
         const resolved = new URL(String(url), serviceWorkerUrl);
-        if (resolved.origin !== new URL(boot.baseUrl).origin) throw new DOMException(`Failed to execute 'importScripts' on 'WorkerGlobalScope': The script at '${resolved.href}' failed to load.`, 'NetworkError');
+        if (originOf(resolved) !== originOf(new URL(boot.baseUrl))) throw new DOMException(`Failed to execute 'importScripts' on 'WorkerGlobalScope': The script at '${resolved.href}' failed to load.`, 'NetworkError');
         const file = `${boot.rootDir}/${decodeURIComponent(resolved.pathname.replace(/^\/+/, ''))}`;
         let code: string;
         try {
@@ -103,7 +106,15 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
         bridge.runScript(code, file);
       }
     };
-    scope.location = { href: serviceWorkerUrl.href, origin: serviceWorkerUrl.origin, protocol: serviceWorkerUrl.protocol, host: serviceWorkerUrl.host, pathname: serviceWorkerUrl.pathname };
+  }
+  // self.location: the service worker's script, or the background page (Chrome names the one it
+  // makes for background.scripts _generated_background_page.html).
+  if (boot.kind === 'extension') {
+    const page = typeof background.service_worker === 'string' ? background.service_worker : typeof background.page === 'string' ? background.page : background.scripts !== undefined ? '_generated_background_page.html' : undefined;
+    if (page !== undefined) {
+      const url = new URL(page, boot.baseUrl);
+      scope.location = { href: url.href, origin: originOf(url), protocol: url.protocol, host: url.host, hostname: url.hostname, pathname: url.pathname, search: '', hash: '', toString: () => url.href };
+    }
   }
 
   const fail = (what: string, error: unknown, location?: string) => {
