@@ -55,6 +55,9 @@ async function browse(context: BrowserContext): Promise<void> {
   await tab.waitForFunction(() => (globalThis as unknown as { document: { title: string } }).document.title === 'done', undefined, { timeout: 15_000 });
 }
 
+/** The distinct tabs the records name. */
+const tabsOf = (records: ProbeRecord[]) => new Set(records.map((record) => record.tabId).filter((tabId) => tabId !== -1));
+
 /**
  * One line per event, listener kind and request, in a stable order. Sec-Fetch-User is left out:
  * Chromium sends it for a navigation with user activation, which differs between two browser
@@ -65,6 +68,8 @@ function normalize(records: ProbeRecord[]): string[] {
     .map((record) =>
       JSON.stringify({
         ...record,
+        // A tab's id is the browser's to choose; what must agree is whether there is one (tabsOf below).
+        tabId: record.tabId === -1 ? -1 : 'a tab',
         initiator: typeof record.initiator === 'string' ? record.initiator.replace(/:\d+$/, ':PORT') : record.initiator,
         headers: (record.headers as string[]).filter((name) => name !== 'sec-fetch-user'),
       }),
@@ -86,7 +91,10 @@ describe.skipIf(SKIP)('the chrome persona agrees with Chromium 156, event by eve
       const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await browse(context);
-      oracle = normalize(await worker.evaluate(() => (globalThis as unknown as { records: ProbeRecord[] }).records));
+      const recorded = await worker.evaluate(() => (globalThis as unknown as { records: ProbeRecord[] }).records);
+      oracle = normalize(recorded);
+      // Every request of the page, its frame's and its beacon's, is in the page's one tab.
+      expect(tabsOf(recorded).size).toBe(1);
     } finally {
       await context.close();
     }
@@ -115,6 +123,7 @@ describe.skipIf(SKIP)('the chrome persona agrees with Chromium 156, event by eve
       await browse(await browser.newContext());
       // The last events (the beacon's onCompleted) may still be on their way from the worker.
       await expect.poll(() => normalize(records()), { timeout: 8_000 }).toEqual(oracle);
+      expect(tabsOf(records()).size).toBe(1);
     } finally {
       await browser.close();
       await host.close();

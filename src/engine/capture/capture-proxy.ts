@@ -14,7 +14,7 @@ import { createServer, isIP, type Server, type Socket } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { getHeader, headerObject, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
-import type { HttpHeaders, NetError } from '../types.js';
+import type { HttpHeaders, NetError, ResourceType } from '../types.js';
 import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
@@ -28,7 +28,7 @@ import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
 import { netErrorOf } from './net-error.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
-import { frameInfoFor, inferResourceType, tabIdFrom } from './resource-type.js';
+import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
 
 
@@ -324,8 +324,7 @@ export class CaptureProxy {
           ...(body.bytes && { body: body.bytes }),
           ...(requestBody && { requestBody }),
           type,
-          tabId,
-          ...frameInfoFor(type, tabId),
+          ...tabAndFrame(type, tabId),
           storeId: this.storeId,
         });
       } catch (error) {
@@ -688,8 +687,7 @@ export class CaptureProxy {
         method: request.method,
         requestHeaders: headersToForward(headers, url, false),
         type: 'websocket',
-        tabId,
-        ...frameInfoFor('websocket', tabId),
+        ...tabAndFrame('websocket', tabId),
         storeId: this.storeId,
       });
     } catch (error) {
@@ -863,3 +861,11 @@ async function dataResponse(url: string): Promise<WholeResponse> {
   };
 }
 
+/**
+ * A request's tab and frame as the client named them (X-Wrtui-Tab-Id); without that, only a
+ * navigation's frame, and the lifecycle counts the request in a tab from what it shows.
+ */
+function tabAndFrame(type: ResourceType, tabId: number): { tabId?: number; frameId?: number; parentFrameId?: number } {
+  if (tabId !== NO_TAB_ID) return { tabId, ...frameInfoFor(type, tabId) };
+  return type === 'main_frame' || type === 'sub_frame' ? frameInfoFor(type) : {};
+}

@@ -13,6 +13,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { STATE_DIR_MODE } from '../cookies/atomic-json-file.js';
 import { FolderWatch } from './extension-folders.js';
+import { answerTabs } from './known-tabs.js';
 import { StorageAreas, type StorageAreaName, type StorageChanges } from './storage-areas.js';
 
 export class ExtensionServices {
@@ -67,6 +68,8 @@ export class ExtensionServices {
       case 'storage':
         if (!owner.permissions.has('storage')) throw new Error('the "storage" permission is missing');
         return this.storage.handle(fn, args[0] as StorageAreaName, args.slice(1));
+      case 'tabs':
+        return answerTabs(this.#engine.lifecycle.documents, owner, owner.persona.surfaces, fn, args);
       case 'alarms':
         if (!owner.permissions.has('alarms')) throw new Error('the "alarms" permission is missing');
         return this.alarms.handle(fn, args);

@@ -13,8 +13,13 @@
 // - Prerendering, back/forward cache and fenced frames are invisible: documentLifecycle is always
 //   "active"; frameType is "outermost_frame" or "sub_frame".
 // - A request no document made (curl, a Node client: no Sec-Fetch-*, Origin or Referer) is given
-//   no frame: frameId -1, no frameType, documentLifecycle or documentId, as Chrome reports
-//   requests from outside a tab.
+//   no frame and no tab: frameId and tabId -1, no frameType, documentLifecycle or documentId, as
+//   Chrome reports requests from outside a tab.
+// - Tabs: a browser's page requests all carry their tab's id, and extensions commonly ignore
+//   tabId -1 ("not from a tab"). wrtui cannot see tabs, so it numbers them from 1: a top-level
+//   navigation opens a new tab unless its Referer names a document wrtui saw (a link followed, a
+//   form sent: the same tab); a frame, and a request its Referer finds a document for, is in that
+//   document's tab. A request from a page wrtui never saw load has no known tab (-1).
 import { getPublicSuffix } from 'tough-cookie';
 import { getHeader } from '../headers.js';
 import type { HttpHeaders, ResourceType } from '../types.js';
@@ -41,6 +46,8 @@ export interface RequestContext {
   /** Firefox: the URL of the document the resource loads into. */
   documentUrl?: string;
   frameAncestors?: FrameAncestor[];
+  /** The tab wrtui counts the request in (see above); absent when none is known. */
+  tabId?: number;
   thirdParty: boolean;
   /** A CORS preflight the browser made itself (OPTIONS with Access-Control-Request-Method). */
   preflight: boolean;
@@ -56,15 +63,59 @@ export interface KnownDocument {
   frameType: 'outermost_frame' | 'sub_frame';
   parentDocumentId?: string;
   ancestors: FrameAncestor[];
+  /** The tab it loaded in (-1: unknown). */
+  tabId: number;
 }
 
 const MAX_DOCUMENTS = 512;
+const MAX_TABS = 512;
+
+/** A tab wrtui counted from traffic (request-context.ts): what chrome.tabs answers with. */
+export interface KnownTab {
+  id: number;
+  /** Its latest top-level document's URL ('' while its first navigation loads). */
+  url: string;
+  /** The URL a navigation in it is loading, until the document is in. */
+  pendingUrl?: string;
+  /** The cookie store of its traffic ("1": the incognito port). */
+  storeId: string;
+  /** Epoch ms of its latest top-level document. */
+  lastAccessed: number;
+}
 
 /** The documents seen loading, newest last, bounded (oldest forgotten first). */
 export class DocumentTracker {
   readonly #byUrl = new Map<string, KnownDocument>();
   #nextDocument = 1;
   #nextFrameId = 1;
+  #nextTab = 1;
+  readonly #tabs = new Map<number, KnownTab>();
+
+  /** A tab id for a top-level navigation from no known document (positive, unique for the session). */
+  newTab(): number {
+    return this.#nextTab++;
+  }
+
+  /** The tabs seen, in the order they opened (the oldest forgotten past MAX_TABS). */
+  tabs(): KnownTab[] {
+    return [...this.#tabs.values()].sort((a, b) => a.id - b.id);
+  }
+
+  tab(id: number): KnownTab | undefined {
+    return this.#tabs.get(id);
+  }
+
+  /** A top-level navigation starts in tab `tabId` (a new tab, or one seen before): it is loading `url`. */
+  navigating(tabId: number, url: string, storeId: string): void {
+    const tab = this.#tabs.get(tabId);
+    this.#remember({ id: tabId, url: tab?.url ?? '', pendingUrl: url, storeId, lastAccessed: Date.now() });
+  }
+
+  #remember(tab: KnownTab): void {
+    this.#tabs.delete(tab.id);
+    this.#tabs.set(tab.id, tab);
+    if (this.#tabs.size > MAX_TABS) this.#tabs.delete(this.#tabs.keys().next().value!);
+  }
 
   /** A frame id for a new sub-frame (positive, unique for the session). */
   allocateFrameId(): number {
@@ -72,7 +123,8 @@ export class DocumentTracker {
   }
 
   /** Records a navigation's document under its final URL. */
-  loaded(url: string, frame: { frameType: 'outermost_frame' | 'sub_frame'; frameId: number; parentFrameId: number; parent?: KnownDocument }): KnownDocument {
+  loaded(url: string, frame: { frameType: 'outermost_frame' | 'sub_frame'; frameId: number; parentFrameId: number; parent?: KnownDocument; tabId: number; storeId?: string }): KnownDocument {
+    if (frame.frameType === 'outermost_frame' && frame.tabId > 0) this.#remember({ id: frame.tabId, url, storeId: frame.storeId ?? '0', lastAccessed: Date.now() });
     const documentId = documentIdOf(this.#nextDocument++);
     const document: KnownDocument = {
       documentId,
@@ -83,6 +135,7 @@ export class DocumentTracker {
       frameType: frame.frameType,
       ...(frame.parent && { parentDocumentId: frame.parent.documentId }),
       ancestors: frame.parent ? [{ url: frame.parent.url, frameId: frame.parent.frameId }, ...frame.parent.ancestors] : [],
+      tabId: frame.tabId,
     };
     this.#byUrl.delete(url);
     this.#byUrl.set(url, document);
@@ -146,7 +199,8 @@ export function requestContext(
 
   const document = referer !== undefined ? documents.find(referer) : undefined;
   if (type === 'main_frame') {
-    return { ...base, frameType: 'outermost_frame', documentLifecycle: 'active', frameId: 0, parentFrameId: -1, frameAncestors: [], ...(referer !== undefined && { originUrl: referer }) };
+    const tabId = document && document.tabId !== -1 ? document.tabId : documents.newTab();
+    return { ...base, frameType: 'outermost_frame', documentLifecycle: 'active', frameId: 0, parentFrameId: -1, frameAncestors: [], tabId, ...(referer !== undefined && { originUrl: referer }) };
   }
   if (type === 'sub_frame') {
     return {
@@ -157,6 +211,7 @@ export function requestContext(
       parentFrameId: document?.frameId ?? 0,
       ...(document && { parentDocumentId: document.documentId, documentUrl: document.url, parentDocument: document }),
       frameAncestors: document ? [{ url: document.url, frameId: document.frameId }, ...document.ancestors] : [],
+      ...(document && document.tabId !== -1 && { tabId: document.tabId }),
       ...(referer !== undefined && { originUrl: referer }),
     };
   }
@@ -174,6 +229,7 @@ export function requestContext(
     originUrl: referer ?? document.url,
     documentUrl: document.url,
     frameAncestors: document.ancestors,
+    ...(document.tabId !== -1 && { tabId: document.tabId }),
   };
 }
 

@@ -346,9 +346,7 @@ export class RequestFlight {
     this.lifecycle = lifecycle;
     this.requestId = requestId;
     this.type = init.type ?? 'other';
-    this.tabId = init.tabId ?? -1;
     this.windowId = init.windowId ?? -1;
-    this.frameId = init.frameId ?? (this.type === 'main_frame' ? 0 : this.tabId === -1 ? -1 : 0);
     this.parentFrameId = init.parentFrameId ?? -1;
     this.storeId = init.storeId ?? '0';
     this.url = init.url;
@@ -357,6 +355,11 @@ export class RequestFlight {
     this.body = init.body;
     this.requestBody = init.requestBody;
     this.#clientHeaders = init.requestHeaders;
+    // A tab the client named (X-Wrtui-Tab-Id), a replay's recorded one, or the one wrtui counts the
+    // request in from what it shows (request-context.ts).
+    this.tabId = init.tabId ?? this.context.tabId ?? -1;
+    this.frameId = init.frameId ?? (this.type === 'main_frame' ? 0 : this.tabId === -1 ? -1 : 0);
+    if (this.type === 'main_frame' && this.tabId > 0) lifecycle.documents.navigating(this.tabId, this.url, this.storeId);
     this.#filterable = this.#filterableFor(init.url);
   }
 
@@ -557,6 +560,8 @@ export class RequestFlight {
       frameId: context.frameId ?? 0,
       parentFrameId: context.parentFrameId ?? -1,
       ...(context.parentDocument && { parent: context.parentDocument }),
+      tabId: this.tabId,
+      storeId: this.storeId,
     });
   }
 

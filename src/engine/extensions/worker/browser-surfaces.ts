@@ -7,19 +7,21 @@
 // So an extension granted one finds it, with the members Chromium 156 gives it: tabs and windows
 // need no permission, the button comes with its manifest key, the rest with their permission; a
 // namespace not granted stays undefined, as in a browser. Its events never fire; each call answers
-// what a browser with no tab, window or menu open would (tabs.query: [], tabs.get: "No tab with
-// id: 5."). The button keeps what is set on it (getBadgeText gives back setBadgeText's text), and a
-// notification is written to the journal. The journal says once per member what the extension used.
+// what a browser with no window or menu open would (tabs.get(5): "No tab with id: 5."), except
+// that tabs.get and tabs.query know the tabs wrtui counted from traffic (known-tabs.ts), since a
+// request's details.tabId names one. The button keeps what is set on it (getBadgeText gives back
+// setBadgeText's text), and a notification is written to the journal. The journal says once per
+// member what the extension used.
 import type { SurfaceDialect } from '../../personas/persona.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { Bridge } from './bridge.js';
-import { deliverReply } from './host-calls.js';
+import { deliverReply, type HostCalls } from './host-calls.js';
 import { SimpleEvent } from './simple-event.js';
 
 type OnError = (error: unknown, where: string) => void;
 /** `note`: what the journal says of the call, when not the answer itself. */
 type Answer = { ok: true; value: unknown; note?: string } | { ok: false; error: string };
-type Method = (args: unknown[]) => Answer;
+type Method = (args: unknown[]) => Answer | Promise<Answer>;
 
 const ok = (value?: unknown, note?: string): Answer => (note === undefined ? { ok: true, value } : { ok: true, value, note });
 const fail = (error: string): Answer => ({ ok: false, error });
@@ -53,6 +55,8 @@ export interface SurfaceContext {
   baseUrl: string;
   /** Runs `run` on a later turn of the event loop. */
   later: (run: () => void) => void;
+  /** Calls answered on the host (tabs.get and tabs.query: the tabs seen in traffic). */
+  calls: HostCalls;
 }
 
 /** The surfaces of one extension: their state is shared by `chrome` and `browser`. */
@@ -68,7 +72,7 @@ export class BrowserSurfaces {
     this.#context = context;
     this.#reported = reported;
     const { manifest, permissions, dialect } = context;
-    this.#surfaces.set('tabs', tabsSurface(dialect));
+    this.#surfaces.set('tabs', tabsSurface(dialect, context.calls));
     this.#surfaces.set('windows', windowsSurface(dialect));
     const version = manifest.manifest_version;
     if (version === 3 && isObject(manifest.action)) this.#surfaces.set('action', this.#button('action', manifest.action, true));
@@ -133,9 +137,10 @@ export class BrowserSurfaces {
       const args = [...input];
       while (args.length > 0 && args[args.length - 1] === undefined) args.pop();
       const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as (...values: never[]) => void) : undefined;
-      const answer = method(args);
-      this.#report(path, `${lacks}; ${answer.ok ? (answer.note ?? (answer.value === undefined ? 'the call did nothing' : `answered ${JSON.stringify(answer.value)}`)) : `answered "${answer.error}"`}`);
-      const reply = Promise.resolve(answer.ok ? { ok: true as const, value: answer.value } : answer);
+      const reply = Promise.resolve(method(args)).then((answer) => {
+        this.#report(path, `${lacks}; ${answer.ok ? (answer.note ?? (answer.value === undefined ? 'the call did nothing' : `answered ${JSON.stringify(answer.value)}`)) : `answered "${answer.error}"`}`);
+        return answer.ok ? { ok: true as const, value: answer.value } : answer;
+      });
       return deliverReply(this.#context.lastError, reply, callback, { onError: this.#context.onError, where: path.replace(/^(chrome|browser)\./, '') });
     };
   }
@@ -253,13 +258,19 @@ export class BrowserSurfaces {
 
 const WINDOW_TYPE = { NORMAL: 'normal', POPUP: 'popup', PANEL: 'panel', APP: 'app', DEVTOOLS: 'devtools', CUSTOM_TAB: 'custom-tab' };
 
-function tabsSurface(dialect: SurfaceDialect): Surface {
-  const noTab: Method = ([tabId]) => {
+function tabsSurface(dialect: SurfaceDialect, calls: HostCalls): Surface {
+  const host = async (method: string, args: unknown[]): Promise<Answer> => {
+    const reply = await calls.call(`tabs.${method}`, args);
+    return reply.ok ? ok(reply.value, method === 'query' ? `answered the ${(reply.value as unknown[]).length} tabs seen in traffic so far` : 'answered with the tab seen in traffic') : fail(reply.error);
+  };
+  // A tab wrtui saw in traffic cannot be acted on; one it did not see does not exist.
+  const noTab: Method = async ([tabId]) => {
     const id = Array.isArray(tabId) ? tabId[0] : tabId;
-    return fail(typeof id === 'number' ? dialect.noTab(id) : `${NO_TABS}: there is no current tab`);
+    if (typeof id !== 'number') return fail(`${NO_TABS}: there is no current tab`);
+    return (await calls.call('tabs.get', [id])).ok ? fail(`wrtui sees tab ${id} only in its traffic: it cannot act on it`) : fail(dialect.noTab(id));
   };
   return {
-    lacks: 'wrtui has no tabs',
+    lacks: 'wrtui knows tabs only from the traffic it sees',
     constants: {
       TAB_ID_NONE: -1,
       TAB_INDEX_NONE: -1,
@@ -273,8 +284,8 @@ function tabsSurface(dialect: SurfaceDialect): Surface {
     },
     events: ['onActivated', 'onAttached', 'onCreated', 'onDetached', 'onHighlighted', 'onMoved', 'onRemoved', 'onReplaced', 'onUpdated', 'onZoomChange'],
     methods: {
-      query: () => ok([]),
-      get: noTab,
+      query: (args) => host('query', args),
+      get: ([tabId]) => (typeof tabId === 'number' ? host('get', [tabId]) : fail(`Error in invocation of tabs.get(integer tabId, optional function callback): No matching signature.`)),
       getCurrent: () => ok(undefined),
       create: () => fail(`${NO_TABS}: nothing was opened`),
       duplicate: noTab,

@@ -1,0 +1,65 @@
+// chrome.tabs.get / tabs.query answered with the tabs wrtui counted from traffic (request-context.ts):
+// a request's details.tabId names a tab an extension can look up, as in a browser. A tab is what
+// Chromium 156 reports for a loaded page, as far as a proxy knows it: its URL is its latest
+// top-level document's (with pendingUrl and status "loading" while a navigation in it has not
+// answered yet), it is unmuted, unpinned, in window 1 (2 for the incognito port);
+// the latest tab of each window is the active one. Its url and title are given only with the
+// "tabs" permission or a host permission for its URL, as Chrome gives them.
+import { MatchPatternSet } from '../match-pattern.js';
+import type { Owner } from '../owner.js';
+import type { DocumentTracker, KnownTab } from '../personas/request-context.js';
+import type { SurfaceDialect } from '../personas/persona.js';
+
+export function tabObject(tab: KnownTab, all: readonly KnownTab[], owner: Owner): Record<string, unknown> {
+  const windowId = tab.storeId === '1' ? 2 : 1;
+  const siblings = all.filter((other) => other.storeId === tab.storeId);
+  const newest = siblings.reduce((a, b) => (b.lastAccessed >= a.lastAccessed ? b : a), tab);
+  const mayRead = owner.permissions.has('tabs') || owner.hostPermissions.matches(tab.url);
+  return {
+    active: newest.id === tab.id,
+    audible: false,
+    autoDiscardable: true,
+    discarded: false,
+    frozen: false,
+    groupId: -1,
+    height: 600,
+    highlighted: newest.id === tab.id,
+    id: tab.id,
+    incognito: tab.storeId === '1',
+    index: siblings.indexOf(tab),
+    lastAccessed: tab.lastAccessed,
+    mutedInfo: { muted: false },
+    pinned: false,
+    selected: newest.id === tab.id,
+    status: tab.pendingUrl === undefined ? 'complete' : 'loading',
+    width: 800,
+    windowId,
+    ...(mayRead && { url: tab.url, title: tab.url, ...(tab.pendingUrl !== undefined && { pendingUrl: tab.pendingUrl }) }),
+  };
+}
+
+/** tabs.get(id) and tabs.query(queryInfo) for `owner`; throws with the persona's words for a tab that is not there. */
+export function answerTabs(documents: DocumentTracker, owner: Owner, dialect: SurfaceDialect, method: string, args: unknown[]): unknown {
+  const all = documents.tabs();
+  if (method === 'get') {
+    const tab = typeof args[0] === 'number' ? documents.tab(args[0]) : undefined;
+    if (!tab) throw new Error(dialect.noTab(args[0]));
+    return tabObject(tab, all, owner);
+  }
+  if (method === 'query') {
+    const query = (typeof args[0] === 'object' && args[0] !== null ? args[0] : {}) as Record<string, unknown>;
+    const urls = query.url === undefined ? undefined : new MatchPatternSet((Array.isArray(query.url) ? query.url : [query.url]).map(String));
+    return all
+      .map((tab) => tabObject(tab, all, owner))
+      .filter((tab) => {
+        for (const key of ['active', 'highlighted', 'pinned', 'audible', 'discarded', 'status', 'windowId', 'index', 'incognito'] as const) {
+          if (query[key] !== undefined && query[key] !== tab[key] && !(key === 'windowId' && query[key] === -2)) return false;
+        }
+        if ((query.currentWindow === true || query.lastFocusedWindow === true) && tab.windowId !== 1) return false;
+        // A URL pattern needs the right to read the URL, as in Chrome.
+        if (urls && (tab.url === undefined || !urls.matches(tab.url as string))) return false;
+        return true;
+      });
+  }
+  throw new Error(`tabs.${method} is not supported`);
+}
