@@ -48,8 +48,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const dnr = createDeclarativeNetRequest(calls, lastError, reportUncaught, () => permissions.has('declarativeNetRequestFeedback'));
   const reported = new Set<string>();
 
-  /** `chrome` (callbacks, and Promises without one) or `browser` (Promises), as the permissions allow. */
+  // Made once the manifest is known (a rule's comes from its module): chrome and browser share them.
   let surfaces: BrowserSurfaces | undefined;
+  /** `chrome` (callbacks, and Promises without one) or `browser` (Promises), as the permissions allow. */
   const namespaces = (style: 'callback' | 'promise') => {
     const manifestVersion = typeof manifest.manifest_version === 'number' ? manifest.manifest_version : 2;
     const root = style === 'callback' ? 'chrome' : 'browser';

@@ -94,7 +94,7 @@ export class BrowserSurfaces {
     // The calls that answer at once rather than through a callback.
     for (const name of ['contextMenus', 'menus']) if (out[name]) out[name].create = this.#createMenu(`${root}.${name}.create`);
     out.tabs!.connect = (_tabId: unknown, info?: { name?: unknown }) => {
-      this.#report(`${root}.tabs.connect`, 'wrtui has no tabs; the port disconnects at once');
+      this.#report(`${root}.tabs.connect`, 'wrtui runs no content scripts; the port disconnects at once');
       return disconnectedPort(typeof info?.name === 'string' ? info.name : '', this.#context.lastError, this.#context.onError, this.#context.later, this.#context.dialect.portErrorOnPort);
     };
     return out;

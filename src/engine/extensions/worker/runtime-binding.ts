@@ -1,7 +1,8 @@
-// chrome.runtime, chrome.storage and chrome.alarms: what extensions commonly touch at start-up, so
-// that loading them does not throw. runtime answers locally (id, manifest, URLs, lastError); the
-// storage areas and alarms live on the host, so they outlive a restarted worker as they outlive a
-// restarted service worker in Chrome.
+// chrome.runtime, i18n, permissions, extension, storage, alarms and declarativeNetRequest: what
+// extensions commonly touch at start-up, so that loading them does not throw. runtime, i18n,
+// permissions and extension answer locally (id, manifest, URLs, lastError, messages, what the
+// manifest grants), in the persona's words; the storage areas, alarms and DNR rules live on the
+// host, so they outlive a restarted worker as they outlive a restarted service worker in Chrome.
 import type { SurfaceDialect } from '../../personas/persona.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { WorkerBoot } from '../protocol.js';
