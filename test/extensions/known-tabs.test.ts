@@ -8,8 +8,11 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { answerTabs } from '../../src/engine/extensions/known-tabs.js';
 import type { LogEntry } from '../../src/engine/journal.js';
-import { createTrustedOwner } from '../../src/engine/owner.js';
+import { createOwner, createTrustedOwner } from '../../src/engine/owner.js';
+import { CHROME_SURFACES, FIREFOX_SURFACES } from '../../src/engine/personas/surface-dialects.js';
+import { DocumentTracker } from '../../src/engine/personas/request-context.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 
@@ -70,11 +73,55 @@ describe.skipIf(SKIP)('tabs counted from traffic', () => {
     const logs = () => harness!.entries.filter((e): e is LogEntry & typeof e => e.kind === 'log' && e.source === 'Tab Reader' && !e.message.startsWith('chrome.') && !e.message.endsWith('/favicon.ico')).map((e) => e.message);
     await expect.poll(() => logs().some((line) => line.includes('/from-curl')), { timeout: 5_000 }).toBe(true);
     const lines = logs().map((line) => line.replace(/^tab \d+ /, 'tab N '));
-    // While the page itself loads, its tab is loading: url '' (a new tab), status loading.
-    expect(lines.sort()).toEqual([`tab N  active true: /page`, `tab N ${origin.url}/page active true: /data`, `tab N ${origin.url}/page active true: /pixel.png`, 'no tab: /from-curl'].sort());
+    // The page's own tabs.get may answer while the page still loads (a new tab: url '') or after it
+    // (the listener does not hold the request); its image's and fetch's see the page.
+    const pageLine = lines.find((line) => line.endsWith(': /page'));
+    expect([`tab N  active true: /page`, `tab N ${origin.url}/page active true: /page`]).toContain(pageLine);
+    expect(lines.filter((line) => line !== pageLine).sort()).toEqual([`tab N ${origin.url}/page active true: /data`, `tab N ${origin.url}/page active true: /pixel.png`, 'no tab: /from-curl'].sort());
     // One tab for the page and its subresources, a positive id, as Chrome numbers tabs.
     const ids = new Set(logs().filter((line) => line.startsWith('tab ')).map((line) => Number(line.split(' ')[1])));
     expect(ids.size).toBe(1);
     expect([...ids][0]).toBeGreaterThan(0);
+  });
+});
+
+describe('tabs.get and tabs.query over the tabs counted from traffic', () => {
+  /** Two tabs on the normal port (the second newer), one on the incognito port, one still loading its first page. */
+  function tracker(): DocumentTracker {
+    const documents = new DocumentTracker();
+    const frame = { frameType: 'outermost_frame' as const, frameId: 0, parentFrameId: -1 };
+    documents.loaded('https://a.test/page', { ...frame, tabId: documents.newTab(), storeId: '0' });
+    documents.loaded('https://b.test/page', { ...frame, tabId: documents.newTab(), storeId: '0' });
+    documents.loaded('https://private.test/', { ...frame, tabId: documents.newTab(), storeId: '1' });
+    documents.navigating(documents.newTab(), 'https://c.test/loading', '0');
+    return documents;
+  }
+  const reader = createOwner({ name: 'reader', permissions: ['tabs'] });
+  const blind = createOwner({ name: 'blind', host_permissions: ['https://a.test/*'] });
+
+  it('url and title only with the "tabs" permission or a host permission for the tab\'s URL, as in Chrome', () => {
+    const documents = tracker();
+    expect(answerTabs(documents, reader, CHROME_SURFACES, 'get', [2])).toMatchObject({ id: 2, url: 'https://b.test/page', title: 'https://b.test/page', status: 'complete', windowId: 1 });
+    expect(answerTabs(documents, blind, CHROME_SURFACES, 'get', [1])).toMatchObject({ id: 1, url: 'https://a.test/page' });
+    expect(answerTabs(documents, blind, CHROME_SURFACES, 'get', [2])).not.toHaveProperty('url');
+    // A URL pattern finds only what the extension may read.
+    expect((answerTabs(documents, blind, CHROME_SURFACES, 'query', [{ url: 'https://*/*' }]) as { id: number }[]).map((tab) => tab.id)).toEqual([1]);
+  });
+
+  it('the newest tab of each window is active; the incognito port is window 2; a navigation not yet answered is loading, with pendingUrl', () => {
+    const documents = tracker();
+    const tabs = answerTabs(documents, reader, CHROME_SURFACES, 'query', [{}]) as Record<string, unknown>[];
+    expect(tabs.map((tab) => [tab.id, tab.windowId, tab.active, tab.status, tab.url, tab.pendingUrl])).toEqual([
+      [1, 1, false, 'complete', 'https://a.test/page', undefined],
+      [2, 1, false, 'complete', 'https://b.test/page', undefined],
+      [3, 2, true, 'complete', 'https://private.test/', undefined],
+      [4, 1, true, 'loading', '', 'https://c.test/loading'],
+    ]);
+    expect((answerTabs(documents, reader, CHROME_SURFACES, 'query', [{ active: true, currentWindow: true }]) as { id: number }[]).map((tab) => tab.id)).toEqual([4]);
+  });
+
+  it('a tab wrtui never saw is not there, in the persona\'s words', () => {
+    expect(() => answerTabs(tracker(), reader, CHROME_SURFACES, 'get', [99])).toThrow('No tab with id: 99.');
+    expect(() => answerTabs(tracker(), reader, FIREFOX_SURFACES, 'get', [99])).toThrow('Invalid tab ID: 99');
   });
 });
