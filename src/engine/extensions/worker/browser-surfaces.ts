@@ -172,7 +172,10 @@ export class BrowserSurfaces {
     const methods: Record<string, Method> = {
       setTitle: set((details) => void (state.title = String(details.title ?? ''))),
       getTitle: get(() => state.title),
-      setIcon: set(() => {}),
+      setIcon: (args) => {
+        const answer = set(() => {})(args) as Answer;
+        return answer.ok ? ok(undefined, 'not shown') : answer;
+      },
       setPopup: set((details) => void (state.popup = details.popup ? new URL(String(details.popup), this.#context.baseUrl).href : '')),
       getPopup: get(() => state.popup),
       setBadgeText: set((details) => void (state.text = String(details.text ?? ''))),
