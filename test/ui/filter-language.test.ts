@@ -14,6 +14,7 @@ function request(overrides: Partial<Omit<FilterableRequest, 'verdicts' | 'rules'
     error: undefined,
     phase: 'completed',
     type: 'xmlhttprequest',
+    tabId: -1,
     ...overrides,
     verdicts: new Set(overrides.verdicts ?? []),
     rules: new Set(overrides.rules ?? []),
@@ -151,6 +152,16 @@ describe('meaning', () => {
     expect(matches('type:image', request({ type: 'image' }))).toBe(true);
     expect(matches('type:img,js', request({ type: 'script' }))).toBe(true);
     expect(matches('type:image', request())).toBe(false);
+  });
+
+  it('tab: the tab wrtui counted a request in; none is a request from no tab (curl), any one from some tab', () => {
+    expect(matches('tab:3', request({ tabId: 3 }))).toBe(true);
+    expect(matches('tab:3,5', request({ tabId: 5 }))).toBe(true);
+    expect(matches('tab:3', request({ tabId: 4 }))).toBe(false);
+    expect(matches('tab:none', request())).toBe(true);
+    expect(matches('tab:any', request())).toBe(false);
+    expect(matches('tab:any and type:image', request({ tabId: 1, type: 'image' }))).toBe(true);
+    expect(errorOf('tab:first')).toMatchObject({ message: 'tab: needs a tab id, none or any, e.g. tab:3 or tab:none' });
   });
 
   it('is: what rules did', () => {

@@ -118,6 +118,7 @@ function asFilterable(details: WebRequestDetails): FilterableRequest {
     error: undefined,
     phase: 'pending',
     type: details.type,
+    tabId: details.tabId,
     verdicts: new Set(),
     rules: new Set(),
     ...(fields.requestHeaders && { requestHeaders: fields.requestHeaders }),

@@ -55,6 +55,7 @@ const FILTER_HELP: readonly (readonly [string, string])[] = [
   ['status:error   status:pending', 'failed requests (net::ERR_*) / not finished yet'],
   ['old   url:/old$', 'a redirected request matches when any of its hops does'],
   ['type:image   type:xhr,script', 'the resource type (xhr js css img doc frame ws aliases)'],
+  ['tab:3   tab:none   tab:any', 'the tab wrtui counted it in (a page and its subresources share one); none: from no tab (curl)'],
   ['is:cancelled redirected dry-run', 'what rules did (also failed, modified, headers, auth, ignored)'],
   ['rule:strip', 'a rule whose name matches answered the request'],
   ['header:x-token   header:content-type=json', 'a request (as sent) or response header; =TEXT: its value contains TEXT'],

@@ -54,6 +54,8 @@ export interface FilterableRequest extends RequestContent {
   error: string | undefined;
   phase: 'pending' | 'completed' | 'failed';
   type: string;
+  /** The tab it was counted in (-1: none). */
+  tabId: number;
   verdicts: ReadonlySet<RuleVerdict>;
   /** Rules (owners) that answered any event of the request. */
   rules: ReadonlySet<string>;
@@ -170,6 +172,19 @@ function compileField(node: FieldNode, options: FilterOptions): RequestPredicate
     case 'type': {
       const types: ReadonlySet<string> = new Set<string>(node.value.split(',').map((part) => typeOf(part, fail)));
       return (request) => types.has(request.type);
+    }
+    case 'tab': {
+      // tab:3, tab:3,5, tab:none (requests from no tab, -1), tab:any (from some tab).
+      const tests = node.value.split(',').filter(Boolean).map((part): RequestPredicate => {
+        const word = part.toLowerCase();
+        if (word === 'none') return (request) => request.tabId === -1;
+        if (word === 'any') return (request) => request.tabId !== -1;
+        if (!/^\d+$/.test(word)) return fail('tab: needs a tab id, none or any, e.g. tab:3 or tab:none');
+        const id = Number(word);
+        return (request) => request.tabId === id;
+      });
+      if (tests.length === 0) fail('tab: needs a tab id, none or any, e.g. tab:3 or tab:none');
+      return anyOf(tests);
     }
     case 'is':
       return anyOf(node.value.split(',').map((part) => verdictTest(part, fail)));

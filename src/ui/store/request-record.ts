@@ -140,6 +140,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     path,
     method: details.method,
     type: details.type,
+    tabId: details.tabId,
     hops: 0,
     earlierUrls: [],
     redirectTarget: undefined,
