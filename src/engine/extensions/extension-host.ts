@@ -444,16 +444,6 @@ export class ExtensionHost {
       name: record.name,
       onAlarm: (alarm) => record.current?.worker.alarm(alarm),
     });
-    if (this.#options.watch !== false && !this.#closed) {
-      await record.services.watchStorage({
-        ...(this.#options.debounceMs !== undefined && { debounceMs: this.#options.debounceMs }),
-        onEdited: (changes) => {
-          this.#log('info', record.name, `storage.local edited in ${record.services?.storage.file}: ${Object.keys(changes).join(', ')} changed`);
-          record.current?.worker.storageEdited(changes);
-        },
-        onError: (message) => this.#log('warn', record.name, message),
-      });
-    }
     // Its declarativeNetRequest rules are in place before its code runs (which may update them).
     await this.#registerDnr(record, pkg);
     const update = cause === 'change' || cause === 'manual';
@@ -577,9 +567,25 @@ export class ExtensionHost {
       worker.lifecycle('onInstalled', { reason: installReason, ...(installReason === 'update' && previousVersion !== undefined && { previousVersion }) });
       if (record.kind === 'rule') this.#typeChecker?.schedule(record.key, typeCheckedInputs(record.inputs));
     }
-    // Watching, the next save's worker boots now, while the author edits.
-    if (this.#options.watch !== false) this.#pool!.warm(1);
+    // Watching, the next save's worker boots now, while the author edits; and storage.local's file,
+    // with the permission, is watched for the user's edits (how an extension is configured here).
+    if (this.#options.watch !== false) {
+      this.#pool!.warm(1);
+      if (owner.permissions.has('storage')) void this.#watchStorage(record);
+    }
     this.#emitChange();
+  }
+
+  async #watchStorage(record: HostedRecord): Promise<void> {
+    if (this.#closed || !record.services) return;
+    await record.services.watchStorage({
+      ...(this.#options.debounceMs !== undefined && { debounceMs: this.#options.debounceMs }),
+      onEdited: (changes) => {
+        this.#log('info', record.name, `storage.local edited in ${record.services?.storage.file}: ${Object.keys(changes).join(', ')} changed`);
+        record.current?.worker.storageEdited(changes);
+      },
+      onError: (message) => this.#log('warn', record.name, message),
+    });
   }
 
   /**

@@ -23,6 +23,8 @@ export class ExtensionServices {
   readonly #extensionId: string;
   readonly #cookieApis = new WeakMap<Owner, CookiesApi>();
   #storageWatch: FolderWatch | undefined;
+  #watching = false;
+  #closed = false;
 
   private constructor(engine: Engine, extensionId: string, storage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
     this.#engine = engine;
@@ -110,9 +112,10 @@ export class ExtensionServices {
    */
   async watchStorage(options: { debounceMs?: number; onEdited: (changes: StorageChanges) => void; onError: (message: string) => void }): Promise<void> {
     const file = this.storage.file;
-    if (!file || this.#storageWatch) return;
+    if (!file || this.#storageWatch || this.#watching || this.#closed) return;
+    this.#watching = true;
     await mkdir(path.dirname(file), { recursive: true, mode: STATE_DIR_MODE });
-    this.#storageWatch = await FolderWatch.start(path.dirname(file), {
+    const watch = await FolderWatch.start(path.dirname(file), {
       ...(options.debounceMs !== undefined && { debounceMs: options.debounceMs }),
       onChange: (changed) => {
         if (path.resolve(changed) !== path.resolve(file)) return;
@@ -123,9 +126,13 @@ export class ExtensionServices {
       onError: (error) => options.onError(`watching ${file}: ${error.message}`),
       onAppeared: () => {},
     });
+    // Closed while the watcher started: it must not outlive the services (it would keep wrtui running).
+    if (this.#closed) await watch.close();
+    else this.#storageWatch = watch;
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     await this.#storageWatch?.close();
     this.alarms.clearAll();
     await this.storage.flush();
