@@ -509,7 +509,10 @@ export class CaptureProxy {
 
   /** A listener's redirect, answered by wrtui: a data: URL served, anything else a redirect the client follows. */
   async #answerRedirect(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, redirect: { redirectUrl: string; statusCode: number; responseHeaders: HttpHeaders }, reason: string, client: string): Promise<void> {
-    if (flight.finished) return this.#sendWhole(request, response, await dataResponse(redirect.redirectUrl));
+    if (flight.finished) {
+      const answer = await servedByWrtui(flight, redirect.redirectUrl);
+      return answer === 'reset' ? this.#block(request, response) : this.#sendWhole(request, response, answer);
+    }
     this.#followUps.expect(flight, client, request.socket);
     return this.#sendWhole(request, response, { statusCode: redirect.statusCode, statusMessage: reason, headers: redirect.responseHeaders, body: new Uint8Array() });
   }
@@ -587,7 +590,7 @@ export class CaptureProxy {
       return undefined;
     }
     if (decision.action === 'redirect' && decision.internal) {
-      if (flight.finished) return dataResponse(decision.redirectUrl);
+      if (flight.finished) return servedByWrtui(flight, decision.redirectUrl);
       this.#followUps.expect(flight, client, connection);
       return { statusCode: decision.statusCode, statusMessage: 'Found', headers: decision.responseHeaders, body: new Uint8Array() };
     }
@@ -846,6 +849,18 @@ function pairsOf(headers: HttpHeaders): [string, string][] {
 
 function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHeaders {
   return headersFromRaw(pairs.flat());
+}
+
+/**
+ * A listener redirected to what the client cannot ask the network for, so wrtui answers the
+ * request itself: an extension's web accessible resource (or, when it is not one, the request
+ * fails as the lifecycle ended it: net::ERR_BLOCKED_BY_CLIENT, the connection reset), a data: URL
+ * or about:blank.
+ */
+async function servedByWrtui(flight: RequestFlight, url: string): Promise<WholeResponse | 'reset'> {
+  if (flight.extensionResource) return { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: flight.extensionResource.type }], body: flight.extensionResource.bytes };
+  if (/^(chrome|moz)-extension:/i.test(url)) return 'reset';
+  return dataResponse(url);
 }
 
 /** A listener redirected to data: (or about:blank): the proxy serves the content itself. */

@@ -16,6 +16,7 @@
 // Precedence (which verdict wins a conflict): the manifest's `precedence` (rules), then install
 // order: the rules folder's entries in name order, the later winning (as in Chrome the extension
 // installed last wins), then `--extension` folders in the order given. A reload never changes it.
+import { webAccessiblePatterns, webAccessibleResource } from './web-accessible-resources.js';
 import path from 'node:path';
 import type { Engine } from '../engine.js';
 import type { RuntimeEntry } from '../journal.js';
@@ -217,6 +218,14 @@ export class ExtensionHost {
     this.#pool = this.#options.pool ?? (await WorkerPool.open(this.#limits.heapLimitMb));
     await this.#loadDryRunToggles();
     // An extension's rules follow its dry-run switch, as its listeners do.
+    // A redirect to one of its extensions' URLs is served from that extension's folder.
+    this.engine.lifecycle.extensionResources = (url) => {
+      for (const record of this.#records.values()) {
+        if (record.kind !== 'extension' || record.extensionId !== url.host || !record.current?.pkg.manifest) continue;
+        return webAccessibleResource(record.key, webAccessiblePatterns(record.current.pkg.manifest.raw), url);
+      }
+      return undefined;
+    };
     this.engine.dnr.isDryRun = (extensionId) => {
       if (this.engine.dryRun) return true;
       for (const record of this.#records.values()) if (record.extensionId === extensionId && record.current?.owner.dryRun === true) return true;
@@ -474,6 +483,7 @@ export class ExtensionHost {
           host_permissions: checked.manifest.host_permissions,
           dryRun: this.#dryRunFor(record, checked.manifest.dryRun),
           persona: personaNamed(choosePersona({ ...(checked.manifest.persona && { declared: checked.manifest.persona }), ...(this.#options.persona && { flag: this.#options.persona }) })),
+          extensionId: pkg.boot.extensionId,
         },
         { precedence: 0 }, // set by #rank() when the version goes live
       );
@@ -481,7 +491,7 @@ export class ExtensionHost {
     const extensionPersona = pkg.manifest ? choosePersona({ ...(this.#options.persona && { flag: this.#options.persona }), manifest: pkg.boot.manifest ?? {} }) : undefined;
     const extensionOwner = pkg.manifest
       ? createOwner(
-          { name: pkg.manifest.name, permissions: pkg.manifest.permissions, host_permissions: pkg.manifest.hostPermissions, dryRun: this.#dryRunFor(record, undefined), persona: personaNamed(extensionPersona!) },
+          { name: pkg.manifest.name, permissions: pkg.manifest.permissions, host_permissions: pkg.manifest.hostPermissions, dryRun: this.#dryRunFor(record, undefined), persona: personaNamed(extensionPersona!), extensionId: pkg.boot.extensionId },
           { precedence: 0 },
         )
       : undefined;

@@ -4,8 +4,8 @@ import { specPersona, type Persona } from '../personas/index.js';
 import { BLOCKING_RESPONSE_KEYS, type BlockingResponse, type WebRequestEventName } from '../types.js';
 
 const ALL_KEYS: ReadonlySet<string> = new Set(['cancel', 'redirectUrl', 'requestHeaders', 'responseHeaders', 'authCredentials']);
-// Schemes a redirect may lead to. Chrome also allows extension pages; wrtui has none.
-const REDIRECT_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:', 'ws:', 'wss:', 'data:', 'about:']);
+// Schemes a redirect may lead to: an extension's URL too (wrtui serves its web accessible resources).
+const REDIRECT_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:', 'ws:', 'wss:', 'data:', 'about:', 'chrome-extension:', 'moz-extension:']);
 
 export type CheckedBlockingResponse =
   /** Nothing to do (undefined, null, {} or only keys the event does not use). */

@@ -139,6 +139,11 @@ const AUTH_RETRY_BEFORE_REQUEST: PersonaFilter = { ...AUTH_RETRY_REFIRES, journa
 const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_AUTH_ATTEMPTS = 3;
 const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
+/** An extension's own resources: a listener (or a DNR rule) may redirect a request to one of them. */
+export const EXTENSION_SCHEMES: ReadonlySet<string> = new Set(['chrome-extension:', 'moz-extension:']);
+
+/** A resource of an extension wrtui hosts, as a redirect to it is answered (undefined: not web accessible, or no such file). */
+export type ExtensionResourceLookup = (url: URL) => { bytes: Uint8Array; type: string } | undefined;
 
 export class RequestLifecycle {
   readonly registry: ListenerRegistry;
@@ -153,6 +158,8 @@ export class RequestLifecycle {
   dryRun: boolean;
   /** The documents navigations loaded: where subresources' documentId and frames come from. */
   readonly documents = new DocumentTracker();
+  /** The extensions' web accessible resources (the extension host sets it). */
+  extensionResources: ExtensionResourceLookup | undefined;
   /**
    * How many times a request has started waiting for listeners' answers (counted synchronously, as
    * the wait begins): replay's scheduler lets other requests' steps run during those waits.
@@ -671,7 +678,25 @@ export class RequestFlight {
     ];
     this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, false, undefined);
     this.#nextHop(redirectUrl, toGet ? 'GET' : this.method, false, undefined);
+    if (EXTENSION_SCHEMES.has(new URL(redirectUrl).protocol)) this.#extensionResourceHop(new URL(redirectUrl));
     return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: true };
+  }
+
+  /** The resource a redirect to an extension's URL loads, when wrtui serves it (extensionResourceHop). */
+  extensionResource: { bytes: Uint8Array; type: string } | undefined;
+
+  /**
+   * A redirect to an extension's URL: the browser serves the resource itself, if the extension
+   * made it web accessible (onResponseStarted and onCompleted, 200, at that URL), and otherwise
+   * ends the request with net::ERR_BLOCKED_BY_CLIENT (Chromium 156, checked with an image).
+   */
+  #extensionResourceHop(url: URL): void {
+    const resource = this.lifecycle.extensionResources?.(url);
+    if (!resource) return this.fail('net::ERR_BLOCKED_BY_CLIENT');
+    this.extensionResource = resource;
+    this.#response = { statusCode: 200, statusLine: 'HTTP/1.1 200 OK', responseHeaders: [{ name: 'Content-Type', value: resource.type }], fromCache: false };
+    this.responseStarted();
+    this.completed();
   }
 
   #beforeRedirect(
@@ -714,8 +739,9 @@ export class RequestFlight {
     }
     this.url = url;
     this.method = method;
-    if (!WEB_SCHEMES.has(next.protocol)) this.finished = true;
-    else this.#filterable = this.#filterableAt(next);
+    // An extension's URL is a hop webRequest reports (extensionResourceHop); data: and about: end here.
+    if (WEB_SCHEMES.has(next.protocol) || EXTENSION_SCHEMES.has(next.protocol)) this.#filterable = this.#filterableAt(next);
+    else this.finished = true;
   }
 
   #challengeOf(statusCode: number, headers: HttpHeaders): (AuthChallenge & { isProxy: boolean }) | undefined {
@@ -808,6 +834,7 @@ export class RequestFlight {
       tabId: this.tabId,
       windowId: this.windowId,
       storeId: this.storeId,
+      ...(EXTENSION_SCHEMES.has(url.protocol) && { extensionHost: url.host }),
       get context() {
         return flight.context;
       },

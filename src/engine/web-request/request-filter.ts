@@ -12,6 +12,8 @@ export interface FilterableRequest {
   windowId: number;
   /** The cookie store: "1" is incognito (Firefox's filter has `incognito`). */
   storeId?: string;
+  /** At an extension's own URL (a redirect to its resource): that extension's id, which alone sees it. */
+  extensionHost?: string;
   /** Where it comes from, for the personas' details fields and Chrome's preflight rule. */
   context?: RequestContext;
   /** A persona's details fields for this request, made once per request (personas/). */
@@ -48,6 +50,8 @@ export function compileRequestFilter(filter: unknown, persona: Persona = specPer
     throw new TypeError(`${where}: Invalid filter: ${(error as Error).message}`);
   }
 
+  const allUrls = (urls as string[]).includes('<all_urls>');
+
   let typeSet: ReadonlySet<string> | undefined;
   if (types !== undefined) {
     if (!Array.isArray(types)) throw new TypeError(`${where}: Invalid filter: "types" must be an array of resource types.`);
@@ -73,6 +77,8 @@ export function compileRequestFilter(filter: unknown, persona: Persona = specPer
       if (incognito !== undefined && (request.storeId === '1') !== incognito) return false;
       if (tabId !== undefined && request.tabId !== tabId) return false;
       if (windowId !== undefined && request.windowId !== windowId) return false;
+      // An extension's own URL (a redirect to its resource): only <all_urls> names it (Chromium 156).
+      if (request.extensionHost !== undefined) return allUrls;
       return patterns.matches(request.url);
     },
   };
