@@ -101,6 +101,17 @@ describe('scheme: one of http, https, ws, wss, ftp, file, or *', () => {
   });
 });
 
+describe("an extension's own URLs in a webRequest filter (extensionSchemes)", () => {
+  it('chrome-extension://<id>/… is a filter pattern (Decentraleyes guards its resources with one) but never a host permission; <all_urls> still excludes it', () => {
+    const guard = MatchPattern.parse('chrome-extension://gkaaeafdgccjkabkdhfiegknhebefgaj/resources/*', { extensionSchemes: true });
+    expect(guard.matches('chrome-extension://gkaaeafdgccjkabkdhfiegknhebefgaj/resources/jquery.js?_=1')).toBe(true);
+    expect(guard.matches('chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/resources/jquery.js')).toBe(false);
+    expect(guard.matches('http://gkaaeafdgccjkabkdhfiegknhebefgaj/resources/x')).toBe(false);
+    expect(() => MatchPattern.parse('chrome-extension://gkaaeafdgccjkabkdhfiegknhebefgaj/*')).toThrow(MatchPatternError);
+    expect(new MatchPatternSet(['<all_urls>'], { extensionSchemes: true }).matches('chrome-extension://gkaaeafdgccjkabkdhfiegknhebefgaj/x')).toBe(false);
+  });
+});
+
 describe('scheme "*": "A wildcard *, which matches only http or https"', () => {
   it('matches http and https', () => {
     expect(matches('*://*/*', 'http://example.com/')).toBe(true);

@@ -80,8 +80,8 @@ export class MatchPattern {
   }
 
   /** Parses and compiles a pattern once; throws MatchPatternError saying what is wrong. */
-  static parse(pattern: string): MatchPattern {
-    return new MatchPattern(pattern, compilePattern(pattern));
+  static parse(pattern: string, options: PatternOptions = {}): MatchPattern {
+    return new MatchPattern(pattern, compilePattern(pattern, options));
   }
 
   /** Whether the URL matches; false for unparseable URLs and non-permitted schemes. Never throws. */
@@ -126,8 +126,8 @@ export class MatchPatternSet {
   readonly matchesAll: boolean;
 
   /** Throws MatchPatternError naming the first bad pattern. */
-  constructor(patterns: readonly string[]) {
-    this.patterns = patterns.map((pattern) => MatchPattern.parse(pattern));
+  constructor(patterns: readonly string[], options: PatternOptions = {}) {
+    this.patterns = patterns.map((pattern) => MatchPattern.parse(pattern, options));
     this.matchesAll = PERMITTED_SCHEMES.every((scheme) =>
       this.patterns.some((pattern) => pattern.matchesEveryUrlWithScheme(scheme)),
     );
@@ -158,7 +158,18 @@ export function validateMatchPattern(pattern: string): string | undefined {
 
 // --- Parsing -------------------------------------------------------------------------------
 
-function compilePattern(pattern: string): CompiledParts {
+/**
+ * `extensionSchemes`: a webRequest filter may also name extensions' own URLs
+ * (chrome-extension://<id>/…, moz-extension://…), as Chromium's filters accept them (Decentraleyes
+ * guards its resources with one); host permissions may not. <all_urls> never includes them.
+ */
+export interface PatternOptions {
+  extensionSchemes?: boolean;
+}
+
+const EXTENSION_PATTERN_SCHEMES: readonly string[] = ['chrome-extension', 'moz-extension'];
+
+function compilePattern(pattern: string, options: PatternOptions = {}): CompiledParts {
   const fail = (reason: string): never => {
     throw new MatchPatternError(pattern, reason);
   };
@@ -177,7 +188,7 @@ function compilePattern(pattern: string): CompiledParts {
     fail('missing "://" after the scheme');
   }
   const scheme = pattern.slice(0, separator);
-  const protocols = schemeProtocols(scheme) ?? fail(unsupportedSchemeReason(scheme));
+  const protocols = (options.extensionSchemes && EXTENSION_PATTERN_SCHEMES.includes(scheme) ? new Set([`${scheme}:`]) : schemeProtocols(scheme)) ?? fail(unsupportedSchemeReason(scheme));
   const afterScheme = pattern.slice(separator + 3);
   if (afterScheme === '') fail('missing host and path');
 

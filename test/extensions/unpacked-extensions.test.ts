@@ -173,6 +173,27 @@ describe("an MV2 extension that wires the browser's own surfaces at start-up (ta
     expect(logsOf(harness!.entries, 'Toolbar Redirector')).toContain('ready: 1 redirects, Firefox, background page true');
   });
 
+  it('a namespace a granted permission names and wrtui knows nothing of answers at any depth (Decentraleyes sets privacy.network.networkPredictionEnabled at start-up)', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-extension-privacy-'));
+    await writeFile(path.join(work, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Settings', version: '1.0', permissions: ['privacy'], background: { service_worker: 'sw.js' } }));
+    await writeFile(
+      path.join(work, 'sw.js'),
+      `chrome.privacy.network.networkPredictionEnabled.set({ value: false }, () => console.log('set, lastError ' + chrome.runtime.lastError));
+chrome.privacy.network.networkPredictionEnabled.onChange.addListener(() => {});
+console.log('downloads is ' + typeof chrome.downloads);`,
+    );
+    harness = await startProxyHarness();
+    host = await ExtensionHost.start(harness.engine, { extensions: [work], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    await harness.waitFor((e) => e.kind === 'log' && e.message.startsWith('set, lastError'));
+    expect(host.rule('Settings')).toMatchObject({ state: 'active' });
+    expect(logsOf(harness.entries, 'Settings')).toEqual(expect.arrayContaining([
+      'downloads is undefined',
+      'set, lastError undefined',
+      'chrome.privacy.network.networkPredictionEnabled.set: wrtui has no privacy; the call did nothing',
+      'chrome.privacy.network.networkPredictionEnabled.onChange: wrtui has no privacy; this event never fires',
+    ]));
+  });
+
   it('an MV3 service worker has no window; runtime.reload() reloads the extension as a save does (onInstalled "update")', async () => {
     work = await mkdtemp(path.join(tmpdir(), 'wrtui-extension-reload-'));
     await writeFile(path.join(work, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Reloader', version: '1.0', permissions: ['storage'], background: { service_worker: 'sw.js' } }));

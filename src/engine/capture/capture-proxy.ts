@@ -15,7 +15,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { getHeader, headerObject, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
 import type { HttpHeaders, NetError, ResourceType } from '../types.js';
-import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
+import type { HeadersDecision, InternalRedirect, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead } from './client-response.js';
@@ -377,6 +377,8 @@ export class CaptureProxy {
       const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client, request.socket);
       if (answer === 'reset') return this.#block(request, response);
       if (answer && 'failed' in answer) return this.#upstreamFailed(flight, request, response, url, answer.failed);
+      // A listener redirected the cached answer to an extension's own URL: wrtui takes that hop.
+      if (answer && 'internalRedirect' in answer) return this.#answerRedirect(flight, request, response, answer.internalRedirect, 'Found', client);
       if (answer) return this.#sendWhole(request, response, answer);
     }
 
@@ -509,9 +511,15 @@ export class CaptureProxy {
 
   /** A listener's redirect, answered by wrtui: a data: URL served, anything else a redirect the client follows. */
   async #answerRedirect(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, redirect: { redirectUrl: string; statusCode: number; responseHeaders: HttpHeaders }, reason: string, client: string): Promise<void> {
-    if (flight.finished) {
-      const answer = await servedByWrtui(flight, redirect.redirectUrl);
-      return answer === 'reset' ? this.#block(request, response) : this.#sendWhole(request, response, answer);
+    if (flight.finished) return this.#sendWhole(request, response, await dataResponse(redirect.redirectUrl));
+    if (flight.atExtensionUrl) {
+      // No client can follow a redirect to an extension's own URL: wrtui takes the hop itself.
+      const before = await flight.beforeRequest();
+      if (before.action === 'cancel') return this.#block(request, response);
+      if (before.action === 'redirect') return this.#answerRedirect(flight, request, response, before, 'Internal Redirect', client);
+      const resource = flight.serveExtensionResource();
+      if (!resource) return this.#block(request, response);
+      return this.#sendWhole(request, response, { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: resource.type }], body: resource.bytes });
     }
     this.#followUps.expect(flight, client, request.socket);
     return this.#sendWhole(request, response, { statusCode: redirect.statusCode, statusMessage: reason, headers: redirect.responseHeaders, body: new Uint8Array() });
@@ -539,7 +547,7 @@ export class CaptureProxy {
    * wrtui (a 304 serves the stored body). Either way the events fire as for a network response,
    * with fromCache: true when the body came from the cache. Undefined: go upstream as usual.
    */
-  async #answerFromCache(flight: RequestFlight, cacheRequest: CacheRequest, sentHeaders: HttpHeaders, client: string, connection: Socket): Promise<WholeResponse | 'reset' | { failed: unknown } | undefined> {
+  async #answerFromCache(flight: RequestFlight, cacheRequest: CacheRequest, sentHeaders: HttpHeaders, client: string, connection: Socket): Promise<WholeResponse | 'reset' | { failed: unknown } | { internalRedirect: InternalRedirect } | undefined> {
     const cache = this.#cache!;
     const lookup = cache.lookup(cacheRequest);
     if (lookup.kind === 'miss') return undefined;
@@ -590,7 +598,8 @@ export class CaptureProxy {
       return undefined;
     }
     if (decision.action === 'redirect' && decision.internal) {
-      if (flight.finished) return servedByWrtui(flight, decision.redirectUrl);
+      if (flight.finished) return dataResponse(decision.redirectUrl);
+      if (flight.atExtensionUrl) return { internalRedirect: decision };
       this.#followUps.expect(flight, client, connection);
       return { statusCode: decision.statusCode, statusMessage: 'Found', headers: decision.responseHeaders, body: new Uint8Array() };
     }
@@ -849,18 +858,6 @@ function pairsOf(headers: HttpHeaders): [string, string][] {
 
 function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHeaders {
   return headersFromRaw(pairs.flat());
-}
-
-/**
- * A listener redirected to what the client cannot ask the network for, so wrtui answers the
- * request itself: an extension's web accessible resource (or, when it is not one, the request
- * fails as the lifecycle ended it: net::ERR_BLOCKED_BY_CLIENT, the connection reset), a data: URL
- * or about:blank.
- */
-async function servedByWrtui(flight: RequestFlight, url: string): Promise<WholeResponse | 'reset'> {
-  if (flight.extensionResource) return { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: flight.extensionResource.type }], body: flight.extensionResource.bytes };
-  if (/^(chrome|moz)-extension:/i.test(url)) return 'reset';
-  return dataResponse(url);
 }
 
 /** A listener redirected to data: (or about:blank): the proxy serves the content itself. */

@@ -237,6 +237,11 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#enqueue(['alarm', alarm]);
   }
 
+  /** tabs.onCreated: a tab counted from traffic, as this extension may see it. */
+  tabCreated(tab: Record<string, unknown>): void {
+    this.#enqueue(['tabCreated', JSON.stringify(tab)], false);
+  }
+
   /** storage.local's file was edited: its storage.onChanged listeners hear what changed. */
   storageEdited(changes: StorageChanges): void {
     this.#enqueue(['storageChanged', 'local', JSON.stringify(changes)]);

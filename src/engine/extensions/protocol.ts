@@ -70,6 +70,8 @@ export type HostItem =
   /** A cookie change the extension's cookies.onChanged listeners may see. */
   | ['cookieChanged', info: string]
   | ['alarm', alarm: unknown]
+  /** A tab counted from traffic for the first time: tabs.onCreated, the tab as this extension may see it (JSON). */
+  | ['tabCreated', tab: string]
   /** storage.local changed outside the extension (its file was edited): the changes, as JSON. */
   | ['storageChanged', area: 'local', changes: string]
   /** declarativeNetRequest.onRuleMatchedDebug's MatchedRuleInfoDebug, as JSON. */

@@ -105,10 +105,12 @@ export class DocumentTracker {
     return this.#tabs.get(id);
   }
 
-  /** A top-level navigation starts in tab `tabId` (a new tab, or one seen before): it is loading `url`. */
-  navigating(tabId: number, url: string, storeId: string): void {
-    const tab = this.#tabs.get(tabId);
-    this.#remember({ id: tabId, url: tab?.url ?? '', pendingUrl: url, storeId, lastAccessed: Date.now() });
+  /** A top-level navigation starts in tab `tabId` (a new tab, or one seen before): it is loading `url`. Returns the tab when it is new. */
+  navigating(tabId: number, url: string, storeId: string): KnownTab | undefined {
+    const known = this.#tabs.get(tabId);
+    const tab = { id: tabId, url: known?.url ?? '', pendingUrl: url, storeId, lastAccessed: Date.now() };
+    this.#remember(tab);
+    return known ? undefined : tab;
   }
 
   #remember(tab: KnownTab): void {

@@ -25,7 +25,7 @@ import {
 } from '../types.js';
 import type { Owner } from '../owner.js';
 import { specPersona, type Persona } from '../personas/index.js';
-import { DocumentTracker, requestContext, type KnownDocument, type RequestContext } from '../personas/request-context.js';
+import { DocumentTracker, requestContext, type KnownDocument, type KnownTab, type RequestContext } from '../personas/request-context.js';
 import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
 import { dispatch, type DispatchResult } from './dispatch.js';
 import type { ListenerRegistry } from './listener-registry.js';
@@ -160,6 +160,8 @@ export class RequestLifecycle {
   readonly documents = new DocumentTracker();
   /** The extensions' web accessible resources (the extension host sets it). */
   extensionResources: ExtensionResourceLookup | undefined;
+  /** A tab counted from traffic for the first time (the extension host tells extensions: tabs.onCreated). */
+  onTabCreated: ((tab: KnownTab) => void) | undefined;
   /**
    * How many times a request has started waiting for listeners' answers (counted synchronously, as
    * the wait begins): replay's scheduler lets other requests' steps run during those waits.
@@ -366,7 +368,11 @@ export class RequestFlight {
     // request in from what it shows (request-context.ts).
     this.tabId = init.tabId ?? this.context.tabId ?? -1;
     this.frameId = init.frameId ?? (this.type === 'main_frame' ? 0 : this.tabId === -1 ? -1 : 0);
-    if (this.type === 'main_frame' && this.tabId > 0) lifecycle.documents.navigating(this.tabId, this.url, this.storeId);
+    if (this.type === 'main_frame' && this.tabId > 0) {
+      const opened = lifecycle.documents.navigating(this.tabId, this.url, this.storeId);
+      // A tab wrtui had not seen: extensions hear tabs.onCreated before its first onBeforeRequest.
+      if (opened) lifecycle.onTabCreated?.(opened);
+    }
     this.#filterable = this.#filterableFor(init.url);
   }
 
@@ -414,7 +420,8 @@ export class RequestFlight {
     const details = { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) };
     // declarativeNetRequest decides first; onBeforeRequest still fires (Chromium 156 shows it for a
     // request its rules block or redirect), but nobody waits for a listener's answer then.
-    const dnr = this.lifecycle.dnr?.active ? this.lifecycle.dnr.beforeRequest(this.#dnrInfo()) : undefined;
+    // (Not at an extension's own URL: declarativeNetRequest acts on web requests only.)
+    const dnr = this.lifecycle.dnr?.active && !this.atExtensionUrl ? this.lifecycle.dnr.beforeRequest(this.#dnrInfo()) : undefined;
     if (dnr && dnr.action.kind !== 'none') {
       this.lifecycle.notify('onBeforeRequest', details, this.#filterable);
       this.lifecycle.dnr!.journal(dnr.entry!);
@@ -678,25 +685,35 @@ export class RequestFlight {
     ];
     this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, false, undefined);
     this.#nextHop(redirectUrl, toGet ? 'GET' : this.method, false, undefined);
-    if (EXTENSION_SCHEMES.has(new URL(redirectUrl).protocol)) this.#extensionResourceHop(new URL(redirectUrl));
     return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: true };
   }
 
-  /** The resource a redirect to an extension's URL loads, when wrtui serves it (extensionResourceHop). */
-  extensionResource: { bytes: Uint8Array; type: string } | undefined;
+  /**
+   * The hop is at an extension's own URL (a redirect to its resource). No client can ask the
+   * network for it: whoever drives the request runs beforeRequest() for it (its onBeforeRequest
+   * fires, as in Chromium 156), then serveExtensionResource().
+   */
+  get atExtensionUrl(): boolean {
+    return this.#filterable.extensionHost !== undefined;
+  }
 
   /**
-   * A redirect to an extension's URL: the browser serves the resource itself, if the extension
-   * made it web accessible (onResponseStarted and onCompleted, 200, at that URL), and otherwise
-   * ends the request with net::ERR_BLOCKED_BY_CLIENT (Chromium 156, checked with an image).
+   * The browser serves an extension's resource itself if the extension made it web accessible
+   * (onResponseStarted and onCompleted, 200, at that URL; no onBeforeSendHeaders, onSendHeaders or
+   * onHeadersReceived), and otherwise ends the request with net::ERR_BLOCKED_BY_CLIENT (Chromium
+   * 156, checked with an image). Returns what to serve; undefined when the request failed.
    */
-  #extensionResourceHop(url: URL): void {
-    const resource = this.lifecycle.extensionResources?.(url);
-    if (!resource) return this.fail('net::ERR_BLOCKED_BY_CLIENT');
-    this.extensionResource = resource;
+  serveExtensionResource(): { bytes: Uint8Array; type: string } | undefined {
+    this.#assertActive('serveExtensionResource');
+    const resource = this.lifecycle.extensionResources?.(this.#filterable.url);
+    if (!resource) {
+      this.fail('net::ERR_BLOCKED_BY_CLIENT');
+      return undefined;
+    }
     this.#response = { statusCode: 200, statusLine: 'HTTP/1.1 200 OK', responseHeaders: [{ name: 'Content-Type', value: resource.type }], fromCache: false };
     this.responseStarted();
     this.completed();
+    return resource;
   }
 
   #beforeRedirect(

@@ -45,7 +45,7 @@ export function compileRequestFilter(filter: unknown, persona: Persona = specPer
   if (badUrl !== undefined) throw new TypeError(`${where}: Invalid filter: "urls" entries must be strings, got ${JSON.stringify(badUrl)}.`);
   let patterns: MatchPatternSet;
   try {
-    patterns = new MatchPatternSet(urls as string[]);
+    patterns = new MatchPatternSet(urls as string[], { extensionSchemes: true });
   } catch (error) {
     throw new TypeError(`${where}: Invalid filter: ${(error as Error).message}`);
   }
@@ -77,8 +77,9 @@ export function compileRequestFilter(filter: unknown, persona: Persona = specPer
       if (incognito !== undefined && (request.storeId === '1') !== incognito) return false;
       if (tabId !== undefined && request.tabId !== tabId) return false;
       if (windowId !== undefined && request.windowId !== windowId) return false;
-      // An extension's own URL (a redirect to its resource): only <all_urls> names it (Chromium 156).
-      if (request.extensionHost !== undefined) return allUrls;
+      // An extension's own URL (a redirect to its resource): <all_urls> names it (Chromium 156), or a
+      // chrome-extension:// pattern.
+      if (request.extensionHost !== undefined) return allUrls || patterns.matches(request.url);
       return patterns.matches(request.url);
     },
   };

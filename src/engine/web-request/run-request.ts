@@ -38,6 +38,12 @@ export async function runRequest(
       if (flight.finished) return { kind: 'non-web-redirect', requestId: flight.requestId, url: before.redirectUrl };
       continue;
     }
+    if (flight.atExtensionUrl) {
+      // An extension's own resource: served as the browser serves it, or refused.
+      const resource = flight.serveExtensionResource();
+      if (!resource) return error('net::ERR_BLOCKED_BY_CLIENT');
+      return { kind: 'response', requestId: flight.requestId, url: flight.url, statusCode: 200, statusLine: 'HTTP/1.1 200 OK', headers: [{ name: 'Content-Type', value: resource.type }], body: resource.bytes };
+    }
 
     // One hop; loops only for auth retries.
     for (;;) {

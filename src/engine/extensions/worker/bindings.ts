@@ -200,6 +200,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
           case 'alarm':
             alarms.fire(item[1]);
             break;
+          case 'tabCreated':
+            surfaces?.dispatch('tabs.onCreated', JSON.parse(item[1] as string) as unknown);
+            break;
           case 'storageChanged':
             storage.changed(JSON.parse(item[2] as string) as Record<string, unknown>);
             break;

@@ -41,6 +41,8 @@ interface Surface {
   lacks: string;
   constants?: Record<string, unknown>;
   events: readonly string[];
+  /** What the journal says of an event that does fire (otherwise: it never fires). */
+  eventNotes?: Readonly<Record<string, string>>;
   methods: Record<string, Method>;
 }
 
@@ -65,6 +67,8 @@ export class BrowserSurfaces {
   readonly #reported: Set<string>;
   readonly #surfaces = new Map<string, Surface>();
   readonly #menuIds = new Set<string | number>();
+  /** The events made, by name without the root (tabs.onCreated): chrome's and browser's. */
+  readonly #events = new Map<string, SimpleEvent[]>();
   #nextMenuId = 1;
   #nextNotification = 1;
 
@@ -102,34 +106,48 @@ export class BrowserSurfaces {
 
   #namespace(path: string, surface: Surface): object {
     const namespace: Record<string, unknown> = { ...surface.constants };
-    for (const event of surface.events) namespace[event] = this.#event(`${path}.${event}`, surface.lacks);
+    for (const event of surface.events) namespace[event] = this.#event(`${path}.${event}`, surface.lacks, surface.eventNotes?.[event]);
     for (const [name, method] of Object.entries(surface.methods)) namespace[name] = this.#call(`${path}.${name}`, surface.lacks, method);
     if (surface.events.length === 0 && Object.keys(surface.methods).length === 0) return this.#anyMember(path, surface.lacks);
     return namespace;
   }
 
-  /** A namespace wrtui knows no members of: every `onX` an event, anything else a call answering nothing. */
-  #anyMember(path: string, lacks: string): object {
+  /**
+   * A namespace wrtui knows no members of: every `onX` an event; anything else a call answering
+   * nothing that is also a namespace of its own, since such APIs nest (privacy.network.
+   * networkPredictionEnabled.set(…)).
+   */
+  #anyMember(path: string, lacks: string, target: object = {}): object {
     const made = new Map<string, unknown>();
     const member = (property: string | symbol): property is string => typeof property === 'string' && property !== 'then' && /^[a-z]/.test(property);
-    return new Proxy({}, {
+    return new Proxy(target, {
       has: (_, property) => member(property),
       get: (_, property) => {
         if (!member(property)) return undefined;
-        if (!made.has(property)) made.set(property, /^on[A-Z]/.test(property) ? this.#event(`${path}.${property}`, lacks) : this.#call(`${path}.${property}`, lacks, () => ok()));
+        if (!made.has(property)) {
+          const name = `${path}.${property}`;
+          made.set(property, /^on[A-Z]/.test(property) ? this.#event(name, lacks) : this.#anyMember(name, lacks, this.#call(name, lacks, () => ok())));
+        }
         return made.get(property);
       },
     });
   }
 
-  #event(path: string, lacks: string): SimpleEvent {
-    const event = new SimpleEvent(path.replace(/^(chrome|browser)\./, ''), this.#context.onError, { counted: false });
+  #event(path: string, lacks: string, note?: string): SimpleEvent {
+    const name = path.replace(/^(chrome|browser)\./, '');
+    const event = new SimpleEvent(name, this.#context.onError, { counted: false });
     const add = event.addListener;
     event.addListener = (listener: unknown) => {
-      this.#report(path, `${lacks}; this event never fires`);
+      this.#report(path, `${lacks}; ${note ?? 'this event never fires'}`);
       add(listener);
     };
+    this.#events.set(name, [...(this.#events.get(name) ?? []), event]);
     return event;
+  }
+
+  /** Fires one of the surfaces' events (tabs.onCreated) for chrome's and browser's listeners. */
+  dispatch(name: string, ...args: unknown[]): void {
+    for (const event of this.#events.get(name) ?? []) event.dispatch(...args);
   }
 
   #call(path: string, lacks: string, method: Method): (...input: unknown[]) => unknown {
@@ -274,6 +292,7 @@ function tabsSurface(dialect: SurfaceDialect, calls: HostCalls): Surface {
   };
   return {
     lacks: 'wrtui knows tabs only from the traffic it sees',
+    eventNotes: { onCreated: 'it fires when a request opens a tab wrtui had not seen, before that request\'s onBeforeRequest' },
     constants: {
       TAB_ID_NONE: -1,
       TAB_INDEX_NONE: -1,
