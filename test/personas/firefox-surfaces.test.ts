@@ -50,6 +50,7 @@ beforeAll(async () => {
       browser_specific_settings: { gecko: { id: 'surfaces-probe@wrtui.test' } },
       permissions: ['storage', 'contextMenus', 'webNavigation', 'notifications', 'http://127.0.0.1/*'],
       browser_action: { default_title: 'Surfaces probe' },
+      commands: { 'probe-command': { description: '__MSG_extensionName__' } },
       background: { scripts: ['background.js'] },
     }),
   );

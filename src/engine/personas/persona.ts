@@ -166,6 +166,10 @@ export interface SurfaceDialect {
   noLastError: null | undefined;
   /** The background's frameId in runtime.getContexts(): -1 (Chrome's service worker) or 0 (Firefox's background page). */
   backgroundFrameId: number;
+  /** commands.getAll() lists the toolbar button's own command first (_execute_action …), as Chrome does. */
+  listsActionCommand: boolean;
+  /** storage.managed.get() with no policy: {} (Chrome), or this error (Firefox: no managed storage manifest). */
+  managedStorageError: string | undefined;
   /** runtime.getBrowserInfo()'s answer, where the browser has it (Firefox). */
   browserInfo: { name: string; vendor: string; version: string; buildID: string } | undefined;
 }

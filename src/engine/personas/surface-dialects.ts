@@ -21,6 +21,8 @@ export const CHROME_SURFACES: SurfaceDialect = {
   menus: false,
   noLastError: undefined,
   backgroundFrameId: -1,
+  listsActionCommand: true,
+  managedStorageError: undefined,
   browserInfo: undefined,
 };
 
@@ -41,6 +43,8 @@ export const FIREFOX_SURFACES: SurfaceDialect = {
   menus: true,
   noLastError: null,
   backgroundFrameId: 0,
+  listsActionCommand: false,
+  managedStorageError: 'Managed storage manifest not found',
   // Firefox ESR 153.7.0 as Debian ships it (its application.ini).
   browserInfo: { name: 'Firefox', vendor: 'Mozilla', version: '153.7.0', buildID: '20261103151912' },
 };

@@ -43,7 +43,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const cookies = new CookiesBinding(bridge, calls, lastError, reportUncaught);
   const runtime = createRuntime(boot, lastError, () => manifest, reportUncaught, bridge, () => persona.surfaces);
   const i18n = createI18n(boot, lastError, reportUncaught, () => persona.surfaces);
-  const storage = createStorage(calls, lastError, reportUncaught);
+  const storage = createStorage(calls, lastError, reportUncaught, () => persona.surfaces);
   const alarms = createAlarms(calls, lastError, reportUncaught);
   const dnr = createDeclarativeNetRequest(calls, lastError, reportUncaught, () => permissions.has('declarativeNetRequestFeedback'));
   const reported = new Set<string>();
@@ -55,7 +55,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     const manifestVersion = typeof manifest.manifest_version === 'number' ? manifest.manifest_version : 2;
     const root = style === 'callback' ? 'chrome' : 'browser';
     runtime.adapt();
-    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, dialect: persona.surfaces, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false), calls }, reported);
+    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, dialect: persona.surfaces, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false), calls, messages: (text) => text.replace(/^__MSG_(\w+)__$/, (whole, name: string) => i18n.getMessage(name) || whole) }, reported);
     const api: Record<string, unknown> = {
       // The browser's own surfaces first, so that wrtui's real namespaces win any name they share.
       ...surfaces.namespaces(root),

@@ -59,6 +59,8 @@ export interface SurfaceContext {
   later: (run: () => void) => void;
   /** Calls answered on the host (tabs.get and tabs.query: the tabs seen in traffic). */
   calls: HostCalls;
+  /** A manifest text with its `__MSG_name__` resolved (chrome.i18n's messages). */
+  messages: (text: string) => string;
 }
 
 /** The surfaces of one extension: their state is shared by `chrome` and `browser`. */
@@ -78,6 +80,8 @@ export class BrowserSurfaces {
     const { manifest, permissions, dialect } = context;
     this.#surfaces.set('tabs', tabsSurface(dialect, context.calls));
     this.#surfaces.set('windows', windowsSurface(dialect));
+    // Chromium 156 gives chrome.commands to an extension whose manifest declares commands.
+    if (isObject(manifest.commands)) this.#surfaces.set('commands', commandsSurface(manifest, context.messages, dialect));
     const version = manifest.manifest_version;
     if (version === 3 && isObject(manifest.action)) this.#surfaces.set('action', this.#button('action', manifest.action, true));
     if (version === 2 && isObject(manifest.browser_action)) this.#surfaces.set('browserAction', this.#button('browserAction', manifest.browser_action, dialect.fullBrowserAction));
@@ -355,6 +359,26 @@ function windowsSurface(dialect: SurfaceDialect): Surface {
       update: noWindow,
       remove: noWindow,
     },
+  };
+}
+
+/** chrome.commands: the manifest's commands, with no shortcut a proxy could press. */
+function commandsSurface(manifest: Record<string, unknown>, localize: (text: string) => string, dialect: SurfaceDialect): Surface {
+  const declared = isObject(manifest.commands) ? manifest.commands : {};
+  // Chrome lists the toolbar button's own command first (checked on Chromium 156).
+  const button = isObject(manifest.action) ? '_execute_action' : isObject(manifest.browser_action) ? '_execute_browser_action' : isObject(manifest.page_action) ? '_execute_page_action' : undefined;
+  const commands = [
+    ...(dialect.listsActionCommand && button !== undefined && !(button in declared) ? [{ name: button, description: '', shortcut: '' }] : []),
+    ...Object.entries(declared).map(([name, command]) => ({
+      name,
+      description: localize(isObject(command) && typeof command.description === 'string' ? command.description : ''),
+      shortcut: '',
+    })),
+  ];
+  return {
+    lacks: 'wrtui has no keyboard shortcuts',
+    events: ['onCommand'],
+    methods: { getAll: () => ok(commands.map((command) => ({ ...command }))) },
   };
 }
 

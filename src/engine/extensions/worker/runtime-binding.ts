@@ -37,7 +37,7 @@ export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest:
     onSuspend: new SimpleEvent('runtime.onSuspend', onError),
   };
   // Events wrtui never has a reason to fire (no browser update, no suspension cancelled).
-  const quiet = Object.fromEntries(['onConnectExternal', 'onSuspendCanceled', 'onUpdateAvailable', 'onRestartRequired'].map((name) => [name, new SimpleEvent(`runtime.${name}`, onError, { counted: false })]));
+  const quiet = Object.fromEntries(['onConnectExternal', 'onSuspendCanceled', 'onUpdateAvailable', 'onRestartRequired', 'onUserScriptMessage', 'onUserScriptConnect'].map((name) => [name, new SimpleEvent(`runtime.${name}`, onError, { counted: false })]));
   /** A call answered here, at once, as the browser would (callback, or a Promise without one). */
   const answered = (signature: string, maxArgs: number, answer: (args: unknown[]) => { ok: true; value: unknown } | { ok: false; error: string }) => (...input: unknown[]) => {
     const { args, callback } = splitCallback(`runtime.${signature}`, input, maxArgs);
@@ -164,7 +164,7 @@ export function createExtension(runtime: RuntimeState, onError: OnError, getURL:
   return namespace;
 }
 
-export function createStorage(calls: HostCalls, runtime: RuntimeState, onError: OnError) {
+export function createStorage(calls: HostCalls, runtime: RuntimeState, onError: OnError, dialect: () => SurfaceDialect) {
   const onChanged = new SimpleEvent('storage.onChanged', onError);
   const area = (name: 'local' | 'session', quotaBytes: number) => {
     const areaChanged = new SimpleEvent(`storage.${name}.onChanged`, onError);
@@ -195,8 +195,20 @@ export function createStorage(calls: HostCalls, runtime: RuntimeState, onError: 
     };
   };
   const local = area('local', 10_485_760);
+  // storage.managed: what an administrator's policy sets; wrtui has no policy, so it is empty and read-only.
+  const managedAnswer = (signature: string, value: unknown) => (...input: unknown[]) => {
+    const { callback } = splitCallback(`storage.managed.${signature}`, input, 1);
+    const error = dialect().managedStorageError;
+    const reply = error === undefined ? { ok: true as const, value } : { ok: false as const, error };
+    return deliverReply(runtime, Promise.resolve(reply), callback, { onError, where: `storage.managed.${signature.split('(')[0]}` });
+  };
+  const managed = {
+    get: managedAnswer('get(optional [string|array|object] keys, optional function callback)', {}),
+    getBytesInUse: managedAnswer('getBytesInUse(optional [string|array] keys, optional function callback)', 0),
+    onChanged: new SimpleEvent('storage.managed.onChanged', onError, { counted: false }),
+  };
   return {
-    namespace: { local, session: area('session', 10_485_760), onChanged },
+    namespace: { local, session: area('session', 10_485_760), managed, onChanged },
     /** Changes made outside the extension (its storage file edited): heard as any other change. */
     changed(changes: Record<string, unknown>) {
       onChanged.dispatch(toRealm(changes), 'local');
