@@ -173,6 +173,29 @@ describe("an MV2 extension that wires the browser's own surfaces at start-up (ta
     expect(logsOf(harness!.entries, 'Toolbar Redirector')).toContain('ready: 1 redirects, Firefox, background page true');
   });
 
+  it('storage.sync is kept on this machine (its own file, 0600), outlives a reload, and says "sync" to storage.onChanged', async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'wrtui-extension-sync-'));
+    await writeFile(path.join(work, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Synced', version: '1.0', permissions: ['storage'], background: { service_worker: 'sw.js' } }));
+    await writeFile(
+      path.join(work, 'sw.js'),
+      `chrome.storage.onChanged.addListener((changes, area) => console.log('changed in ' + area + ': ' + Object.keys(changes)));
+chrome.runtime.onInstalled.addListener(async ({ reason }) => {
+  if (reason === 'install') {
+    await chrome.storage.sync.set({ theme: 'dark' });
+    chrome.runtime.reload();
+  } else console.log('sync after reload: ' + JSON.stringify(await chrome.storage.sync.get('theme')));
+});`,
+    );
+    harness = await startProxyHarness();
+    host = await ExtensionHost.start(harness.engine, { extensions: [work], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    await harness.waitFor((e) => e.kind === 'log' && e.message.startsWith('sync after reload'));
+    expect(logsOf(harness.entries, 'Synced')).toEqual(expect.arrayContaining(['changed in sync: theme', 'sync after reload: {"theme":"dark"}']));
+    const file = path.join(path.dirname(storageFileOf(harness.stateDir, extensionIdFromPath(work))), 'storage-sync.json');
+    await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 3000 }).toContain('"theme": "dark"');
+    const { stat } = await import('node:fs/promises');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
   it('a namespace a granted permission names and wrtui knows nothing of answers at any depth (Decentraleyes sets privacy.network.networkPredictionEnabled at start-up)', async () => {
     work = await mkdtemp(path.join(tmpdir(), 'wrtui-extension-privacy-'));
     await writeFile(path.join(work, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Settings', version: '1.0', permissions: ['privacy'], background: { service_worker: 'sw.js' } }));

@@ -14,10 +14,12 @@ import path from 'node:path';
 import { STATE_DIR_MODE } from '../cookies/atomic-json-file.js';
 import { FolderWatch } from './extension-folders.js';
 import { answerTabs } from './known-tabs.js';
-import { StorageAreas, type StorageAreaName, type StorageChanges } from './storage-areas.js';
+import { StorageAreas, StorageQuotaError, SYNC_QUOTA, type StorageAreaName, type StorageChanges } from './storage-areas.js';
 
 export class ExtensionServices {
   readonly storage: StorageAreas;
+  /** storage.sync: kept on this machine, in its own file, with sync's quotas. */
+  readonly syncStorage: StorageAreas;
   readonly alarms: AlarmScheduler;
   readonly #engine: Engine;
   readonly #extensionId: string;
@@ -26,18 +28,19 @@ export class ExtensionServices {
   #watching = false;
   #closed = false;
 
-  private constructor(engine: Engine, extensionId: string, storage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
+  private constructor(engine: Engine, extensionId: string, storage: StorageAreas, syncStorage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
     this.#engine = engine;
     this.#extensionId = extensionId;
     this.storage = storage;
+    this.syncStorage = syncStorage;
     this.alarms = new AlarmScheduler(onAlarm);
   }
 
   static async open(engine: Engine, options: { stateDir: string | undefined; extensionId: string; name: string; onAlarm: (alarm: Alarm) => void }): Promise<ExtensionServices> {
-    const storage = await StorageAreas.open(options.stateDir, options.extensionId, (message) =>
-      engine.journal.append({ kind: 'log', level: 'warn', source: options.name, message }),
-    );
-    return new ExtensionServices(engine, options.extensionId, storage, options.onAlarm);
+    const onProblem = (message: string) => engine.journal.append({ kind: 'log', level: 'warn', source: options.name, message });
+    const storage = await StorageAreas.open(options.stateDir, options.extensionId, onProblem);
+    const syncStorage = await StorageAreas.open(options.stateDir, options.extensionId, onProblem, { fileName: 'storage-sync.json', quota: SYNC_QUOTA });
+    return new ExtensionServices(engine, options.extensionId, storage, syncStorage, options.onAlarm);
   }
 
   /** Runs `method(args)` for `owner`; throws an Error whose message the extension sees (lastError or a rejection). */
@@ -69,6 +72,14 @@ export class ExtensionServices {
         return undefined;
       case 'storage':
         if (!owner.permissions.has('storage')) throw new Error('the "storage" permission is missing');
+        if (args[0] === 'sync') {
+          try {
+            return this.syncStorage.handle(fn, 'local', args.slice(1));
+          } catch (error) {
+            // In the persona's words: Chromium 156 and Firefox word a quota differently.
+            throw error instanceof StorageQuotaError ? new Error(owner.persona.surfaces.syncQuotaError(error.kind)) : error;
+          }
+        }
         return this.storage.handle(fn, args[0] as StorageAreaName, args.slice(1));
       case 'tabs':
         return answerTabs(this.#engine.lifecycle.documents, owner, owner.persona.surfaces, fn, args);
@@ -136,5 +147,6 @@ export class ExtensionServices {
     await this.#storageWatch?.close();
     this.alarms.clearAll();
     await this.storage.flush();
+    await this.syncStorage.flush();
   }
 }

@@ -18,6 +18,26 @@ export type StorageChanges = Record<string, { oldValue?: unknown; newValue?: unk
 
 /** chrome.storage.local.QUOTA_BYTES and session's (Chrome 112+), in bytes of key + JSON value. */
 export const STORAGE_QUOTA_BYTES = 10_485_760;
+
+/** The limits of an area: local's, or sync's smaller ones (QUOTA_BYTES_PER_ITEM, MAX_ITEMS). */
+export interface StorageQuota {
+  bytes: number;
+  bytesPerItem?: number;
+  maxItems?: number;
+}
+
+/** A quota an area's change would exceed; the persona words it (surface-dialects.ts). */
+export class StorageQuotaError extends Error {
+  readonly kind: 'bytes' | 'bytesPerItem' | 'maxItems';
+  constructor(kind: 'bytes' | 'bytesPerItem' | 'maxItems') {
+    super(`${kind === 'bytes' ? 'QUOTA_BYTES' : kind === 'bytesPerItem' ? 'QUOTA_BYTES_PER_ITEM' : 'MAX_ITEMS'} quota exceeded`);
+    this.name = 'StorageQuotaError';
+    this.kind = kind;
+  }
+}
+
+/** chrome.storage.sync's quotas (Chrome and Firefox): 100 KiB, 8 KiB an item, 512 items. */
+export const SYNC_QUOTA: StorageQuota = { bytes: 102_400, bytesPerItem: 8_192, maxItems: 512 };
 const WRITE_DELAY_MS = 50;
 
 export class StorageAreas {
@@ -31,12 +51,14 @@ export class StorageAreas {
   readonly #ownTexts: string[] = [];
   /** storage.local's file (undefined without a state dir). */
   readonly file: string | undefined;
+  readonly #quota: StorageQuota;
 
-  private constructor(local: Low<Items> | undefined, items: Items, onProblem: (message: string) => void, file: string | undefined) {
+  private constructor(local: Low<Items> | undefined, items: Items, onProblem: (message: string) => void, file: string | undefined, quota: StorageQuota) {
     this.#local = local;
     this.#localItems = items;
     this.#onProblem = onProblem;
     this.file = file;
+    this.#quota = quota;
     if (local) this.#ownTexts.push(fileText(items));
   }
 
@@ -88,10 +110,15 @@ export class StorageAreas {
     return changes;
   }
 
-  /** Opens the areas of `extensionId`; without a state dir, local lives in memory too. */
-  static async open(stateDir: string | undefined, extensionId: string, onProblem: (message: string) => void): Promise<StorageAreas> {
-    if (!stateDir) return new StorageAreas(undefined, {}, onProblem, undefined);
-    const file = storageFileOf(stateDir, extensionId);
+  /**
+   * Opens the areas of `extensionId`; without a state dir, local lives in memory too. `options`:
+   * another file and quota for the persisted area (storage.sync, which wrtui keeps on this machine,
+   * as Chrome does for a browser that is not signed in).
+   */
+  static async open(stateDir: string | undefined, extensionId: string, onProblem: (message: string) => void, options: { fileName?: string; quota?: StorageQuota } = {}): Promise<StorageAreas> {
+    const quota = options.quota ?? { bytes: STORAGE_QUOTA_BYTES };
+    if (!stateDir) return new StorageAreas(undefined, {}, onProblem, undefined, quota);
+    const file = path.join(path.dirname(storageFileOf(stateDir, extensionId)), options.fileName ?? 'storage.json');
     const db = new Low<Items>(new AtomicJsonFile<Items>(file), {});
     try {
       await db.read();
@@ -107,7 +134,7 @@ export class StorageAreas {
       onProblem(`${file} did not hold an object of items; it was kept as ${aside} and storage.local starts empty`);
       db.data = {};
     }
-    return new StorageAreas(db, db.data, onProblem, file);
+    return new StorageAreas(db, db.data, onProblem, file, quota);
   }
 
   /** storage.<area>.<method>(...args): what the call answers (for set/remove/clear: the changes). */
@@ -152,7 +179,10 @@ export class StorageAreas {
       incoming[key] = JSON.parse(JSON.stringify(value) ?? 'null');
     }
     const after = { ...items, ...incoming };
-    if (bytesInUse(after, Object.keys(after)) > STORAGE_QUOTA_BYTES) throw new Error('QUOTA_BYTES quota exceeded');
+    const quota = area === 'session' ? { bytes: STORAGE_QUOTA_BYTES } : this.#quota;
+    if (quota.bytesPerItem !== undefined && Object.keys(incoming).some((key) => bytesInUse(incoming, [key]) > quota.bytesPerItem!)) throw new StorageQuotaError('bytesPerItem');
+    if (quota.maxItems !== undefined && Object.keys(after).length > quota.maxItems) throw new StorageQuotaError('maxItems');
+    if (bytesInUse(after, Object.keys(after)) > quota.bytes) throw new StorageQuotaError('bytes');
     const changes: StorageChanges = {};
     for (const [key, value] of Object.entries(incoming)) {
       const old = items[key];

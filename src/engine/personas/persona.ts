@@ -170,6 +170,10 @@ export interface SurfaceDialect {
   listsActionCommand: boolean;
   /** storage.managed.get() with no policy: {} (Chrome), or this error (Firefox: no managed storage manifest). */
   managedStorageError: string | undefined;
+  /** storage.sync's error for a quota exceeded (total bytes, bytes of one item, item count). */
+  syncQuotaError(kind: 'bytes' | 'bytesPerItem' | 'maxItems'): string;
+  /** storage.sync has QUOTA_BYTES, QUOTA_BYTES_PER_ITEM, MAX_ITEMS … (Chrome; Firefox has none). */
+  syncConstants: boolean;
   /** runtime.getBrowserInfo()'s answer, where the browser has it (Firefox). */
   browserInfo: { name: string; vendor: string; version: string; buildID: string } | undefined;
 }

@@ -23,6 +23,9 @@ export const CHROME_SURFACES: SurfaceDialect = {
   backgroundFrameId: -1,
   listsActionCommand: true,
   managedStorageError: undefined,
+  // Chromium 156's words, its value store's resource names and all.
+  syncQuotaError: (kind) => `Resource::k${kind === 'bytes' ? 'QuotaBytes' : kind === 'bytesPerItem' ? 'QuotaBytesPerItem' : 'MaxItems'} quota exceeded`,
+  syncConstants: true,
   browserInfo: undefined,
 };
 
@@ -45,6 +48,8 @@ export const FIREFOX_SURFACES: SurfaceDialect = {
   backgroundFrameId: 0,
   listsActionCommand: false,
   managedStorageError: 'Managed storage manifest not found',
+  syncQuotaError: () => 'QuotaExceededError: storage.sync API call exceeded its quota limitations.',
+  syncConstants: false,
   // Firefox ESR 153.7.0 as Debian ships it (its application.ini).
   browserInfo: { name: 'Firefox', vendor: 'Mozilla', version: '153.7.0', buildID: '20261103151912' },
 };

@@ -66,7 +66,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     };
     if (permissions.has('webRequest')) api.webRequest = webRequest.namespace(manifestVersion);
     if (permissions.has('cookies')) api.cookies = cookies.namespace(style);
-    if (permissions.has('storage')) api.storage = { ...storage.namespace };
+    if (permissions.has('storage')) api.storage = storage.namespace();
     if (permissions.has('alarms')) api.alarms = alarms.namespace;
     if (permissions.has('declarativeNetRequest') || permissions.has('declarativeNetRequestWithHostAccess')) api.declarativeNetRequest = dnr.namespace;
     const needs = Object.fromEntries(GATED_NAMESPACES.filter((name) => !(name in api)).map((name) => [name, name]));

@@ -166,7 +166,7 @@ export function createExtension(runtime: RuntimeState, onError: OnError, getURL:
 
 export function createStorage(calls: HostCalls, runtime: RuntimeState, onError: OnError, dialect: () => SurfaceDialect) {
   const onChanged = new SimpleEvent('storage.onChanged', onError);
-  const area = (name: 'local' | 'session', quotaBytes: number) => {
+  const area = (name: 'local' | 'session' | 'sync', quotaBytes: number) => {
     const areaChanged = new SimpleEvent(`storage.${name}.onChanged`, onError);
     const call = (method: string, signature: string, maxArgs: number, map?: (value: unknown) => unknown) => (...input: unknown[]) => {
       const { args, callback } = splitCallback(`storage.${name}.${signature}`, input, maxArgs);
@@ -207,8 +207,13 @@ export function createStorage(calls: HostCalls, runtime: RuntimeState, onError: 
     getBytesInUse: managedAnswer('getBytesInUse(optional [string|array] keys, optional function callback)', 0),
     onChanged: new SimpleEvent('storage.managed.onChanged', onError, { counted: false }),
   };
+  // storage.sync: kept on this machine (as in a browser not signed in), with sync's quotas.
+  const { QUOTA_BYTES: _quota, ...syncCalls } = area('sync', 102_400);
+  const syncConstants = { QUOTA_BYTES: 102_400, QUOTA_BYTES_PER_ITEM: 8_192, MAX_ITEMS: 512, MAX_WRITE_OPERATIONS_PER_HOUR: 1_800, MAX_WRITE_OPERATIONS_PER_MINUTE: 120 };
+  const session = area('session', 10_485_760);
   return {
-    namespace: { local, session: area('session', 10_485_760), managed, onChanged },
+    /** The namespace as the persona has it (Firefox's storage.sync has no constants). */
+    namespace: () => ({ local, session, sync: dialect().syncConstants ? { ...syncCalls, ...syncConstants } : syncCalls, managed, onChanged }),
     /** Changes made outside the extension (its storage file edited): heard as any other change. */
     changed(changes: Record<string, unknown>) {
       onChanged.dispatch(toRealm(changes), 'local');
