@@ -64,12 +64,13 @@ afterAll(async () => {
 const nextReport = () => new Promise<Report>((resolve) => (reported = resolve));
 
 /**
- * What an add-on acts on. Members, enums and constants are compared with Chromium only; and
+ * What an add-on acts on. Members, enums, constants and management (Chrome's shape) are compared
+ * with Chromium only; and
  * Firefox's @@extension_id is the random UUID of this install (its moz-extension:// host), where
  * wrtui keeps Chrome's id (README, firefox persona).
  */
 function behaviour(report: Report): Report {
-  const { members: _members, runtimeMembers: _runtimeMembers, enums: _enums, constants: _constants, ...rest } = report;
+  const { members: _members, runtimeMembers: _runtimeMembers, enums: _enums, constants: _constants, managementMembers: _management, self: _self, ...rest } = report;
   const messages = [...(report.messages as string[])];
   messages[3] = '(the id)';
   return { ...rest, messages };

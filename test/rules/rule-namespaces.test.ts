@@ -1,6 +1,6 @@
 // What a rule's background receives: its own chrome (callbacks, runtime.lastError) and browser
 // (Promises) namespaces: webRequest and cookies only as the manifest declares them, beside what a
-// browser gives every extension (runtime, i18n, permissions, extension, tabs, windows).
+// browser gives every extension (runtime, i18n, permissions, extension, management, tabs, windows).
 import { afterEach, describe, expect, it } from 'vitest';
 import { lineOf, openRuleFolder, ruleSource, type RuleFolder } from './rule-folder.js';
 
@@ -24,7 +24,7 @@ const REPORT_NAMESPACES = `
   }));`;
 
 /** What Chromium 156 gives every extension, whatever its manifest (test/extensions/chromium-surfaces.test.ts), sorted. */
-const EVERY_EXTENSION = ['extension', 'i18n', 'permissions', 'runtime', 'tabs', 'windows'];
+const EVERY_EXTENSION = ['extension', 'i18n', 'management', 'permissions', 'runtime', 'tabs', 'windows'];
 const sorted = (...names: string[]) => names.sort();
 
 describe('namespaces follow the manifest', () => {

@@ -14,7 +14,7 @@ import { createConsole, createTimers } from './console-and-timers.js';
 import { CookiesBinding } from './cookies-binding.js';
 import { HostCalls } from './host-calls.js';
 import { BrowserSurfaces } from './browser-surfaces.js';
-import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
+import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
 import { personaNamed } from '../../personas/index.js';
 
@@ -48,6 +48,31 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const dnr = createDeclarativeNetRequest(calls, lastError, reportUncaught, () => permissions.has('declarativeNetRequestFeedback'));
   const reported = new Set<string>();
 
+  /** management.getSelf(): the extension as Chromium 156 describes an unpacked one. */
+  const selfInfo = () => {
+    const text = (value: unknown) => (typeof value === 'string' ? value : '');
+    const localize = (value: string) => value.replace(/^__MSG_(\w+)__$/, (whole, name: string) => i18n.getMessage(name) || whole);
+    const name = localize(text(manifest.name)) || boot.name;
+    const options = text(manifest.options_page) || text((manifest.options_ui as { page?: unknown } | undefined)?.page);
+    return {
+      description: localize(text(manifest.description)),
+      enabled: true,
+      homepageUrl: text(manifest.homepage_url),
+      hostPermissions: [...hostPermissions],
+      id: boot.extensionId,
+      installType: 'development',
+      isApp: false,
+      mayDisable: true,
+      name,
+      offlineEnabled: manifest.offline_enabled === true,
+      optionsUrl: options ? new URL(options.replace(/^\/+/, ''), boot.baseUrl).href : '',
+      permissions: [...permissions].sort(),
+      shortName: localize(text(manifest.short_name)) || name,
+      type: 'extension',
+      version: text(manifest.version),
+      versionName: text(manifest.version_name),
+    };
+  };
   // Made once the manifest is known (a rule's comes from its module): chrome and browser share them.
   let surfaces: BrowserSurfaces | undefined;
   /** `chrome` (callbacks, and Promises without one) or `browser` (Promises), as the permissions allow. */
@@ -63,6 +88,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
       i18n,
       permissions: createPermissions(lastError, reportUncaught, () => ({ permissions: [...permissions], origins: hostPermissions }), () => persona.surfaces),
       extension: createExtension(lastError, reportUncaught, runtime.namespace.getURL as (path: unknown) => string, manifestVersion, globalThis),
+      management: createManagement(lastError, reportUncaught, () => selfInfo()),
     };
     if (permissions.has('webRequest')) api.webRequest = webRequest.namespace(manifestVersion);
     if (permissions.has('cookies')) api.cookies = cookies.namespace(style);

@@ -285,3 +285,24 @@ export function createDeclarativeNetRequest(calls: HostCalls, runtime: RuntimeSt
   }
   return { namespace, matched: (info: string) => onRuleMatchedDebug.dispatch(JSON.parse(info) as never) };
 }
+
+/**
+ * chrome.management as every extension has it (no permission): getSelf (the manifest as Chromium
+ * 156 reports an unpacked extension: installType "development"), uninstallSelf (which wrtui cannot
+ * do: it answers an error), getPermissionWarningsByManifest (no warnings: wrtui shows none).
+ */
+export function createManagement(runtime: RuntimeState, onError: OnError, self: () => Record<string, unknown>) {
+  const call = (signature: string, maxArgs: number, answer: () => { ok: true; value: unknown } | { ok: false; error: string }) => (...input: unknown[]) => {
+    const { callback } = splitCallback(`management.${signature}`, input, maxArgs);
+    return deliverReply(runtime, Promise.resolve(answer()), callback, { onError, where: `management.${signature.split('(')[0]}` });
+  };
+  return {
+    ExtensionDisabledReason: { UNKNOWN: 'unknown', PERMISSIONS_INCREASE: 'permissions_increase' },
+    ExtensionInstallType: { ADMIN: 'admin', DEVELOPMENT: 'development', NORMAL: 'normal', SIDELOAD: 'sideload', OTHER: 'other' },
+    ExtensionType: { EXTENSION: 'extension', HOSTED_APP: 'hosted_app', PACKAGED_APP: 'packaged_app', LEGACY_PACKAGED_APP: 'legacy_packaged_app', THEME: 'theme', LOGIN_SCREEN_EXTENSION: 'login_screen_extension' },
+    LaunchType: { OPEN_AS_REGULAR_TAB: 'OPEN_AS_REGULAR_TAB', OPEN_AS_PINNED_TAB: 'OPEN_AS_PINNED_TAB', OPEN_AS_WINDOW: 'OPEN_AS_WINDOW', OPEN_FULL_SCREEN: 'OPEN_FULL_SCREEN' },
+    getSelf: call('getSelf(optional function callback)', 0, () => ({ ok: true, value: self() })),
+    uninstallSelf: call('uninstallSelf(optional object options, optional function callback)', 1, () => ({ ok: false, error: 'wrtui cannot uninstall an extension: remove its folder, or its --extension' })),
+    getPermissionWarningsByManifest: call('getPermissionWarningsByManifest(string manifestStr, optional function callback)', 1, () => ({ ok: true, value: [] })),
+  };
+}
