@@ -4,6 +4,7 @@
 // its files, one listed in web_accessible_resources and one not, inside a real Chromium 156 (the
 // oracle) and inside wrtui with that Chromium browsing through the proxy; a second extension
 // watches. The page's images and the events each extension is told must agree.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -122,14 +123,25 @@ describe.skipIf(SKIP)("a redirect to an extension's own file: Chromium 156 and w
 });
 
 describe('which files a redirect may load', () => {
-  it('only what web_accessible_resources lists (MV2 strings, MV3 resources; * any run of characters), and never outside the folder', () => {
+  it('only what web_accessible_resources lists (MV2 strings, MV3 resources; * any run of characters), and never outside the folder', async () => {
     const patterns = webAccessiblePatterns({ web_accessible_resources: [{ resources: ['images/*.png'], matches: ['<all_urls>'] }, 'legacy.js'] });
     const at = (path: string) => webAccessibleResource(EXTENSION, patterns, new URL(`chrome-extension://${EXTENSION_ID}${path}`));
-    expect(at('/images/local.png')).toMatchObject({ type: 'image/png' });
-    expect(at('/images/local.png')!.bytes.length).toBeGreaterThan(0);
-    expect(at('/secret.png')).toBeUndefined();
-    expect(at('/images/missing.png')).toBeUndefined();
-    expect(at('/images/%2e%2e/secret.png')).toBeUndefined();
-    expect(at('/images/..%2fsecret.png')).toBeUndefined();
+    expect(await at('/images/local.png')).toMatchObject({ type: 'image/png' });
+    expect((await at('/images/local.png'))!.bytes.length).toBeGreaterThan(0);
+    expect(await at('/secret.png')).toBeUndefined();
+    expect(await at('/images/missing.png')).toBeUndefined();
+    expect(await at('/images/%2e%2e/secret.png')).toBeUndefined();
+    expect(await at('/images/..%2fsecret.png')).toBeUndefined();
+  });
+
+  it('a listed name that is no regular file (a FIFO) is not served, and reading it never waits: the lookup runs on the proxy thread', async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), 'wrtui-war-fifo-'));
+    try {
+      execFileSync('mkfifo', [path.join(folder, 'pipe.png')]);
+      const at = webAccessibleResource(folder, webAccessiblePatterns({ web_accessible_resources: ['*.png'] }), new URL(`chrome-extension://${EXTENSION_ID}/pipe.png`));
+      expect(await Promise.race([at, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2_000))])).toBeUndefined();
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -517,9 +517,9 @@ export class CaptureProxy {
       const before = await flight.beforeRequest();
       if (before.action === 'cancel') return this.#block(request, response);
       if (before.action === 'redirect') return this.#answerRedirect(flight, request, response, before, 'Internal Redirect', client);
-      const resource = flight.serveExtensionResource();
-      if (!resource) return this.#block(request, response);
-      return this.#sendWhole(request, response, { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: resource.type }], body: resource.bytes });
+      const served = await flight.serveExtensionResource();
+      if (!served) return this.#block(request, response);
+      return this.#sendWhole(request, response, { statusCode: 200, statusMessage: 'OK', headers: served.headers, body: served.body });
     }
     this.#followUps.expect(flight, client, request.socket);
     return this.#sendWhole(request, response, { statusCode: redirect.statusCode, statusMessage: reason, headers: redirect.responseHeaders, body: new Uint8Array() });

@@ -225,7 +225,7 @@ export class ExtensionHost {
       for (const record of this.#records.values()) if (record.current) record.current.worker.tabCreated(tabObject(tab, all, record.current.owner));
     };
     // A redirect to one of its extensions' URLs is served from that extension's folder.
-    this.engine.lifecycle.extensionResources = (url) => {
+    this.engine.lifecycle.extensionResources = async (url) => {
       for (const record of this.#records.values()) {
         if (record.kind !== 'extension' || record.extensionId !== url.host || !record.current?.pkg.manifest) continue;
         return webAccessibleResource(record.key, webAccessiblePatterns(record.current.pkg.manifest.raw), url);

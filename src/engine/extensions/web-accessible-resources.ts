@@ -4,8 +4,9 @@
 // manifest lists it (MV2: a list of paths; MV3: objects whose `resources` list them), `*` matching
 // any run of characters; anything else fails with net::ERR_BLOCKED_BY_CLIENT (Chromium 156).
 // wrtui does not check MV3's `matches` (the pages allowed to load it): a proxy knows the page only
-// from the request's Referer.
-import { readFileSync, realpathSync } from 'node:fs';
+// from the request's Referer. The file is read asynchronously, and only a regular file: the lookup
+// runs on the proxy thread, where a large file or a FIFO read synchronously would stall every request.
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -25,7 +26,7 @@ export function webAccessiblePatterns(manifest: Record<string, unknown>): RegExp
 }
 
 /** The file `url` names in the extension at `folder`, when it is web accessible there; undefined otherwise. */
-export function webAccessibleResource(folder: string, patterns: readonly RegExp[], url: URL): { bytes: Uint8Array; type: string } | undefined {
+export async function webAccessibleResource(folder: string, patterns: readonly RegExp[], url: URL): Promise<{ bytes: Uint8Array; type: string } | undefined> {
   let relative: string;
   try {
     // Decoded, then normalised: images/..%2fsecret.png is secret.png, which a pattern must list itself.
@@ -35,11 +36,12 @@ export function webAccessibleResource(folder: string, patterns: readonly RegExp[
   }
   if (relative.startsWith('..') || !patterns.some((pattern) => pattern.test(relative))) return undefined;
   try {
-    const root = realpathSync(folder);
-    const file = realpathSync(path.join(root, relative));
-    // Never a file outside the extension's folder (../, a symbolic link out of it).
+    const root = await realpath(folder);
+    const file = await realpath(path.join(root, relative));
+    // Never a file outside the extension's folder (../, a symbolic link out of it), nor anything but a file.
     if (file !== root && !file.startsWith(root + path.sep)) return undefined;
-    return { bytes: readFileSync(file), type: TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' };
+    if (!(await stat(file)).isFile()) return undefined;
+    return { bytes: await readFile(file), type: TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' };
   } catch {
     return undefined;
   }

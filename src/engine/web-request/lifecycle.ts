@@ -143,7 +143,7 @@ const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
 export const EXTENSION_SCHEMES: ReadonlySet<string> = new Set(['chrome-extension:', 'moz-extension:']);
 
 /** A resource of an extension wrtui hosts, as a redirect to it is answered (undefined: not web accessible, or no such file). */
-export type ExtensionResourceLookup = (url: URL) => { bytes: Uint8Array; type: string } | undefined;
+export type ExtensionResourceLookup = (url: URL) => Promise<{ bytes: Uint8Array; type: string } | undefined>;
 
 export class RequestLifecycle {
   readonly registry: ListenerRegistry;
@@ -703,17 +703,20 @@ export class RequestFlight {
    * onHeadersReceived), and otherwise ends the request with net::ERR_BLOCKED_BY_CLIENT (Chromium
    * 156, checked with an image). Returns what to serve; undefined when the request failed.
    */
-  serveExtensionResource(): { bytes: Uint8Array; type: string } | undefined {
+  async serveExtensionResource(): Promise<{ statusLine: string; headers: HttpHeaders; body: Uint8Array } | undefined> {
     this.#assertActive('serveExtensionResource');
-    const resource = this.lifecycle.extensionResources?.(this.#filterable.url);
+    const resource = await this.lifecycle.extensionResources?.(this.#filterable.url);
+    if (this.finished) return undefined; // the client left while the file was read
     if (!resource) {
       this.fail('net::ERR_BLOCKED_BY_CLIENT');
       return undefined;
     }
-    this.#response = { statusCode: 200, statusLine: 'HTTP/1.1 200 OK', responseHeaders: [{ name: 'Content-Type', value: resource.type }], fromCache: false };
+    const statusLine = 'HTTP/1.1 200 OK';
+    const headers: HttpHeaders = [{ name: 'Content-Type', value: resource.type }];
+    this.#response = { statusCode: 200, statusLine, responseHeaders: headers, fromCache: false };
     this.responseStarted();
     this.completed();
-    return resource;
+    return { statusLine, headers, body: resource.bytes };
   }
 
   #beforeRedirect(
@@ -756,7 +759,7 @@ export class RequestFlight {
     }
     this.url = url;
     this.method = method;
-    // An extension's URL is a hop webRequest reports (extensionResourceHop); data: and about: end here.
+    // An extension's URL is a hop webRequest reports (serveExtensionResource); data: and about: end here.
     if (WEB_SCHEMES.has(next.protocol) || EXTENSION_SCHEMES.has(next.protocol)) this.#filterable = this.#filterableAt(next);
     else this.finished = true;
   }

@@ -40,9 +40,9 @@ export async function runRequest(
     }
     if (flight.atExtensionUrl) {
       // An extension's own resource: served as the browser serves it, or refused.
-      const resource = flight.serveExtensionResource();
-      if (!resource) return error('net::ERR_BLOCKED_BY_CLIENT');
-      return { kind: 'response', requestId: flight.requestId, url: flight.url, statusCode: 200, statusLine: 'HTTP/1.1 200 OK', headers: [{ name: 'Content-Type', value: resource.type }], body: resource.bytes };
+      const served = await flight.serveExtensionResource();
+      if (!served) return error('net::ERR_BLOCKED_BY_CLIENT');
+      return { kind: 'response', requestId: flight.requestId, url: flight.url, statusCode: 200, ...served };
     }
 
     // One hop; loops only for auth retries.
