@@ -27,7 +27,8 @@ const ok = (value?: unknown, note?: string): Answer => (note === undefined ? { o
 const fail = (error: string): Answer => ({ ok: false, error });
 
 const NO_TABS = 'wrtui has no tabs or windows';
-const NO_CONNECTION = 'Could not establish connection. Receiving end does not exist.';
+/** What Chrome says when nothing answers a message or a port (runtime, tabs). */
+export const NO_CONNECTION = 'Could not establish connection. Receiving end does not exist.';
 
 /** Permissions that grant no namespace of their own (or one wrtui has for real). */
 const NOT_A_SURFACE = new Set([

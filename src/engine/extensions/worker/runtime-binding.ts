@@ -7,7 +7,7 @@ import type { SurfaceDialect } from '../../personas/persona.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { WorkerBoot } from '../protocol.js';
 import type { Bridge } from './bridge.js';
-import { disconnectedPort } from './browser-surfaces.js';
+import { disconnectedPort, NO_CONNECTION } from './browser-surfaces.js';
 import { deliverReply, toRealm, type HostCalls } from './host-calls.js';
 import { SimpleEvent } from './simple-event.js';
 import { localizedMessage, predefinedMessages, UI_LOCALE } from '../locale-messages.js';
@@ -27,6 +27,23 @@ function splitCallback(signature: string, args: readonly unknown[], maxArgs: num
   return { args: list, callback };
 }
 
+type LocalAnswer = { ok: true; value: unknown } | { ok: false; error: string };
+const answer = (value?: unknown): LocalAnswer => ({ ok: true, value });
+
+/**
+ * A call the realm answers itself, at once, as the browser would: to the callback (with
+ * runtime.lastError set on failure), or as a Promise without one. `signature` is Chrome's
+ * (`runtime.getContexts(object filter, optional function callback)`): its TypeError when the
+ * arguments do not fit, and its name where a callback's throw is reported.
+ */
+function answeredHere(runtime: RuntimeState, onError: OnError, signature: string, maxArgs: number, reply: (args: unknown[]) => LocalAnswer) {
+  const where = signature.slice(0, signature.indexOf('('));
+  return (...input: unknown[]) => {
+    const { args, callback } = splitCallback(signature, input, maxArgs);
+    return deliverReply(runtime, Promise.resolve(reply(args)), callback, { onError, where });
+  };
+}
+
 export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest: () => Record<string, unknown>, onError: OnError, bridge: Bridge, dialect: () => SurfaceDialect) {
   const events = {
     onInstalled: new SimpleEvent('runtime.onInstalled', onError),
@@ -38,11 +55,7 @@ export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest:
   };
   // Events wrtui never has a reason to fire (no browser update, no suspension cancelled).
   const quiet = Object.fromEntries(['onConnectExternal', 'onSuspendCanceled', 'onUpdateAvailable', 'onRestartRequired', 'onUserScriptMessage', 'onUserScriptConnect'].map((name) => [name, new SimpleEvent(`runtime.${name}`, onError, { counted: false })]));
-  /** A call answered here, at once, as the browser would (callback, or a Promise without one). */
-  const answered = (signature: string, maxArgs: number, answer: (args: unknown[]) => { ok: true; value: unknown } | { ok: false; error: string }) => (...input: unknown[]) => {
-    const { args, callback } = splitCallback(`runtime.${signature}`, input, maxArgs);
-    return deliverReply(runtime, Promise.resolve(answer(args)), callback, { onError, where: `runtime.${signature.split('(')[0]}` });
-  };
+  const answered = (signature: string, maxArgs: number, reply: (args: unknown[]) => LocalAnswer) => answeredHere(runtime, onError, `runtime.${signature}`, maxArgs, reply);
   const namespace: Record<string, unknown> = {
     id: boot.extensionId,
     OnInstalledReason: { INSTALL: 'install', UPDATE: 'update', CHROME_UPDATE: 'chrome_update', SHARED_MODULE_UPDATE: 'shared_module_update' },
@@ -55,11 +68,7 @@ export function createRuntime(boot: WorkerBoot, runtime: RuntimeState, manifest:
       return new URL(path.replace(/^\/+/, ''), boot.baseUrl).href;
     },
     /** No page, popup or content script is there to answer, as when none is open in a browser. */
-    sendMessage: (...args: unknown[]) => {
-      const { callback } = splitCallback('runtime.sendMessage(optional string extensionId, any message, optional object options, optional function callback)', args, 3);
-      const reply = Promise.resolve({ ok: false as const, error: 'Could not establish connection. Receiving end does not exist.' });
-      return deliverReply(runtime, reply, callback, { onError, where: 'runtime.sendMessage' });
-    },
+    sendMessage: answered('sendMessage(optional string extensionId, any message, optional object options, optional function callback)', 3, () => ({ ok: false, error: NO_CONNECTION })),
     /** A port with no other end: it disconnects at once, as in Chromium 156 with nothing listening. */
     connect: (...args: unknown[]) => {
       const info = args.find((arg) => typeof arg === 'object' && arg !== null) as { name?: unknown } | undefined;
@@ -103,14 +112,8 @@ export function createI18n(boot: WorkerBoot, runtime: RuntimeState, onError: OnE
       return localizedMessage(boot.messages ?? {}, predefinedMessages(boot.extensionId, dialect().uiLocale), name, list);
     },
     getUILanguage: () => UI_LOCALE.replace('_', '-'),
-    getAcceptLanguages: (...input: unknown[]) => {
-      const { callback } = splitCallback('i18n.getAcceptLanguages(optional function callback)', input, 0);
-      return deliverReply(runtime, Promise.resolve({ ok: true as const, value: ['en-US', 'en'] }), callback, { onError, where: 'i18n.getAcceptLanguages' });
-    },
-    detectLanguage: (...input: unknown[]) => {
-      const { callback } = splitCallback('i18n.detectLanguage(string text, optional function callback)', input, 1);
-      return deliverReply(runtime, Promise.resolve({ ok: true as const, value: { isReliable: false, languages: [] } }), callback, { onError, where: 'i18n.detectLanguage' });
-    },
+    getAcceptLanguages: answeredHere(runtime, onError, 'i18n.getAcceptLanguages(optional function callback)', 0, () => answer(['en-US', 'en'])),
+    detectLanguage: answeredHere(runtime, onError, 'i18n.detectLanguage(string text, optional function callback)', 1, () => answer({ isReliable: false, languages: [] })),
   };
 }
 
@@ -119,10 +122,7 @@ export function createI18n(boot: WorkerBoot, runtime: RuntimeState, onError: OnE
  * request is refused, as when the user says no).
  */
 export function createPermissions(runtime: RuntimeState, onError: OnError, granted: () => { permissions: readonly string[]; origins: readonly string[] }, dialect: () => SurfaceDialect) {
-  const call = (signature: string, maxArgs: number, answer: (args: unknown[]) => unknown) => (...input: unknown[]) => {
-    const { args, callback } = splitCallback(`permissions.${signature}`, input, maxArgs);
-    return deliverReply(runtime, Promise.resolve({ ok: true as const, value: answer(args) }), callback, { onError, where: `permissions.${signature.split('(')[0]}` });
-  };
+  const call = (signature: string, maxArgs: number, value: (args: unknown[]) => unknown) => answeredHere(runtime, onError, `permissions.${signature}`, maxArgs, (args) => answer(value(args)));
   const asked = (value: unknown) => {
     const request = (typeof value === 'object' && value !== null ? value : {}) as { permissions?: unknown; origins?: unknown };
     return { permissions: Array.isArray(request.permissions) ? request.permissions.map(String) : [], origins: Array.isArray(request.origins) ? request.origins.map(String) : [] };
@@ -145,16 +145,12 @@ export function createPermissions(runtime: RuntimeState, onError: OnError, grant
 
 /** chrome.extension: Chromium 156's members, and MV2's getURL and getBackgroundPage (the background page is this global scope). */
 export function createExtension(runtime: RuntimeState, onError: OnError, getURL: (path: unknown) => string, manifestVersion: number, scope: object) {
-  const answer = (signature: string, value: unknown) => (...input: unknown[]) => {
-    const { callback } = splitCallback(`extension.${signature}`, input, signature.startsWith('setUpdateUrlData') ? 1 : 0);
-    return deliverReply(runtime, Promise.resolve({ ok: true as const, value }), callback, { onError, where: `extension.${signature.split('(')[0]}` });
-  };
   const namespace: Record<string, unknown> = {
     ViewType: { TAB: 'tab', POPUP: 'popup' },
     inIncognitoContext: false,
-    isAllowedIncognitoAccess: answer('isAllowedIncognitoAccess(optional function callback)', false),
-    isAllowedFileSchemeAccess: answer('isAllowedFileSchemeAccess(optional function callback)', false),
-    setUpdateUrlData: answer('setUpdateUrlData(string data)', undefined),
+    isAllowedIncognitoAccess: answeredHere(runtime, onError, 'extension.isAllowedIncognitoAccess(optional function callback)', 0, () => answer(false)),
+    isAllowedFileSchemeAccess: answeredHere(runtime, onError, 'extension.isAllowedFileSchemeAccess(optional function callback)', 0, () => answer(false)),
+    setUpdateUrlData: answeredHere(runtime, onError, 'extension.setUpdateUrlData(string data)', 1, () => answer()),
   };
   if (manifestVersion === 2) {
     namespace.getURL = getURL;
@@ -196,12 +192,11 @@ export function createStorage(calls: HostCalls, runtime: RuntimeState, onError: 
   };
   const local = area('local', 10_485_760);
   // storage.managed: what an administrator's policy sets; wrtui has no policy, so it is empty and read-only.
-  const managedAnswer = (signature: string, value: unknown) => (...input: unknown[]) => {
-    const { callback } = splitCallback(`storage.managed.${signature}`, input, 1);
-    const error = dialect().managedStorageError;
-    const reply = error === undefined ? { ok: true as const, value } : { ok: false as const, error };
-    return deliverReply(runtime, Promise.resolve(reply), callback, { onError, where: `storage.managed.${signature.split('(')[0]}` });
-  };
+  const managedAnswer = (signature: string, value: unknown) =>
+    answeredHere(runtime, onError, `storage.managed.${signature}`, 1, () => {
+      const error = dialect().managedStorageError;
+      return error === undefined ? answer(value) : { ok: false, error };
+    });
   const managed = {
     get: managedAnswer('get(optional [string|array|object] keys, optional function callback)', {}),
     getBytesInUse: managedAnswer('getBytesInUse(optional [string|array] keys, optional function callback)', 0),
@@ -292,10 +287,7 @@ export function createDeclarativeNetRequest(calls: HostCalls, runtime: RuntimeSt
  * do: it answers an error), getPermissionWarningsByManifest (no warnings: wrtui shows none).
  */
 export function createManagement(runtime: RuntimeState, onError: OnError, self: () => Record<string, unknown>) {
-  const call = (signature: string, maxArgs: number, answer: () => { ok: true; value: unknown } | { ok: false; error: string }) => (...input: unknown[]) => {
-    const { callback } = splitCallback(`management.${signature}`, input, maxArgs);
-    return deliverReply(runtime, Promise.resolve(answer()), callback, { onError, where: `management.${signature.split('(')[0]}` });
-  };
+  const call = (signature: string, maxArgs: number, reply: () => LocalAnswer) => answeredHere(runtime, onError, `management.${signature}`, maxArgs, reply);
   return {
     ExtensionDisabledReason: { UNKNOWN: 'unknown', PERMISSIONS_INCREASE: 'permissions_increase' },
     ExtensionInstallType: { ADMIN: 'admin', DEVELOPMENT: 'development', NORMAL: 'normal', SIDELOAD: 'sideload', OTHER: 'other' },
