@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { validateMatchPattern } from '../match-pattern.js';
 import { extensionIdFromKey, extensionIdFromPath } from './extension-id.js';
-import { localizedMessage, predefinedMessages, UI_LOCALE, type LocaleMessage, type LocaleMessages } from './locale-messages.js';
+import { localizedManifestText, predefinedMessages, UI_LOCALE, type LocaleMessages } from './locale-messages.js';
 
 export type Background =
   | { kind: 'service_worker'; file: string; module: boolean }
@@ -91,7 +91,7 @@ export async function readExtensionManifest(dir: string): Promise<ExtensionManif
   const background = readBackground(manifest.background, version, file);
   const gecko = isObject(manifest.browser_specific_settings) && 'gecko' in manifest.browser_specific_settings || (isObject(manifest.applications) && 'gecko' in manifest.applications);
   const id = typeof manifest.key === 'string' && manifest.key.trim() !== '' ? extensionIdFromKey(manifest.key) : extensionIdFromPath(dir);
-  const name = localized(messages, id, manifest.name);
+  const name = localizedManifestText(messages, predefinedMessages(id), manifest.name);
   return { dir, id, name, version: manifest.version, manifestVersion: version, permissions, hostPermissions, background, gecko, raw: manifest, messages, warnings };
 }
 
@@ -144,12 +144,6 @@ async function readLocaleMessages(dir: string, defaultLocale: string | undefined
     }
   }
   return merged;
-}
-
-/** `__MSG_name__` from the extension's messages, as the browser shows it (the text as written when there is none). */
-function localized(messages: LocaleMessages, id: string, value: string): string {
-  const match = /^__MSG_(\w+)__$/.exec(value);
-  return (match && localizedMessage(messages, predefinedMessages(id), match[1]!)) || value;
 }
 
 function stringList(value: unknown, key: string, file: string): string[] {

@@ -43,3 +43,9 @@ export function localizedMessage(messages: LocaleMessages, predefined: Record<st
   });
   return substitute(withPlaceholders).replace(/\u0000/g, '$');
 }
+
+/** A manifest text as the browser shows it: `__MSG_name__` is that message (the text as written when there is none). */
+export function localizedManifestText(messages: LocaleMessages, predefined: Record<string, string>, text: string): string {
+  const match = /^__MSG_(\w+)__$/.exec(text);
+  return (match && localizedMessage(messages, predefined, match[1]!)) || text;
+}

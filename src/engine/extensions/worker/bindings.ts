@@ -3,6 +3,7 @@
 // builds `chrome` and `browser` (and console, timers, importScripts) as the manifest allows, runs
 // the background, and turns host items into listener calls. Everything it creates (namespaces,
 // details, Promises, TypeErrors) belongs to the extension's realm. The only way out is the bridge.
+import { localizedManifestText, predefinedMessages } from '../locale-messages.js';
 import { RuntimeState } from '../../runtime.js';
 import { reportListenerCounts } from './simple-event.js';
 import { ManifestError, checkManifest } from '../../rules/rule-manifest.js';
@@ -48,10 +49,11 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const dnr = createDeclarativeNetRequest(calls, lastError, reportUncaught, () => permissions.has('declarativeNetRequestFeedback'));
   const reported = new Set<string>();
 
+  /** A manifest text with its `__MSG_name__` resolved, as chrome.i18n would resolve it now. */
+  const localize = (text: string) => localizedManifestText(boot.messages ?? {}, predefinedMessages(boot.extensionId, persona.surfaces.uiLocale), text);
   /** management.getSelf(): the extension as Chromium 156 describes an unpacked one. */
   const selfInfo = () => {
     const text = (value: unknown) => (typeof value === 'string' ? value : '');
-    const localize = (value: string) => value.replace(/^__MSG_(\w+)__$/, (whole, name: string) => i18n.getMessage(name) || whole);
     const name = localize(text(manifest.name)) || boot.name;
     const options = text(manifest.options_page) || text((manifest.options_ui as { page?: unknown } | undefined)?.page);
     return {
@@ -80,7 +82,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     const manifestVersion = typeof manifest.manifest_version === 'number' ? manifest.manifest_version : 2;
     const root = style === 'callback' ? 'chrome' : 'browser';
     runtime.adapt();
-    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, dialect: persona.surfaces, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false), calls, messages: (text) => text.replace(/^__MSG_(\w+)__$/, (whole, name: string) => i18n.getMessage(name) || whole) }, reported);
+    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, dialect: persona.surfaces, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false), calls, messages: localize }, reported);
     const api: Record<string, unknown> = {
       // The browser's own surfaces first, so that wrtui's real namespaces win any name they share.
       ...surfaces.namespaces(root),
