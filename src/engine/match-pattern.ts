@@ -167,7 +167,10 @@ export interface PatternOptions {
   extensionSchemes?: boolean;
 }
 
-const EXTENSION_PATTERN_SCHEMES: readonly string[] = ['chrome-extension', 'moz-extension'];
+/** The schemes of extensions' own URLs (chrome-extension://<id>/…): filters, redirects and the lifecycle share this list. */
+export const EXTENSION_SCHEMES: readonly string[] = ['chrome-extension', 'moz-extension'];
+/** The same, as `URL.protocol` writes them. */
+export const EXTENSION_PROTOCOLS: ReadonlySet<string> = new Set(EXTENSION_SCHEMES.map((scheme) => `${scheme}:`));
 
 function compilePattern(pattern: string, options: PatternOptions = {}): CompiledParts {
   const fail = (reason: string): never => {
@@ -188,7 +191,7 @@ function compilePattern(pattern: string, options: PatternOptions = {}): Compiled
     fail('missing "://" after the scheme');
   }
   const scheme = pattern.slice(0, separator);
-  const protocols = (options.extensionSchemes && EXTENSION_PATTERN_SCHEMES.includes(scheme) ? new Set([`${scheme}:`]) : schemeProtocols(scheme)) ?? fail(unsupportedSchemeReason(scheme));
+  const protocols = (options.extensionSchemes && EXTENSION_SCHEMES.includes(scheme) ? new Set([`${scheme}:`]) : schemeProtocols(scheme)) ?? fail(unsupportedSchemeReason(scheme));
   const afterScheme = pattern.slice(separator + 3);
   if (afterScheme === '') fail('missing host and path');
 

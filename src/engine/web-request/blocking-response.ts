@@ -1,11 +1,12 @@
 // Checks what a blocking listener returned (§2.8) before anything is merged or applied.
 import { invalidHeadersReason } from '../headers.js';
+import { EXTENSION_PROTOCOLS } from '../match-pattern.js';
 import { specPersona, type Persona } from '../personas/index.js';
 import { BLOCKING_RESPONSE_KEYS, type BlockingResponse, type WebRequestEventName } from '../types.js';
 
 const ALL_KEYS: ReadonlySet<string> = new Set(['cancel', 'redirectUrl', 'requestHeaders', 'responseHeaders', 'authCredentials']);
 // Schemes a redirect may lead to: an extension's URL too (wrtui serves its web accessible resources).
-const REDIRECT_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:', 'ws:', 'wss:', 'data:', 'about:', 'chrome-extension:', 'moz-extension:']);
+const REDIRECT_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:', 'ws:', 'wss:', 'data:', 'about:', ...EXTENSION_PROTOCOLS]);
 
 export type CheckedBlockingResponse =
   /** Nothing to do (undefined, null, {} or only keys the event does not use). */

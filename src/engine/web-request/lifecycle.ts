@@ -11,6 +11,7 @@
 //   fail(error)          onErrorOccurred
 //
 // The live proxy calls the phases from its hooks; runRequest() drives them over a Transport.
+import { EXTENSION_PROTOCOLS } from '../match-pattern.js';
 import { getHeader, getHeaderValues, withHeader } from '../headers.js';
 import type { Journal, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
 import {
@@ -139,9 +140,6 @@ const AUTH_RETRY_BEFORE_REQUEST: PersonaFilter = { ...AUTH_RETRY_REFIRES, journa
 const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_AUTH_ATTEMPTS = 3;
 const WEB_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
-/** An extension's own resources: a listener (or a DNR rule) may redirect a request to one of them. */
-export const EXTENSION_SCHEMES: ReadonlySet<string> = new Set(['chrome-extension:', 'moz-extension:']);
-
 /** A resource of an extension wrtui hosts, as a redirect to it is answered (undefined: not web accessible, or no such file). */
 export type ExtensionResourceLookup = (url: URL) => Promise<{ bytes: Uint8Array; type: string } | undefined>;
 
@@ -760,7 +758,7 @@ export class RequestFlight {
     this.url = url;
     this.method = method;
     // An extension's URL is a hop webRequest reports (serveExtensionResource); data: and about: end here.
-    if (WEB_SCHEMES.has(next.protocol) || EXTENSION_SCHEMES.has(next.protocol)) this.#filterable = this.#filterableAt(next);
+    if (WEB_SCHEMES.has(next.protocol) || EXTENSION_PROTOCOLS.has(next.protocol)) this.#filterable = this.#filterableAt(next);
     else this.finished = true;
   }
 
@@ -854,7 +852,7 @@ export class RequestFlight {
       tabId: this.tabId,
       windowId: this.windowId,
       storeId: this.storeId,
-      ...(EXTENSION_SCHEMES.has(url.protocol) && { extensionHost: url.host }),
+      ...(EXTENSION_PROTOCOLS.has(url.protocol) && { extensionHost: url.host }),
       get context() {
         return flight.context;
       },
