@@ -123,7 +123,7 @@ export class ExtensionServices {
    */
   async watchStorage(options: { debounceMs?: number; onEdited: (changes: StorageChanges) => void; onError: (message: string) => void }): Promise<void> {
     const file = this.storage.file;
-    if (!file || this.#storageWatch || this.#watching || this.#closed) return;
+    if (!file || this.#watching || this.#closed) return;
     this.#watching = true;
     await mkdir(path.dirname(file), { recursive: true, mode: STATE_DIR_MODE });
     const watch = await FolderWatch.start(path.dirname(file), {
