@@ -17,7 +17,7 @@
 // order: the rules folder's entries in name order, the later winning (as in Chrome the extension
 // installed last wins), then `--extension` folders in the order given. A reload never changes it.
 import { webAccessiblePatterns, webAccessibleResource } from './web-accessible-resources.js';
-import { tabObject } from './known-tabs.js';
+import { TabWindows, tabObject } from './known-tabs.js';
 import path from 'node:path';
 import type { Engine } from '../engine.js';
 import type { RuntimeEntry } from '../journal.js';
@@ -221,8 +221,8 @@ export class ExtensionHost {
     // An extension's rules follow its dry-run switch, as its listeners do.
     // Every live extension hears of a tab counted from traffic (tabs.onCreated), as its permissions let it see the tab.
     this.engine.lifecycle.onTabCreated = (tab) => {
-      const all = this.engine.lifecycle.documents.tabs();
-      for (const record of this.#records.values()) if (record.current) record.current.worker.tabCreated(tabObject(tab, all, record.current.owner));
+      const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
+      for (const record of this.#records.values()) if (record.current) record.current.worker.tabCreated(tabObject(tab, windows, record.current.owner));
     };
     // A redirect to one of its extensions' URLs is served from that extension's folder.
     this.engine.lifecycle.extensionResources = async (url) => {

@@ -10,27 +10,51 @@ import type { Owner } from '../owner.js';
 import type { DocumentTracker, KnownTab } from '../personas/request-context.js';
 import type { SurfaceDialect } from '../personas/persona.js';
 
-export function tabObject(tab: KnownTab, all: readonly KnownTab[], owner: Owner): Record<string, unknown> {
+/** Where each tab stands in its window: its index, and the window's newest (active) tab. Made once per answer. */
+export class TabWindows {
+  readonly #index = new Map<number, number>();
+  readonly #newest = new Map<string, KnownTab>();
+
+  constructor(all: readonly KnownTab[]) {
+    const counts = new Map<string, number>();
+    for (const tab of all) {
+      const index = counts.get(tab.storeId) ?? 0;
+      counts.set(tab.storeId, index + 1);
+      this.#index.set(tab.id, index);
+      const newest = this.#newest.get(tab.storeId);
+      if (!newest || tab.lastAccessed >= newest.lastAccessed) this.#newest.set(tab.storeId, tab);
+    }
+  }
+
+  index(tab: KnownTab): number {
+    return this.#index.get(tab.id) ?? 0;
+  }
+
+  isActive(tab: KnownTab): boolean {
+    return this.#newest.get(tab.storeId)?.id === tab.id;
+  }
+}
+
+export function tabObject(tab: KnownTab, windows: TabWindows, owner: Owner): Record<string, unknown> {
   const windowId = tab.storeId === '1' ? 2 : 1;
-  const siblings = all.filter((other) => other.storeId === tab.storeId);
-  const newest = siblings.reduce((a, b) => (b.lastAccessed >= a.lastAccessed ? b : a), tab);
+  const active = windows.isActive(tab);
   const mayRead = owner.permissions.has('tabs') || owner.hostPermissions.matches(tab.url);
   return {
-    active: newest.id === tab.id,
+    active,
     audible: false,
     autoDiscardable: true,
     discarded: false,
     frozen: false,
     groupId: -1,
     height: 600,
-    highlighted: newest.id === tab.id,
+    highlighted: active,
     id: tab.id,
     incognito: tab.storeId === '1',
-    index: siblings.indexOf(tab),
+    index: windows.index(tab),
     lastAccessed: tab.lastAccessed,
     mutedInfo: { muted: false },
     pinned: false,
-    selected: newest.id === tab.id,
+    selected: active,
     status: tab.pendingUrl === undefined ? 'complete' : 'loading',
     width: 800,
     windowId,
@@ -41,16 +65,17 @@ export function tabObject(tab: KnownTab, all: readonly KnownTab[], owner: Owner)
 /** tabs.get(id) and tabs.query(queryInfo) for `owner`; throws with the persona's words for a tab that is not there. */
 export function answerTabs(documents: DocumentTracker, owner: Owner, dialect: SurfaceDialect, method: string, args: unknown[]): unknown {
   const all = documents.tabs();
+  const windows = new TabWindows(all);
   if (method === 'get') {
     const tab = typeof args[0] === 'number' ? documents.tab(args[0]) : undefined;
     if (!tab) throw new Error(dialect.noTab(args[0]));
-    return tabObject(tab, all, owner);
+    return tabObject(tab, windows, owner);
   }
   if (method === 'query') {
     const query = (typeof args[0] === 'object' && args[0] !== null ? args[0] : {}) as Record<string, unknown>;
     const urls = query.url === undefined ? undefined : new MatchPatternSet((Array.isArray(query.url) ? query.url : [query.url]).map(String));
     return all
-      .map((tab) => tabObject(tab, all, owner))
+      .map((tab) => tabObject(tab, windows, owner))
       .filter((tab) => {
         for (const key of ['active', 'highlighted', 'pinned', 'audible', 'discarded', 'status', 'windowId', 'index', 'incognito'] as const) {
           if (query[key] !== undefined && query[key] !== tab[key] && !(key === 'windowId' && query[key] === -2)) return false;
