@@ -5,18 +5,23 @@
 // busy one only by whether this thread turns at all.
 import { readFileSync } from 'node:fs';
 import { SourceMap, createRequire, isBuiltin, type SourceMapPayload } from 'node:module';
+import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
+import { lockDownHostRealm } from './host-realm-lockdown.js';
 import { firstUserFrame } from './stack-frames.js';
 
 // The bindings script, inlined by the build (see worker-script.ts).
 declare const WRTUI_BINDINGS_SOURCE: string;
 
 const port = parentPort!;
+/** The extension's folder and origin (chrome-extension://id), once the worker knows its extension. */
+let ownFolder: string | undefined;
+let ownOrigin: string | undefined;
 
 // ── outgoing: one message per turn ─────────────────────────────────────────
 let outbox: WorkerItem[] = [];
@@ -64,7 +69,7 @@ for (const name of WEB_GLOBALS) {
   const settle = (value: unknown) => Object.defineProperty(sandbox, name, { value, writable: true, configurable: true, enumerable: true });
   Object.defineProperty(sandbox, name, {
     get: () => {
-      const value = (globalThis as Record<string, unknown>)[name];
+      const value = name === 'BroadcastChannel' ? originBroadcastChannel() : (globalThis as Record<string, unknown>)[name];
       settle(value);
       return value;
     },
@@ -73,8 +78,28 @@ for (const name of WEB_GLOBALS) {
     enumerable: true,
   });
 }
+/**
+ * A browser's BroadcastChannel reaches the pages of one origin; Node's reaches every thread of the
+ * process, so every extension's worker. Each extension's channels are its origin's alone.
+ */
+function originBroadcastChannel(): typeof BroadcastChannel {
+  return class extends BroadcastChannel {
+    readonly #name: string;
+    constructor(name: string) {
+      super(`${ownOrigin ?? 'wrtui:unbooted'} ${String(name)}`);
+      this.#name = String(name);
+    }
+    // @ts-expect-error Node's typings say a property; it is an accessor (as in browsers), and so is this.
+    override get name(): string {
+      return this.#name;
+    }
+  };
+}
+
 // The realm and wrtui's bindings in it are made before the worker knows its extension (a pooled
 // worker does this while it waits): nothing here depends on which extension it will run.
+// Nothing of this realm may be handed to the extension's before it is locked down.
+lockDownHostRealm();
 const context = vm.createContext(sandbox, { name: 'wrtui extension' });
 vm.runInContext(WRTUI_BINDINGS_SOURCE, context, { filename: 'wrtui:bindings' });
 const install = (context as Record<string, unknown>)[INSTALL_GLOBAL] as InstallBindings;
@@ -89,6 +114,19 @@ let nodeAllowed: boolean | undefined;
 const NODE_GLOBALS = ['process', 'Buffer', 'global', 'setImmediate', 'clearImmediate', 'require'] as const;
 const nodeRefusal = (what: string) =>
   new Error(`this rule uses Node's ${what}: add \`node: true\` to its manifest to give it Node's APIs (a rule sees a browser's globals otherwise)`);
+
+// ── the extension's files ──────────────────────────────────────────────────
+
+/**
+ * A file of the extension's own (importScripts, its background scripts), never one outside its
+ * folder: a URL keeps `%2f` as it is, so `importScripts('..%2f..%2fsecret')` stays on the
+ * extension's origin and decodes to a path that climbs out of it.
+ */
+function readOwnFile(file: string): string {
+  const resolved = path.resolve(file);
+  if (ownFolder !== undefined && resolved !== ownFolder && !resolved.startsWith(ownFolder + path.sep)) throw new Error(`${file} is outside the extension's folder`);
+  return readFileSync(resolved, 'utf8');
+}
 
 // ── source maps: locations in the files the user wrote ─────────────────────
 const maps = new Map<string, SourceMap>();
@@ -111,11 +149,25 @@ function runRuleBundle(code: string, file: string, map: unknown): Record<string,
     if (!isBuiltin(id)) throw new Error(`Cannot find module '${id}': packages are bundled into the rule; this one could not be`);
     const real = nodeRequire(id) as object;
     const open = () => nodeAllowed ?? (module.exports.manifest as { node?: unknown } | undefined)?.node === true;
+    const refuse = (): never => {
+      throw nodeRefusal(`"${id}"`);
+    };
+    // Every way to reach the module's values is refused until the rule is allowed Node: a read,
+    // a descriptor (its value), a call or `new`. Names alone are given, as a bundle's import
+    // helpers list them at load, before the manifest that decides is known.
     return new Proxy(real, {
-      get(target, property) {
-        if (!open()) throw nodeRefusal(`"${id}"`);
-        return Reflect.get(target, property);
+      get: (target, property) => (open() ? Reflect.get(target, property) : refuse()),
+      getOwnPropertyDescriptor(target, property) {
+        const descriptor = Reflect.getOwnPropertyDescriptor(target, property);
+        if (open() || !descriptor) return descriptor;
+        // A proxy must report a fixed property as it is: fine for a constant (fs.F_OK), not for code.
+        if (!descriptor.configurable) return 'value' in descriptor && typeof descriptor.value !== 'function' ? descriptor : refuse();
+        return { configurable: true, enumerable: descriptor.enumerable ?? false, get: refuse };
       },
+      apply: (target, self, args) => (open() ? Reflect.apply(target as (...args: unknown[]) => unknown, self, args) : refuse()),
+      construct: (target, args, newTarget) => (open() ? Reflect.construct(target as new (...args: unknown[]) => object, args, newTarget) : refuse()),
+      set: (target, property, value) => (open() ? Reflect.set(target, property, value) : refuse()),
+      defineProperty: (target, property, descriptor) => (open() ? Reflect.defineProperty(target, property, descriptor) : refuse()),
     });
   };
   for (const name of NODE_GLOBALS) {
@@ -140,7 +192,7 @@ const bridge: Bridge = {
   format: (args) => formatWithOptions({ colors: false, depth: 6 }, ...args),
   locate,
   runScript,
-  readFile: (file) => readFileSync(file, 'utf8'),
+  readFile: readOwnFile,
   runRuleBundle,
   platform: chromePlatform(),
   setNodeAllowed: (allowed) => {
@@ -152,6 +204,8 @@ const bridge: Bridge = {
 
 /** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
 function start(boot: WorkerBoot): void {
+  ownFolder = path.resolve(boot.rootDir);
+  ownOrigin = boot.baseUrl;
   const bindings: BindingsHandle = install(bridge, boot);
 
   // A browser logs these and the worker goes on; so does wrtui, and the journal says where.
