@@ -15,6 +15,7 @@ import { createConsole, createTimers } from './console-and-timers.js';
 import { CookiesBinding } from './cookies-binding.js';
 import { HostCalls } from './host-calls.js';
 import { BrowserSurfaces } from './browser-surfaces.js';
+import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScope } from './global-scope.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
 import { personaNamed } from '../../personas/index.js';
@@ -117,7 +118,16 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   showNavigator();
   const background = (boot.manifest?.background ?? {}) as { service_worker?: string; type?: string; scripts?: unknown; page?: unknown };
   // A background page (MV2, and Firefox's MV3 background.scripts) is a window; a service worker is not.
-  if (boot.kind === 'extension' && (background.scripts !== undefined || background.page !== undefined)) scope.window = globalThis;
+  const isPage = boot.kind === 'extension' && (background.scripts !== undefined || background.page !== undefined);
+  const isServiceWorker = boot.kind === 'extension' && !isPage && typeof background.service_worker === 'string';
+  if (isPage) scope.window = globalThis;
+  // Either is an EventTarget with its `on…` attributes; a service worker also has its registration.
+  const globalEvents = isPage || isServiceWorker ? new GlobalEvents(scope, reportUncaught, isPage ? PAGE_HANDLERS : SERVICE_WORKER_HANDLERS) : undefined;
+  const serviceWorker = isServiceWorker ? new ServiceWorkerScope(scope, globalEvents!, new URL(background.service_worker!, boot.baseUrl).href, boot.baseUrl, reportUncaught) : undefined;
+  if (boot.kind === 'extension') {
+    scope.origin = originOf(new URL(boot.baseUrl));
+    scope.isSecureContext = true;
+  }
   if (boot.kind === 'extension' && typeof background.service_worker === 'string' && background.type !== 'module') {
     // A classic service worker may pull in more scripts, synchronously, relative to its own URL.
     const serviceWorkerUrl = new URL(background.service_worker, boot.baseUrl);
@@ -161,6 +171,19 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
       }
     }
     bridge.post(['ready']);
+    // Woken again after a fault (no onInstalled to come), a service worker is already active.
+    if (boot.installReason === undefined) serviceWorker?.active();
+    // A page's scripts ran while it was parsed; then its document is loaded.
+    if (isPage) {
+      bridge.setTimer(
+        () => {
+          globalEvents!.dispatch(new Event('DOMContentLoaded'));
+          globalEvents!.dispatch(new Event('load'));
+        },
+        0,
+        false,
+      );
+    }
   };
 
   const startRule = () => {
@@ -237,9 +260,14 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
           case 'dnrMatched':
             dnr.matched(item[1] as string);
             break;
-          case 'lifecycle':
-            runtime.events[item[1] as 'onInstalled' | 'onStartup'].dispatch(JSON.parse(JSON.stringify(item[2] ?? {})));
+          case 'lifecycle': {
+            const name = item[1] as 'onInstalled' | 'onStartup';
+            const details = JSON.parse(JSON.stringify(item[2] ?? {})) as unknown;
+            // A service worker's first run: install, runtime.onInstalled, activate (as Chromium orders them).
+            if (name === 'onInstalled' && serviceWorker) void serviceWorker.install(() => runtime.events.onInstalled.dispatch(details));
+            else runtime.events[name].dispatch(details);
             break;
+          }
         }
       }
     },
