@@ -21,8 +21,9 @@ await build({
 });
 
 // The worker's script is built once here, so a running wrtui never bundles it (worker-script.ts).
-const { buildWorkerSource, WORKER_SCRIPT_FILE } = await import('../dist/worker-script.js');
+const { buildWorkerSource, buildPageDomSource, WORKER_SCRIPT_FILE, PAGE_DOM_SCRIPT_FILE } = await import('../dist/worker-script.js');
 await writeFile(`dist/${WORKER_SCRIPT_FILE}`, await buildWorkerSource('src/engine/extensions/worker'));
+await writeFile(`dist/${PAGE_DOM_SCRIPT_FILE}`, await buildPageDomSource('src/engine/extensions/worker'));
 
 // Declarations for rule and extension authors (`wrtui/rules`, `wrtui/extension` in package.json's
 // exports). TypeScript is a development dependency: a published package ships them prebuilt.

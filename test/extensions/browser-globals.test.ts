@@ -3,11 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { withBrowserGlobalHint } from '../../src/engine/extensions/browser-globals.js';
 
 describe('the hint on a browser global wrtui does not have', () => {
-  it('"ReferenceError: document is not defined" (Privacy Badger\'s background page at start-up) says wrtui has no DOM', () => {
-    expect(withBrowserGlobalHint('the background script threw ReferenceError: document is not defined')).toBe(
-      'the background script threw ReferenceError: document is not defined (wrtui runs backgrounds without a DOM, web storage, XMLHttpRequest or IndexedDB: README, "What the code sees")',
+  it('"ReferenceError: localStorage is not defined" says wrtui has no web storage', () => {
+    expect(withBrowserGlobalHint('the background script threw ReferenceError: localStorage is not defined')).toBe(
+      'the background script threw ReferenceError: localStorage is not defined (wrtui runs backgrounds without web storage, XMLHttpRequest or IndexedDB: README, "What the code sees")',
     );
-    expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without a DOM');
+    expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without web storage');
+  });
+
+  it('"ReferenceError: document is not defined" (in a service worker) says a service worker has none, in Chrome neither', () => {
+    expect(withBrowserGlobalHint('the background script threw ReferenceError: document is not defined')).toBe(
+      'the background script threw ReferenceError: document is not defined (a service worker has no DOM, in Chrome neither; a background page has one in wrtui: README, "What the code sees")',
+    );
   });
 
   it("leaves the extension's own mistakes as they are", () => {

@@ -44,3 +44,75 @@ window.addEventListener('load', () => console.log('second listener ran'));`,
     expect(JSON.stringify(uncaught[0])).toContain('bg.js:1');
   });
 });
+
+describe("a background page's document (linkedom's DOM, run when the page first touches it)", () => {
+  const probe = `
+const report = { atTopLevel: document.readyState };
+report.location = document.location.href === self.location.href && document.URL === location.href;
+report.defaultView = document.defaultView === window;
+report.scripts = [...document.querySelectorAll('script')].map((script) => script.getAttribute('src'));
+const a = document.createElement('a');
+a.href = 'https://user:pw@sub.example.com:8080/p/q?x=1#h';
+report.anchor = [a.protocol, a.username, a.hostname, a.port, a.host, a.pathname, a.search, a.hash, a.origin].join(' ');
+a.href = '/options.html?tab=2';
+report.relative = a.href.replace(/[a-p]{32}/, 'ID');
+const xml = new DOMParser().parseFromString('<list><item id="1">one</item><item id="2">two</item></list>', 'text/xml');
+report.xml = [...xml.querySelectorAll('item')].map((item) => item.getAttribute('id') + ':' + item.textContent).join(',');
+const div = document.createElement('div');
+div.innerHTML = '<span class="x">hi</span>';
+document.body.appendChild(div);
+report.body = document.body.querySelector('.x').textContent;
+report.instances = [div instanceof HTMLElement, div instanceof Node, typeof HTMLIFrameElement].join(' ');
+document.addEventListener('DOMContentLoaded', () => (report.onDOMContentLoaded = document.readyState));
+window.addEventListener('load', () => {
+  report.onLoad = document.readyState;
+  console.log(JSON.stringify(report));
+});`;
+
+  it('answers as the page would: readyState loading → interactive → complete, location, the page\'s own elements, anchors\' URL parts, DOMParser, elements of its realm', async () => {
+    folder = await openRuleFolder({
+      files: {
+        'page/manifest.json': JSON.stringify({ manifest_version: 2, name: 'Page DOM', version: '1', background: { page: 'background.html' } }),
+        'page/background.html': '<!doctype html><html><head><title>bg</title></head><body><script src="lib.js"></script><script src="main.js"></script></body></html>',
+        'page/lib.js': 'self.fromLib = true;',
+        'page/main.js': probe,
+      },
+    });
+    const entry = await folder.waitForEntry((e) => e.kind === 'log' && e.source === 'Page DOM' && e.message.startsWith('{'), { since: 0 });
+    expect(JSON.parse((entry as { message: string }).message)).toEqual({
+      atTopLevel: 'loading',
+      location: true,
+      defaultView: true,
+      scripts: ['lib.js', 'main.js'],
+      anchor: 'https: user sub.example.com 8080 sub.example.com:8080 /p/q ?x=1 #h https://sub.example.com:8080',
+      relative: 'chrome-extension://ID/options.html?tab=2',
+      xml: '1:one,2:two',
+      body: 'hi',
+      instances: 'true true function',
+      onDOMContentLoaded: 'interactive',
+      onLoad: 'complete',
+    });
+  });
+
+  it('background.scripts get the page Chromium generates for them (one script element each)', async () => {
+    folder = await openRuleFolder({
+      files: mv2('Generated', {
+        'one.js': 'self.started = performance.now();',
+        'two.js': `console.log(JSON.stringify({ scripts: [...document.querySelectorAll('script')].map((s) => s.getAttribute('src')), title: document.title }));`,
+      }),
+    });
+    const entry = await folder.waitForEntry((e) => e.kind === 'log' && e.source === 'Generated' && e.message.startsWith('{'), { since: 0 });
+    expect(JSON.parse((entry as { message: string }).message)).toEqual({ scripts: ['one.js', 'two.js'], title: '' });
+  });
+
+  it('a service worker has no DOM: document is not defined there, as in Chrome', async () => {
+    folder = await openRuleFolder({
+      files: {
+        'sw/manifest.json': JSON.stringify({ manifest_version: 3, name: 'No DOM', version: '1', background: { service_worker: 'sw.js' } }),
+        'sw/sw.js': `console.log(JSON.stringify({ document: typeof document, DOMParser: typeof DOMParser, window: typeof window }));`,
+      },
+    });
+    const entry = await folder.waitForEntry((e) => e.kind === 'log' && e.source === 'No DOM' && e.message.startsWith('{'), { since: 0 });
+    expect(JSON.parse((entry as { message: string }).message)).toEqual({ document: 'undefined', DOMParser: 'undefined', window: 'undefined' });
+  });
+});

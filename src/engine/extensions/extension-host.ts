@@ -37,6 +37,7 @@ import { MatchPatternSet } from '../match-pattern.js';
 import type { DnrEngine } from '../dnr/dnr-engine.js';
 import { DEFAULT_WORKER_LIMITS, ExtensionWorker, LoadFailure, type WorkerFault, type WorkerLimits } from './extension-worker.js';
 import { WorkerPool } from './worker-pool.js';
+import { pageDom } from './worker-script.js';
 import { SettingsFile } from '../session/settings.js';
 import { DEFAULT_RESTART_POLICY, RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 
@@ -504,10 +505,13 @@ export class ExtensionHost {
     if (!record.current) this.#setRuntime(record, 'starting');
 
     const previousVersion = record.current?.version;
+    const { pageHtml, ...packaged } = pkg.boot;
     const worker: ExtensionWorker = await ExtensionWorker.start({
       engine: this.engine,
       boot: {
-        ...pkg.boot,
+        ...packaged,
+        // A background page's DOM, run in its realm on first use (worker-script.ts).
+        ...(pageHtml !== undefined && { page: { html: pageHtml, ...(await pageDom()) } }),
         name: record.name,
         installReason: cause === 'start' ? 'install' : update ? 'update' : undefined,
         previousVersion,

@@ -60,7 +60,7 @@ export async function prepareRule(file: string): Promise<PreparedPackage> {
 /** An unpacked extension folder, as Chrome's "Load unpacked" reads it. */
 export async function prepareExtension(dir: string): Promise<PreparedPackage> {
   const manifest = await readExtensionManifest(dir);
-  const scripts = await backgroundScripts(manifest);
+  const { scripts, pageHtml } = await backgroundScripts(manifest);
   const dnrRulesets = await staticRulesets(manifest);
   return {
     dnrRulesets,
@@ -76,6 +76,7 @@ export async function prepareExtension(dir: string): Promise<PreparedPackage> {
       baseUrl: `chrome-extension://${manifest.id}/`,
       scripts,
       rule: undefined,
+      ...(pageHtml !== undefined && { pageHtml }),
     },
     manifest,
     inputs: [path.join(dir, MANIFEST_FILE), ...scripts.map((unit) => unit.source ?? unit.file), ...dnrRulesets.map((ruleset) => path.join(dir, ruleset.path))],
@@ -122,7 +123,11 @@ async function staticRulesets(manifest: ExtensionManifest): Promise<StaticRulese
   return out;
 }
 
-async function backgroundScripts(manifest: ExtensionManifest): Promise<ScriptUnit[]> {
+/**
+ * The background's scripts, in order, and for a background page its HTML (background.scripts get
+ * the page Chromium generates for them: an empty body with one script element each).
+ */
+async function backgroundScripts(manifest: ExtensionManifest): Promise<{ scripts: ScriptUnit[]; pageHtml?: string }> {
   const { background, dir } = manifest;
   const inside = (relative: string) => {
     const file = path.resolve(dir, relative.replace(/^\/+/, ''));
@@ -131,11 +136,14 @@ async function backgroundScripts(manifest: ExtensionManifest): Promise<ScriptUni
   };
   switch (background.kind) {
     case 'none':
-      return [];
+      return { scripts: [] };
     case 'service_worker':
-      return [background.module ? await bundleModule(inside(background.file)) : { file: inside(background.file) }];
-    case 'scripts':
-      return Promise.all(background.files.map((file) => (background.module ? bundleModule(inside(file)) : { file: inside(file) })));
+      return { scripts: [background.module ? await bundleModule(inside(background.file)) : { file: inside(background.file) }] };
+    case 'scripts': {
+      const scripts = await Promise.all(background.files.map((file) => (background.module ? bundleModule(inside(file)) : { file: inside(file) })));
+      const elements = background.files.map((file) => `<script${background.module ? ' type="module"' : ''} src="${file.replace(/["<>&]/g, '')}"></script>`);
+      return { scripts, pageHtml: `<!DOCTYPE html>\n<html><head></head><body>\n${elements.join('\n')}\n</body></html>\n` };
+    }
     case 'page': {
       const page = inside(background.file);
       let html: string;
@@ -153,7 +161,7 @@ async function backgroundScripts(manifest: ExtensionManifest): Promise<ScriptUni
         const file = path.resolve(path.dirname(page), src);
         units.push(/\btype\s*=\s*["']?module/i.test(attributes) ? await bundleModule(inside(path.relative(dir, file))) : { file: inside(path.relative(dir, file)) });
       }
-      return units;
+      return { scripts: units, pageHtml: html };
     }
   }
 }

@@ -12,6 +12,7 @@
 // them) need no answer and the per-event cost is what the benchmark measures. See the README's
 // "Extension host" section for the figures.
 import type { LocaleMessages } from './locale-messages.js';
+import type { PageBoot } from './worker/page-dom.js';
 import type { WebRequestEventName } from '../types.js';
 
 /** What the host tells a new worker (its workerData). */
@@ -34,6 +35,10 @@ export interface WorkerBoot {
   scripts: ScriptUnit[];
   /** Rules: the CJS bundle whose default export is the background. */
   rule: ScriptUnit | undefined;
+  /** A background page's (background.page, background.scripts) HTML, from the package. */
+  pageHtml?: string;
+  /** A background page's document: its HTML and the DOM its realm runs on first use (the host adds it). */
+  page?: PageBoot;
   /** Whether runtime.onInstalled fires once the top level ran, and with which reason. */
   installReason: 'install' | 'update' | undefined;
   previousVersion: string | undefined;

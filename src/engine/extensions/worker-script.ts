@@ -1,16 +1,26 @@
 // The code every extension worker runs: worker/worker-main.ts (the worker's Node side) with the
-// bindings script (worker/bindings.ts, which runs inside the extension's realm) inlined as text.
-// The build writes it once to dist/extension-worker.cjs; run from the sources (tests, tsx) it is
-// bundled in memory on first use, so it is never stale there.
+// bindings script (worker/bindings.ts, which runs inside the extension's realm) inlined as text;
+// and the DOM a background page's realm runs once it touches the DOM (worker/page-document.ts,
+// linkedom), handed only to background pages' workers. The build writes both once to dist/; run
+// from the sources (tests, tsx) they are bundled in memory on first use, so never stale there.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { domGlobalNames } from './worker/page-dom.js';
 
 export const WORKER_SCRIPT_FILE = 'extension-worker.cjs';
+export const PAGE_DOM_SCRIPT_FILE = 'extension-page-dom.js';
 
 let cached: Promise<string> | undefined;
+let cachedPageDom: Promise<PageDom> | undefined;
+
+/** A background page's DOM: its script and the globals it gives (WorkerBoot.page). */
+export interface PageDom {
+  domSource: string;
+  globals: string[];
+}
 
 /** The worker's source text (a CommonJS script, run with `new Worker(code, { eval: true })`). */
 export function workerSource(): Promise<string> {
@@ -25,6 +35,37 @@ export function workerSource(): Promise<string> {
     cached = undefined;
   });
   return cached;
+}
+
+/** The DOM script for background pages, with the names of the globals it gives. */
+export function pageDom(): Promise<PageDom> {
+  cachedPageDom ??= (async () => {
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const prebuilt = path.join(here, PAGE_DOM_SCRIPT_FILE);
+    const fromSources = existsSync(path.join(here, 'worker', 'page-document.ts'));
+    const domSource = !fromSources && existsSync(prebuilt) ? await readFile(prebuilt, 'utf8') : await buildPageDomSource(fromSources ? path.join(here, 'worker') : path.resolve(here, '../src/engine/extensions/worker'));
+    const linkedom = (await import('linkedom')) as Record<string, unknown>;
+    return { domSource, globals: domGlobalNames(Object.keys(linkedom)) };
+  })();
+  cachedPageDom.catch(() => {
+    cachedPageDom = undefined;
+  });
+  return cachedPageDom;
+}
+
+/** Bundles the page DOM script from `workerDir` (minified: it is evaluated in each page that uses it). */
+export async function buildPageDomSource(workerDir: string): Promise<string> {
+  const result = await build({
+    entryPoints: [path.join(workerDir, 'page-document.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'neutral',
+    target: 'node20',
+    minify: true,
+    logLevel: 'warning',
+  });
+  return result.outputFiles[0]!.text;
 }
 
 /** Bundles the worker from `workerDir` (the folder holding worker-main.ts and bindings.ts). */

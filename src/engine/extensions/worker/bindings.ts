@@ -16,6 +16,7 @@ import { CookiesBinding } from './cookies-binding.js';
 import { HostCalls } from './host-calls.js';
 import { BrowserSurfaces } from './browser-surfaces.js';
 import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScope } from './global-scope.js';
+import { PAGE_DOCUMENT_GLOBAL, type PageDocument, type PageDocumentOptions } from './page-dom.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
 import { personaNamed } from '../../personas/index.js';
@@ -118,7 +119,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   showNavigator();
   const background = (boot.manifest?.background ?? {}) as { service_worker?: string; type?: string; scripts?: unknown; page?: unknown };
   // A background page (MV2, and Firefox's MV3 background.scripts) is a window; a service worker is not.
-  const isPage = boot.kind === 'extension' && (background.scripts !== undefined || background.page !== undefined);
+  const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
   const isServiceWorker = boot.kind === 'extension' && !isPage && typeof background.service_worker === 'string';
   if (isPage) scope.window = globalThis;
   // Either is an EventTarget with its `on…` attributes; a service worker also has its registration.
@@ -156,6 +157,43 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     }
   }
 
+  // A background page's DOM (linkedom, page-document.ts) is run the first time the page's code
+  // touches one of its globals (document, DOMParser, Event …): a page that never does pays nothing.
+  let readyState: 'loading' | 'interactive' | 'complete' = 'loading';
+  let pageDocument: PageDocument | undefined;
+  const NodeEvent = Event;
+  const page = isPage ? boot.page : undefined;
+  if (page) {
+    const settle = (name: string, value: unknown) => Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
+    let loading = false;
+    const loadDocument = () => {
+      // The DOM's own script looks some of these names up as it runs: they are not there yet.
+      if (pageDocument || loading) return;
+      loading = true;
+      bridge.runScript(page.domSource, 'wrtui:page-dom');
+      const make = scope[PAGE_DOCUMENT_GLOBAL] as (options: PageDocumentOptions) => PageDocument;
+      delete scope[PAGE_DOCUMENT_GLOBAL];
+      pageDocument = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => readyState });
+      for (const name of page.globals) {
+        const descriptor = Object.getOwnPropertyDescriptor(scope, name);
+        // Still the trigger (not set by the page itself meanwhile): the DOM's own.
+        if (descriptor?.get) settle(name, pageDocument.globals[name]);
+      }
+    };
+    for (const name of page.globals) {
+      Object.defineProperty(scope, name, {
+        get: () => {
+          loadDocument();
+          const settled = Object.getOwnPropertyDescriptor(scope, name);
+          return settled && 'value' in settled ? settled.value : undefined;
+        },
+        set: (value: unknown) => settle(name, value),
+        configurable: true,
+        enumerable: false,
+      });
+    }
+  }
+
   const fail = (what: string, error: unknown, location?: string) => {
     const where = location ?? bridge.locate(error);
     bridge.post(where === undefined ? ['loadFailed', `${what} ${describe(error)}`] : ['loadFailed', `${what} ${describe(error)}`, where]);
@@ -173,12 +211,17 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     bridge.post(['ready']);
     // Woken again after a fault (no onInstalled to come), a service worker is already active.
     if (boot.installReason === undefined) serviceWorker?.active();
-    // A page's scripts ran while it was parsed; then its document is loaded.
+    // A page's scripts ran while it was parsed; then its document is interactive, then loaded.
     if (isPage) {
       bridge.setTimer(
         () => {
-          globalEvents!.dispatch(new Event('DOMContentLoaded'));
-          globalEvents!.dispatch(new Event('load'));
+          const PageEvent = (pageDocument?.globals.Event ?? NodeEvent) as typeof Event;
+          readyState = 'interactive';
+          pageDocument?.changed('interactive');
+          globalEvents!.dispatch(new PageEvent('DOMContentLoaded'));
+          readyState = 'complete';
+          pageDocument?.changed('complete');
+          globalEvents!.dispatch(new PageEvent('load'));
         },
         0,
         false,

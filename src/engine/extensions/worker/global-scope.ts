@@ -58,8 +58,12 @@ export class GlobalEvents {
   }
 
   /** Runs the listeners of `event.type` in order, as the target's; false when one called preventDefault. */
-  dispatch(event: unknown): boolean {
-    if (!(event instanceof Event)) throw new TypeError("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.");
+  dispatch(given: unknown): boolean {
+    // Node's Event or, in a page with a DOM, the DOM's: either has a type and preventDefault.
+    if (typeof given !== 'object' || given === null || typeof (given as Event).type !== 'string' || typeof (given as Event).preventDefault !== 'function') {
+      throw new TypeError("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.");
+    }
+    const event = given as Event;
     // Node's Event keeps its target to itself; the global's listeners see the global, as in a browser.
     for (const name of ['target', 'currentTarget', 'srcElement']) Object.defineProperty(event, name, { value: this.#scope, configurable: true });
     let stopped = false;

@@ -134,7 +134,8 @@ const userFiles = new Set<string>();
 const locate = (error: unknown): string | undefined => firstUserFrame(error, userFiles, maps);
 
 function runScript(code: string, file: string, map?: unknown): unknown {
-  userFiles.add(file);
+  // wrtui's own scripts (a page's DOM) are never where the user's mistake is.
+  if (!file.startsWith('wrtui:')) userFiles.add(file);
   if (map) maps.set(file, new SourceMap(map as SourceMapPayload));
   return new vm.Script(code, { filename: file }).runInContext(context);
 }

@@ -1,0 +1,71 @@
+// A background page's document, inside the extension's realm: linkedom's DOM (a DOM without
+// layout), parsed from the page's HTML, run only once the page's code first touches the DOM, and
+// made to answer as the page would where linkedom does not: document.location, URL, readyState,
+// defaultView, and an anchor's URL parts (`a.href = url; a.hostname`, how old code parses URLs).
+// Bundled on its own (worker-script.ts); what it shares with the bindings is in page-dom.ts.
+import * as linkedom from 'linkedom';
+import { PAGE_DOCUMENT_GLOBAL, domGlobalNames, type PageDocument, type PageDocumentOptions } from './page-dom.js';
+
+function makePageDocument(options: PageDocumentOptions): PageDocument {
+  const { window, document } = linkedom.parseHTML(options.html) as unknown as { window: Record<string, unknown>; document: Record<string, unknown> & { dispatchEvent(event: unknown): boolean } };
+  const exported = linkedom as unknown as Record<string, unknown>;
+  const globals: Record<string, unknown> = {};
+  for (const name of domGlobalNames(Object.keys(exported))) {
+    const value = name in exported ? exported[name] : name === 'document' ? document : window[name];
+    if (value !== undefined) globals[name] = value;
+  }
+  const href = () => options.location.href;
+  Object.defineProperties(document, {
+    location: { get: () => options.location, configurable: true },
+    URL: { get: href, configurable: true },
+    documentURI: { get: href, configurable: true },
+    baseURI: { get: href, configurable: true },
+    readyState: { get: options.readyState, configurable: true },
+    defaultView: { get: () => options.window, configurable: true },
+  });
+  for (const element of [linkedom.HTMLAnchorElement, linkedom.HTMLAreaElement]) urlParts(element.prototype, href);
+  const fire = (type: string) => document.dispatchEvent(new linkedom.Event(type, { bubbles: type === 'DOMContentLoaded' }));
+  return {
+    globals,
+    changed(state) {
+      fire('readystatechange');
+      if (state === 'interactive') fire('DOMContentLoaded');
+    },
+  };
+}
+
+/** What of an element these getters use (the project's types have no DOM library). */
+interface Element {
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+}
+
+/** href resolved against the page, and its parts (protocol, host, hostname, port, pathname, search, hash, origin). */
+function urlParts(prototype: object, base: () => string): void {
+  const parsed = (element: Element): URL | undefined => {
+    try {
+      return new URL(element.getAttribute('href') ?? '', base());
+    } catch {
+      return undefined;
+    }
+  };
+  Object.defineProperty(prototype, 'href', {
+    get(this: Element) {
+      return parsed(this)?.href ?? this.getAttribute('href') ?? '';
+    },
+    set(this: Element, value: unknown) {
+      this.setAttribute('href', String(value));
+    },
+    configurable: true,
+  });
+  for (const part of ['protocol', 'host', 'hostname', 'port', 'pathname', 'search', 'hash', 'origin', 'username', 'password'] as const) {
+    Object.defineProperty(prototype, part, {
+      get(this: Element) {
+        return parsed(this)?.[part] ?? '';
+      },
+      configurable: true,
+    });
+  }
+}
+
+(globalThis as unknown as Record<string, unknown>)[PAGE_DOCUMENT_GLOBAL] = makePageDocument;
