@@ -1,6 +1,6 @@
 // A service worker's global scope as MV3 extensions use it at top level: `self.addEventListener`
 // ('install', 'activate', events of its own), `self.oninstall = …`, registration, clients,
-// skipWaiting, and the order of its first run's events. One unpacked extension
+// skipWaiting, the order of its first run's events, and fetch of its own files. One unpacked extension
 // (fixtures/extensions/service-worker-probe) reports what it finds, inside a real Chromium 156 (the
 // oracle) and inside wrtui under the chrome persona; the reports must be the same. Before, wrtui's
 // global had no addEventListener at all: an extension whose service worker listens for 'install'
@@ -82,5 +82,12 @@ describe.skipIf(SKIP)("a service worker's global scope and first run: Chromium 1
       ['claimed when activating', 'undefined'],
     ]);
     expect(oracle.claimBeforeActivation).toBe('InvalidStateError: Only the active worker can claim clients.');
+    // Its own files by a relative URL or its own origin (any method; a HEAD gets the body too), nothing outside its folder.
+    expect(oracle.fetch).toMatchObject({
+      relative: [200, 'application/json', '/data/sample.json', '{ "sample": true }'],
+      ownUrl: [200, 'application/json', '/data/sample.json?x=1', '{ "sample": true }'],
+      missing: 'TypeError: Failed to fetch',
+      climbing: 'TypeError: Failed to fetch',
+    });
   });
 });

@@ -6,15 +6,7 @@
 // wrtui does not check MV3's `matches` (the pages allowed to load it): a proxy knows the page only
 // from the request's Referer. The file is read asynchronously, and only a regular file: the lookup
 // runs on the proxy thread, where a large file or a FIFO read synchronously would stall every request.
-import { readFile, realpath, stat } from 'node:fs/promises';
-import path from 'node:path';
-
-const TYPES: Readonly<Record<string, string>> = {
-  '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.html': 'text/html', '.htm': 'text/html', '.json': 'application/json',
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.svg': 'image/svg+xml', '.webp': 'image/webp', '.ico': 'image/x-icon',
-  '.woff': 'font/woff', '.woff2': 'font/woff2', '.ttf': 'font/ttf', '.otf': 'font/otf', '.wasm': 'application/wasm', '.txt': 'text/plain', '.xml': 'text/xml',
-  '.mp3': 'audio/mpeg', '.mp4': 'video/mp4', '.webm': 'video/webm',
-};
+import { extensionRelativePath, readExtensionFile, type ExtensionFile } from './extension-files.js';
 
 /** The manifest's web_accessible_resources as patterns over paths relative to the extension's folder. */
 export function webAccessiblePatterns(manifest: Record<string, unknown>): RegExp[] {
@@ -26,23 +18,8 @@ export function webAccessiblePatterns(manifest: Record<string, unknown>): RegExp
 }
 
 /** The file `url` names in the extension at `folder`, when it is web accessible there; undefined otherwise. */
-export async function webAccessibleResource(folder: string, patterns: readonly RegExp[], url: URL): Promise<{ bytes: Uint8Array; type: string } | undefined> {
-  let relative: string;
-  try {
-    // Decoded, then normalised: images/..%2fsecret.png is secret.png, which a pattern must list itself.
-    relative = path.posix.normalize(decodeURIComponent(url.pathname)).replace(/^\/+/, '');
-  } catch {
-    return undefined;
-  }
-  if (relative.startsWith('..') || !patterns.some((pattern) => pattern.test(relative))) return undefined;
-  try {
-    const root = await realpath(folder);
-    const file = await realpath(path.join(root, relative));
-    // Never a file outside the extension's folder (../, a symbolic link out of it), nor anything but a file.
-    if (file !== root && !file.startsWith(root + path.sep)) return undefined;
-    if (!(await stat(file)).isFile()) return undefined;
-    return { bytes: await readFile(file), type: TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' };
-  } catch {
-    return undefined;
-  }
+export async function webAccessibleResource(folder: string, patterns: readonly RegExp[], url: URL): Promise<ExtensionFile | undefined> {
+  const relative = extensionRelativePath(url);
+  if (relative === undefined || !patterns.some((pattern) => pattern.test(relative))) return undefined;
+  return readExtensionFile(folder, relative);
 }

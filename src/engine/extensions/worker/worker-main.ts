@@ -12,6 +12,7 @@ import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
+import { extensionRelativePath, readExtensionFile } from '../extension-files.js';
 import { lockDownHostRealm } from './host-realm-lockdown.js';
 import { firstUserFrame } from './stack-frames.js';
 
@@ -69,7 +70,7 @@ for (const name of WEB_GLOBALS) {
   const settle = (value: unknown) => Object.defineProperty(sandbox, name, { value, writable: true, configurable: true, enumerable: true });
   Object.defineProperty(sandbox, name, {
     get: () => {
-      const value = name === 'BroadcastChannel' ? originBroadcastChannel() : (globalThis as Record<string, unknown>)[name];
+      const value = name === 'BroadcastChannel' ? originBroadcastChannel() : name === 'fetch' ? extensionFetch : (globalThis as Record<string, unknown>)[name];
       settle(value);
       return value;
     },
@@ -94,6 +95,34 @@ function originBroadcastChannel(): typeof BroadcastChannel {
       return this.#name;
     }
   };
+}
+
+/**
+ * fetch as an extension has it: a URL relative to its page or service worker, or on its own origin,
+ * is its own packaged file (`fetch('data/rules.json')`, how extensions load their data; Node's
+ * fetch knows neither), and a file that is not there fails as Chrome's does. Anything else is
+ * Node's fetch.
+ */
+async function extensionFetch(input: unknown, init?: unknown): Promise<Response> {
+  const given = typeof input === 'object' && input !== null && typeof (input as { url?: unknown }).url === 'string' ? (input as { url: string }).url : String(input);
+  const here = ((context as { location?: { href?: string } }).location?.href ?? `${ownOrigin ?? ''}/`) || undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(given, here);
+  } catch {
+    url = undefined;
+  }
+  if (!url || ownOrigin === undefined || ownFolder === undefined || `${url.protocol}//${url.host}` !== ownOrigin) {
+    return fetch((url && typeof input === 'string' ? url.href : input) as Parameters<typeof fetch>[0], init as Parameters<typeof fetch>[1]);
+  }
+  // Whatever the method: Chromium 156 answers a POST, and a HEAD with the body too.
+  const relative = extensionRelativePath(url);
+  const file = relative === undefined ? undefined : await readExtensionFile(ownFolder, relative);
+  if (!file) throw new TypeError('Failed to fetch');
+  const response = new Response(file.bytes, { status: 200, headers: { 'Content-Type': file.type, 'Content-Length': String(file.bytes.byteLength) } });
+  // A Response made here has no URL of its own; the extension's says where it came from.
+  Object.defineProperty(response, 'url', { value: url.href.replace(/#.*$/, ''), enumerable: true });
+  return response;
 }
 
 // The realm and wrtui's bindings in it are made before the worker knows its extension (a pooled
@@ -206,7 +235,7 @@ const bridge: Bridge = {
 /** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
 function start(boot: WorkerBoot): void {
   ownFolder = path.resolve(boot.rootDir);
-  ownOrigin = boot.baseUrl;
+  ownOrigin = boot.baseUrl.replace(/\/+$/, '');
   const bindings: BindingsHandle = install(bridge, boot);
 
   // A browser logs these and the worker goes on; so does wrtui, and the journal says where.
