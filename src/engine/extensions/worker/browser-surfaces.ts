@@ -16,6 +16,7 @@ import type { SurfaceDialect } from '../../personas/persona.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { Bridge } from './bridge.js';
 import { deliverReply, type HostCalls } from './host-calls.js';
+import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PRIVACY_DEFAULTS, asksForIncognito } from './chrome-settings.js';
 import { SimpleEvent } from './simple-event.js';
 
 type OnError = (error: unknown, where: string) => void;
@@ -74,6 +75,9 @@ export class BrowserSurfaces {
   readonly #events = new Map<string, SimpleEvent[]>();
   #nextMenuId = 1;
   #nextNotification = 1;
+  /** chrome.privacy's settings, by group.name: their state is shared by `chrome` and `browser`. */
+  readonly #settings = new Map<string, ChromeSetting>();
+  readonly #privacy: boolean;
 
   constructor(context: SurfaceContext, reported: Set<string>) {
     this.#context = context;
@@ -92,14 +96,17 @@ export class BrowserSurfaces {
     if (permissions.has('notifications')) this.#surfaces.set('notifications', this.#notifications());
     if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect));
     for (const permission of permissions) {
+      if (permission === 'privacy') continue;
       if (!NOT_A_SURFACE.has(permission) && /^[a-z][A-Za-z]*$/.test(permission) && !this.#surfaces.has(permission)) this.#surfaces.set(permission, genericSurface(permission));
     }
+    this.#privacy = permissions.has('privacy');
   }
 
   /** The namespaces, by name, for `chrome` (callbacks, or Promises without one) or `browser`. */
   namespaces(root: 'chrome' | 'browser'): Record<string, object> {
     const out: Record<string, Record<string, unknown>> = {};
     for (const [name, surface] of this.#surfaces) out[name] = this.#namespace(`${root}.${name}`, surface) as Record<string, unknown>;
+    if (this.#privacy) out.privacy = this.#privacyNamespace(root);
     // The calls that answer at once rather than through a callback.
     for (const name of ['contextMenus', 'menus']) if (out[name]) out[name].create = this.#createMenu(`${root}.${name}.create`);
     out.tabs!.connect = (_tabId: unknown, info?: { name?: unknown }) => {
@@ -128,6 +135,8 @@ export class BrowserSurfaces {
     return new Proxy(target, {
       has: (_, property) => member(property),
       get: (_, property) => {
+        // A namespace of which wrtui knows some members (privacy.websites) answers those as they are.
+        if (typeof target === 'object' && Object.hasOwn(target, property)) return Reflect.get(target, property);
         if (!member(property)) return undefined;
         if (!made.has(property)) {
           const name = `${path}.${property}`;
@@ -165,6 +174,50 @@ export class BrowserSurfaces {
         return answer.ok ? { ok: true as const, value: answer.value } : answer;
       });
       return deliverReply(this.#context.lastError, reply, callback, { onError: this.#context.onError, where: path.replace(/^(chrome|browser)\./, '') });
+    };
+  }
+
+  /** chrome.privacy: its groups of settings (chrome-settings.ts), any other member answering nothing. */
+  #privacyNamespace(root: string): Record<string, unknown> {
+    const out: Record<string, unknown> = { IPHandlingPolicy: { ...IP_HANDLING_POLICY } };
+    for (const [group, settings] of Object.entries(PRIVACY_DEFAULTS)) {
+      const members: Record<string, unknown> = {};
+      for (const [name, fallback] of Object.entries(settings)) members[name] = this.#setting(`${root}.privacy.${group}.${name}`, fallback);
+      out[group] = this.#anyMember(`${root}.privacy.${group}`, 'wrtui has no privacy', members);
+    }
+    return out;
+  }
+
+  /** One types.ChromeSetting: get, set, clear, onChange. */
+  #setting(path: string, fallback: unknown): Record<string, unknown> {
+    const key = path.replace(/^(chrome|browser)\./, '');
+    let setting = this.#settings.get(key);
+    if (!setting) this.#settings.set(key, (setting = new ChromeSetting(fallback)));
+    const state = setting;
+    const lacks = 'wrtui keeps the setting, but its traffic does not follow it';
+    // onChange says what the setting became then, even when it changes again before the event is told.
+    const changed = () => {
+      const details = state.read();
+      this.#context.later(() => this.dispatch(`${key}.onChange`, details));
+    };
+    const set = this.#call(`${path}.set`, lacks, ([details]) => {
+      if (asksForIncognito(details)) return fail(NO_INCOGNITO);
+      if (state.set((details as { value: unknown }).value)) changed();
+      return ok(undefined, 'kept (get gives it back)');
+    });
+    return {
+      get: this.#call(`${path}.get`, lacks, ([details]) => (asksForIncognito(details) ? fail(NO_INCOGNITO) : ok(state.read()))),
+      // Details without a value of the setting's kind throw at the call, as Chromium's schema check does.
+      set: (details: unknown, ...rest: unknown[]) => {
+        if (!isObject(details) || !('value' in details) || !state.accepts(details.value)) throw new TypeError(INVALID_INVOCATION);
+        return set(details, ...rest);
+      },
+      clear: this.#call(`${path}.clear`, lacks, ([details]) => {
+        if (asksForIncognito(details)) return fail(NO_INCOGNITO);
+        if (state.clear()) changed();
+        return ok(undefined, "back to Chromium's default");
+      }),
+      onChange: this.#event(`${path}.onChange`, lacks, 'fires when this extension sets or clears it'),
     };
   }
 
