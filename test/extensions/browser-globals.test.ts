@@ -3,16 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { withBrowserGlobalHint } from '../../src/engine/extensions/browser-globals.js';
 
 describe('the hint on a browser global wrtui does not have', () => {
-  it('"ReferenceError: localStorage is not defined" says wrtui has no web storage', () => {
-    expect(withBrowserGlobalHint('the background script threw ReferenceError: localStorage is not defined')).toBe(
-      'the background script threw ReferenceError: localStorage is not defined (wrtui runs backgrounds without web storage, XMLHttpRequest or IndexedDB: README, "What the code sees")',
+  it('"ReferenceError: indexedDB is not defined" says wrtui has no IndexedDB', () => {
+    expect(withBrowserGlobalHint('the background script threw ReferenceError: indexedDB is not defined')).toBe(
+      'the background script threw ReferenceError: indexedDB is not defined (wrtui runs backgrounds without XMLHttpRequest or IndexedDB: README, "What the code sees")',
     );
-    expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without web storage');
+    expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without XMLHttpRequest or IndexedDB');
   });
 
   it('"ReferenceError: document is not defined" (in a service worker) says a service worker has none, in Chrome neither', () => {
     expect(withBrowserGlobalHint('the background script threw ReferenceError: document is not defined')).toBe(
-      'the background script threw ReferenceError: document is not defined (a service worker has no DOM, in Chrome neither; a background page has one in wrtui: README, "What the code sees")',
+      'the background script threw ReferenceError: document is not defined (a service worker has no DOM or web storage, in Chrome neither; a background page has them in wrtui: README, "What the code sees")',
     );
   });
 

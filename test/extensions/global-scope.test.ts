@@ -116,3 +116,79 @@ window.addEventListener('load', () => {
     expect(JSON.parse((entry as { message: string }).message)).toEqual({ document: 'undefined', DOMParser: 'undefined', window: 'undefined' });
   });
 });
+
+describe("a background page's localStorage and sessionStorage", () => {
+  const page = (name: string, script: string) => mv2(name, { 'bg.js': script });
+
+  it('behave as a window\'s: strings only, items as properties, length and key(), removal, clear; a service worker has neither', async () => {
+    folder = await openRuleFolder({
+      files: {
+        ...page(
+          'Storage',
+          `const report = {};
+localStorage.setItem('count', 3);
+localStorage.theme = 'dark';
+report.count = [localStorage.getItem('count'), typeof localStorage.getItem('count')];
+report.theme = [localStorage.theme, localStorage.getItem('theme')];
+report.missing = localStorage.getItem('nothing');
+report.keys = Object.keys(localStorage).sort();
+report.length = localStorage.length;
+report.key0 = localStorage.key(0);
+delete localStorage.theme;
+localStorage.removeItem('count');
+report.afterRemoval = localStorage.length;
+sessionStorage.setItem('tab', 'one');
+report.session = sessionStorage.tab;
+report.kind = [Object.prototype.toString.call(localStorage), localStorage instanceof Storage];
+try { new Storage(); } catch (error) { report.construct = error.message; }
+try { localStorage.setItem('big', 'x'.repeat(5 * 1024 * 1024)); } catch (error) { report.quota = error.name; }
+console.log(JSON.stringify(report));`,
+        ),
+        'sw/manifest.json': JSON.stringify({ manifest_version: 3, name: 'No storage', version: '1', background: { service_worker: 'sw.js' } }),
+        'sw/sw.js': `console.log(JSON.stringify([typeof localStorage, typeof sessionStorage]));`,
+      },
+    });
+    const reported = async (source: string) => JSON.parse(((await folder!.waitForEntry((e) => e.kind === 'log' && e.source === source && /^[[{]/.test(e.message), { since: 0 })) as { message: string }).message) as unknown;
+    expect(await reported('Storage')).toEqual({
+      count: ['3', 'string'],
+      theme: ['dark', 'dark'],
+      missing: null,
+      keys: ['count', 'theme'],
+      length: 2,
+      key0: 'count',
+      afterRemoval: 0,
+      session: 'one',
+      kind: ['[object Storage]', true],
+      construct: 'Illegal constructor',
+      quota: 'QuotaExceededError',
+    });
+    expect(await reported('No storage')).toEqual(['undefined', 'undefined']);
+  });
+
+  it('localStorage outlives wrtui: the next start finds what the page set (its file is 0600); sessionStorage does not', async () => {
+    const { mkdtemp, stat } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const stateDir = await mkdtemp(path.join(tmpdir(), 'wrtui-web-storage-'));
+    const script = `const visits = Number(localStorage.getItem('visits') ?? 0) + 1;
+localStorage.setItem('visits', String(visits));
+console.log(JSON.stringify({ visits, session: sessionStorage.getItem('seen') }));
+sessionStorage.setItem('seen', 'yes');`;
+    // Each start is a new folder: the manifest's key keeps the id (and so the storage) the same, as in Chrome.
+    const key = JSON.parse(await (await import('node:fs/promises')).readFile(new URL('../../fixtures/extensions/mv3-blocker/manifest.json', import.meta.url), 'utf8')).key as string;
+    const files = { 'Visits/manifest.json': JSON.stringify({ manifest_version: 2, name: 'Visits', version: '1', key, background: { scripts: ['bg.js'] } }), 'Visits/bg.js': script };
+    for (const expected of [1, 2]) {
+      folder = await openRuleFolder({ files, host: { stateDir } });
+      const entry = await folder.waitForEntry((e) => e.kind === 'log' && e.source === 'Visits' && e.message.startsWith('{'), { since: 0 });
+      expect(JSON.parse((entry as { message: string }).message)).toEqual({ visits: expected, session: null });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const dir = folder.dir;
+      await folder.close();
+      folder = undefined;
+      const kept = await (await import('node:fs/promises')).readdir(path.join(stateDir, 'extensions'), { recursive: true });
+      const file = kept.map(String).find((name) => name.endsWith('local-storage.json'));
+      expect(file, `local-storage.json in ${stateDir} (rules folder ${dir})`).toBeDefined();
+      expect((await stat(path.join(stateDir, 'extensions', file!))).mode & 0o777).toBe(0o600);
+    }
+  });
+});

@@ -511,7 +511,7 @@ export class ExtensionHost {
       boot: {
         ...packaged,
         // A background page's DOM, run in its realm on first use (worker-script.ts).
-        ...(pageHtml !== undefined && { page: { html: pageHtml, ...(await pageDom()) } }),
+        ...(pageHtml !== undefined && { page: { html: pageHtml, ...(await pageDom()) }, localStorage: keptLocalStorage(record.services) }),
         name: record.name,
         installReason: cause === 'start' ? 'install' : update ? 'update' : undefined,
         previousVersion,
@@ -933,4 +933,10 @@ function describeError(error: unknown): string {
 /** The files worth a type check: the rule and its TypeScript helpers, not packages. */
 function typeCheckedInputs(inputs: readonly string[]): string[] {
   return inputs.filter((input) => /\.[cm]?tsx?$/.test(input) && !input.split(path.sep).includes('node_modules'));
+}
+
+/** A background page's localStorage as the services keep it: strings only (a hand edit may hold others). */
+function keptLocalStorage(services: ExtensionServices | undefined): Record<string, string> {
+  const items = (services?.webStorage.handle('get', 'local', [null]) ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(items).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]));
 }

@@ -14,12 +14,15 @@ import path from 'node:path';
 import { STATE_DIR_MODE } from '../cookies/atomic-json-file.js';
 import { FolderWatch } from './extension-folders.js';
 import { answerTabs } from './known-tabs.js';
+import type { WebStorageChange } from './worker/web-storage.js';
 import { StorageAreas, StorageQuotaError, SYNC_QUOTA, type StorageAreaName, type StorageChanges } from './storage-areas.js';
 
 export class ExtensionServices {
   readonly storage: StorageAreas;
   /** storage.sync: kept on this machine, in its own file, with sync's quotas. */
   readonly syncStorage: StorageAreas;
+  /** A background page's localStorage (web-storage.ts), in its own file; the worker enforces its quota. */
+  readonly webStorage: StorageAreas;
   readonly alarms: AlarmScheduler;
   readonly #engine: Engine;
   readonly #extensionId: string;
@@ -28,11 +31,12 @@ export class ExtensionServices {
   #watching = false;
   #closed = false;
 
-  private constructor(engine: Engine, extensionId: string, storage: StorageAreas, syncStorage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
+  private constructor(engine: Engine, extensionId: string, storage: StorageAreas, syncStorage: StorageAreas, webStorage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
     this.#engine = engine;
     this.#extensionId = extensionId;
     this.storage = storage;
     this.syncStorage = syncStorage;
+    this.webStorage = webStorage;
     this.alarms = new AlarmScheduler(onAlarm);
   }
 
@@ -40,7 +44,8 @@ export class ExtensionServices {
     const onProblem = (message: string) => engine.journal.append({ kind: 'log', level: 'warn', source: options.name, message });
     const storage = await StorageAreas.open(options.stateDir, options.extensionId, onProblem);
     const syncStorage = await StorageAreas.open(options.stateDir, options.extensionId, onProblem, { fileName: 'storage-sync.json', quota: SYNC_QUOTA });
-    return new ExtensionServices(engine, options.extensionId, storage, syncStorage, options.onAlarm);
+    const webStorage = await StorageAreas.open(options.stateDir, options.extensionId, onProblem, { fileName: 'local-storage.json', quota: { bytes: Number.MAX_SAFE_INTEGER } });
+    return new ExtensionServices(engine, options.extensionId, storage, syncStorage, webStorage, options.onAlarm);
   }
 
   /** Runs `method(args)` for `owner`; throws an Error whose message the extension sees (lastError or a rejection). */
@@ -81,6 +86,14 @@ export class ExtensionServices {
           }
         }
         return this.storage.handle(fn, args[0] as StorageAreaName, args.slice(1));
+      case 'webStorage':
+        // A background page's localStorage changes, in order (the page itself has them already).
+        for (const change of args[0] as WebStorageChange[]) {
+          if (change[0] === 'set') this.webStorage.handle('set', 'local', [{ [change[1]]: change[2] }]);
+          else if (change[0] === 'remove') this.webStorage.handle('remove', 'local', [change[1]]);
+          else this.webStorage.handle('clear', 'local', []);
+        }
+        return undefined;
       case 'tabs':
         return answerTabs(this.#engine.lifecycle.documents, owner, owner.persona.surfaces, fn, args);
       case 'alarms':
@@ -148,5 +161,6 @@ export class ExtensionServices {
     this.alarms.clearAll();
     await this.storage.flush();
     await this.syncStorage.flush();
+    await this.webStorage.flush();
   }
 }

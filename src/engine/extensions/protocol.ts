@@ -39,6 +39,8 @@ export interface WorkerBoot {
   pageHtml?: string;
   /** A background page's document: its HTML and the DOM its realm runs on first use (the host adds it). */
   page?: PageBoot;
+  /** A background page's localStorage as the host kept it. */
+  localStorage?: Record<string, string>;
   /** Whether runtime.onInstalled fires once the top level ran, and with which reason. */
   installReason: 'install' | 'update' | undefined;
   previousVersion: string | undefined;

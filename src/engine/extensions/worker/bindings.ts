@@ -16,6 +16,7 @@ import { CookiesBinding } from './cookies-binding.js';
 import { HostCalls } from './host-calls.js';
 import { BrowserSurfaces } from './browser-surfaces.js';
 import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScope } from './global-scope.js';
+import { Storage, createWebStorage, type WebStorageChange } from './web-storage.js';
 import { PAGE_DOCUMENT_GLOBAL, type PageDocument, type PageDocumentOptions } from './page-dom.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
@@ -128,6 +129,20 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   if (boot.kind === 'extension') {
     scope.origin = originOf(new URL(boot.baseUrl));
     scope.isSecureContext = true;
+  }
+  // A page's web storage: localStorage's changes go to the host once per turn, which keeps them.
+  if (isPage) {
+    let pending: WebStorageChange[] = [];
+    const send = () => {
+      const changes = pending;
+      pending = [];
+      void calls.call('webStorage.write', [changes]);
+    };
+    scope.Storage = Storage;
+    scope.localStorage = createWebStorage(boot.localStorage ?? {}, (change) => {
+      if (pending.push(change) === 1) bridge.setTimer(send, 0, false);
+    });
+    scope.sessionStorage = createWebStorage({});
   }
   if (boot.kind === 'extension' && typeof background.service_worker === 'string' && background.type !== 'module') {
     // A classic service worker may pull in more scripts, synchronously, relative to its own URL.
