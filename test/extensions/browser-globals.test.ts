@@ -5,14 +5,14 @@ import { withBrowserGlobalHint } from '../../src/engine/extensions/browser-globa
 describe('the hint on a browser global wrtui does not have', () => {
   it('"ReferenceError: indexedDB is not defined" says wrtui has no IndexedDB', () => {
     expect(withBrowserGlobalHint('the background script threw ReferenceError: indexedDB is not defined')).toBe(
-      'the background script threw ReferenceError: indexedDB is not defined (wrtui runs backgrounds without XMLHttpRequest or IndexedDB: README, "What the code sees")',
+      'the background script threw ReferenceError: indexedDB is not defined (wrtui runs backgrounds without IndexedDB or window dialogs: README, "What the code sees")',
     );
-    expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without XMLHttpRequest or IndexedDB');
+    expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without IndexedDB');
   });
 
   it('"ReferenceError: document is not defined" (in a service worker) says a service worker has none, in Chrome neither', () => {
     expect(withBrowserGlobalHint('the background script threw ReferenceError: document is not defined')).toBe(
-      'the background script threw ReferenceError: document is not defined (a service worker has no DOM or web storage, in Chrome neither; a background page has them in wrtui: README, "What the code sees")',
+      'the background script threw ReferenceError: document is not defined (a service worker has no DOM, web storage or XMLHttpRequest, in Chrome neither; a background page has them in wrtui: README, "What the code sees")',
     );
   });
 

@@ -192,3 +192,65 @@ sessionStorage.setItem('seen', 'yes');`;
     }
   });
 });
+
+describe("a background page's XMLHttpRequest (over its fetch)", () => {
+  it('loads the extension\'s own file and an origin\'s answer with the events and states of a browser\'s; errors, abort, timeout and synchronous use fail as they should', async () => {
+    const { startOrigin } = await import('../helpers/origin.js');
+    const origin = await startOrigin((req, res) => {
+      if (req.url === '/slow') return; // never answers: the request's timeout ends it
+      res.setHeader('Content-Type', 'text/plain');
+      res.end(`${req.method} ${req.url} x-token=${req.headers['x-token'] ?? ''}`);
+    });
+    try {
+      folder = await openRuleFolder({
+        files: {
+          'Xhr/data.json': '{ "list": [1, 2] }',
+          'Xhr/feed.xml': '<feed><entry id="a"/><entry id="b"/></feed>',
+          ...mv2('Xhr', {
+            'bg.js': `
+const report = {};
+const request = (method, url, setup = () => {}) => new Promise((resolve) => {
+  const xhr = new XMLHttpRequest();
+  const seen = [];
+  xhr.onreadystatechange = () => seen.push('state ' + xhr.readyState);
+  for (const type of ['loadstart', 'progress', 'load', 'error', 'abort', 'timeout']) xhr.addEventListener(type, () => seen.push(type));
+  xhr.onloadend = () => resolve({ xhr, seen });
+  xhr.open(method, url);
+  setup(xhr);
+});
+(async () => {
+  const own = await request('GET', 'data.json', (xhr) => { xhr.responseType = 'json'; xhr.send(); });
+  report.own = [own.xhr.status, own.xhr.response, own.xhr.getResponseHeader('Content-Type'), own.xhr.responseURL.replace(/[a-p]{32}/, 'ID'), own.seen];
+  const posted = await request('POST', 'ORIGIN/api', (xhr) => { xhr.setRequestHeader('X-Token', 't1'); xhr.send('body'); });
+  report.origin = [posted.xhr.status, posted.xhr.responseText];
+  const xml = await request('GET', 'feed.xml', (xhr) => xhr.send());
+  report.xml = [...xml.xhr.responseXML.querySelectorAll('entry')].map((entry) => entry.getAttribute('id')).join(',');
+  const missing = await request('GET', 'missing.json', (xhr) => xhr.send());
+  report.missing = [missing.xhr.status, missing.seen];
+  const slow = await request('GET', 'ORIGIN/slow', (xhr) => { xhr.timeout = 100; xhr.send(); });
+  report.timeout = slow.seen;
+  const aborted = await request('GET', 'ORIGIN/slow', (xhr) => { xhr.send(); setTimeout(() => xhr.abort(), 20); });
+  report.abort = [aborted.xhr.readyState, aborted.seen];
+  try { new XMLHttpRequest().open('GET', 'data.json', false); } catch (error) { report.sync = error.name; }
+  report.constants = [XMLHttpRequest.DONE, new XMLHttpRequest().OPENED];
+  console.log(JSON.stringify(report));
+})();`.replaceAll('ORIGIN', origin.url),
+          }),
+        },
+      });
+      const entry = await folder.waitForEntry((e) => e.kind === 'log' && e.source === 'Xhr' && e.message.startsWith('{'), { since: 0, timeoutMs: 10_000 });
+      expect(JSON.parse((entry as { message: string }).message)).toEqual({
+        own: [200, { list: [1, 2] }, 'application/json', 'chrome-extension://ID/data.json', ['state 1', 'loadstart', 'state 2', 'state 3', 'progress', 'state 4', 'load']],
+        origin: [200, 'POST /api x-token=t1'],
+        xml: 'a,b',
+        missing: [0, ['state 1', 'loadstart', 'state 4', 'error']],
+        timeout: ['state 1', 'loadstart', 'state 4', 'timeout'],
+        abort: [0, ['state 1', 'loadstart', 'state 4', 'abort']],
+        sync: 'InvalidAccessError',
+        constants: [4, 1],
+      });
+    } finally {
+      await origin.close();
+    }
+  });
+});

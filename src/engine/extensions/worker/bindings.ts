@@ -17,6 +17,7 @@ import { HostCalls } from './host-calls.js';
 import { BrowserSurfaces } from './browser-surfaces.js';
 import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScope } from './global-scope.js';
 import { Storage, createWebStorage, type WebStorageChange } from './web-storage.js';
+import { createXMLHttpRequest } from './xml-http-request.js';
 import { PAGE_DOCUMENT_GLOBAL, type PageDocument, type PageDocumentOptions } from './page-dom.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
@@ -177,6 +178,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   let readyState: 'loading' | 'interactive' | 'complete' = 'loading';
   let pageDocument: PageDocument | undefined;
   const NodeEvent = Event;
+  const NodeEventTarget = EventTarget;
   const page = isPage ? boot.page : undefined;
   if (page) {
     const settle = (name: string, value: unknown) => Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
@@ -207,6 +209,19 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
         enumerable: false,
       });
     }
+  }
+
+  // A page's XMLHttpRequest, over its own fetch (so its packaged files come from its folder).
+  if (isPage) {
+    const pageFetch = scope.fetch as (input: string, init: Record<string, unknown>) => Promise<Response>;
+    scope.XMLHttpRequest = createXMLHttpRequest({
+      fetch: pageFetch,
+      base: () => (scope.location as { href: string }).href,
+      Event: NodeEvent,
+      EventTarget: NodeEventTarget,
+      parseDocument: (text, type) => new (scope.DOMParser as new () => { parseFromString(text: string, type: string): unknown })().parseFromString(text, type),
+      onError: reportUncaught,
+    });
   }
 
   const fail = (what: string, error: unknown, location?: string) => {
