@@ -1,0 +1,93 @@
+// A background page's window against Firefox ESR 153.7, which still runs MV2 background pages: one
+// add-on (fixtures/extensions/page-probe) reports its document (read while the page loads, then at
+// DOMContentLoaded and load), localStorage and XMLHttpRequest, run as a temporary add-on in Firefox
+// (the oracle) and in wrtui's firefox persona; both post their report to the test's origin, and
+// the reports must be the same. Left out, as the README says: a synchronous XMLHttpRequest (Firefox
+// has one, wrtui refuses it) is not in the probe.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { endProcessGroup, FIREFOX, firefoxProfile, WEB_EXT } from '../helpers/firefox.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { startProxyHarness } from '../helpers/proxy-harness.js';
+
+const SKIP = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
+const PROBE = fileURLToPath(new URL('../../fixtures/extensions/page-probe', import.meta.url));
+
+type Report = Record<string, unknown>;
+
+let origin: Origin;
+let work: string;
+let extension: string;
+let reported: (report: Report) => void = () => {};
+
+beforeAll(async () => {
+  if (SKIP) return;
+  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
+  origin = await startOrigin((req, res, body) => {
+    if (req.url === '/slow') return; // never answers: the probe's timeout and abort end it
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (req.url === '/report') reported(JSON.parse(body.toString('utf8')) as Report);
+    res.setHeader('Content-Type', 'text/plain');
+    res.end(req.url === '/echo' ? `echo x-token=${req.headers['x-token'] ?? ''}` : 'ok');
+  });
+  work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-page-'));
+  extension = path.join(work, 'extension');
+  await cp(PROBE, extension, { recursive: true });
+  const manifestFile = path.join(extension, 'manifest.json');
+  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>;
+  await writeFile(manifestFile, JSON.stringify({ ...manifest, homepage_url: `${origin.url}/report` }));
+}, 30_000);
+
+afterAll(async () => {
+  await origin?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const nextReport = () => new Promise<Report>((resolve) => (reported = resolve));
+
+describe.skipIf(SKIP)("a background page's window: Firefox ESR 153.7 and wrtui's firefox persona", () => {
+  it('answer alike: the document while loading and after, anchors, DOMParser, localStorage, XMLHttpRequest states and events', { timeout: 90_000 }, async () => {
+    const inFirefox = nextReport();
+    const child = spawn(WEB_EXT, ['run', '--source-dir', extension, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', await firefoxProfile(path.join(work, 'profile')), '--start-url', 'about:blank'], {
+      stdio: 'ignore',
+      detached: true,
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let oracle: Report;
+    try {
+      oracle = await inFirefox;
+    } finally {
+      await endProcessGroup(child, exited);
+    }
+    expect(oracle).not.toHaveProperty('failed');
+
+    const inWrtui = nextReport();
+    const harness = await startProxyHarness();
+    const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    let ours: Report;
+    try {
+      expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
+      ours = await inWrtui;
+    } finally {
+      await host.close();
+      await harness.close();
+    }
+    expect(ours).toEqual(oracle);
+    // What the comparison holds, spelled out (so that a Firefox that changed is seen as such).
+    expect(oracle).toMatchObject({
+      order: ['DOMContentLoaded interactive', 'load complete'],
+      document: { readyState: 'loading', location: 'EXT/background.html', sameAsLocation: true, defaultView: true, scripts: ['first.js', 'background.js'], title: 'probe', firstRan: true },
+      relativeAnchor: 'EXT/options.html?tab=2',
+      localStorage: { count: ['3', 'string'], keys: ['count', 'theme'], kind: ['[object Storage]', true], afterRemoval: 0 },
+      xhrOwn: [200, { list: [1, 2] }, 'EXT/data.json', ['state 1', 'loadstart', 'state 2', 'state 3', 'progress', 'state 4', 'load']],
+      xhrTimeout: [0, ['state 1', 'loadstart', 'state 4', 'timeout']],
+      xhrAbort: [0, ['state 1', 'loadstart', 'state 4', 'abort']],
+    });
+  });
+});
