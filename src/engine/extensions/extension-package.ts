@@ -4,7 +4,7 @@
 // extension's realm has no module loader). Nothing here runs user code.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { build, type BuildFailure } from 'esbuild';
+import { build, type BuildFailure, type Plugin } from 'esbuild';
 import { bundleRule } from '../rules/rule-bundler.js';
 import { readExtensionManifest, MANIFEST_FILE, type ExtensionManifest } from './extension-manifest.js';
 import { extensionIdFromPath } from './extension-id.js';
@@ -166,6 +166,32 @@ async function backgroundScripts(manifest: ExtensionManifest): Promise<{ scripts
   }
 }
 
+/**
+ * In a browser every file a module imports is a module: top-level `this` is undefined and there
+ * is no `module`, `exports` or `require`, so a vendored UMD library (react-dom) takes its browser
+ * path and sets a global. esbuild takes a file that uses top-level `this` or `exports` for
+ * CommonJS and wraps it so that they exist (then `require('react')` fails the load); an empty
+ * export marks each file as a module (appended, so lines keep their numbers).
+ */
+const EVERY_FILE_A_MODULE: Plugin = {
+  name: 'wrtui-every-file-a-module',
+  setup(build) {
+    build.onLoad({ filter: /\.m?js$/ }, async (args) => ({ contents: `${await readFile(args.path, 'utf8')}\nexport {};\n`, loader: 'js' }));
+  },
+};
+
+/**
+ * A dynamic import of a package name (`import('jsdom')` in a branch only Node takes) fails in a
+ * browser when it runs, not when the module loads: it is left as it is, to fail then. A static one
+ * still fails the load, as the browser fails the module graph.
+ */
+const LATE_BARE_IMPORTS: Plugin = {
+  name: 'wrtui-late-bare-imports',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+  },
+};
+
 /** A module script and what it imports from the extension's folder, as one classic script. */
 async function bundleModule(file: string): Promise<ScriptUnit> {
   const bundleFile = `${file}.wrtui-bundle.js`;
@@ -173,11 +199,16 @@ async function bundleModule(file: string): Promise<ScriptUnit> {
     const result = await build({
       entryPoints: [file],
       outfile: bundleFile,
+      // Locations in errors are relative to this folder (resolved below).
+      absWorkingDir: path.dirname(file),
       bundle: true,
       write: false,
       format: 'iife',
       platform: 'browser',
       target: 'es2022',
+      // Every file a module imports is a module, as in a browser: no CommonJS (see EVERY_FILE_A_MODULE).
+      define: { require: 'undefined', module: 'undefined', exports: 'undefined' },
+      plugins: [EVERY_FILE_A_MODULE, LATE_BARE_IMPORTS],
       sourcemap: 'external',
       sourcesContent: false,
       logLevel: 'silent',

@@ -83,7 +83,7 @@ export class BrowserSurfaces {
     this.#context = context;
     this.#reported = reported;
     const { manifest, permissions, dialect } = context;
-    this.#surfaces.set('tabs', tabsSurface(dialect, context.calls));
+    this.#surfaces.set('tabs', tabsSurface(dialect, context.calls, manifest.manifest_version));
     this.#surfaces.set('windows', windowsSurface(dialect));
     // Chromium 156 gives chrome.commands to an extension whose manifest declares commands.
     if (isObject(manifest.commands)) this.#surfaces.set('commands', commandsSurface(manifest, context.messages, dialect));
@@ -337,7 +337,7 @@ export class BrowserSurfaces {
 
 const WINDOW_TYPE = { NORMAL: 'normal', POPUP: 'popup', PANEL: 'panel', APP: 'app', DEVTOOLS: 'devtools', CUSTOM_TAB: 'custom-tab' };
 
-function tabsSurface(dialect: SurfaceDialect, calls: HostCalls): Surface {
+function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion: unknown): Surface {
   const host = async (method: string, args: unknown[]): Promise<Answer> => {
     const reply = await calls.call(`tabs.${method}`, args);
     return reply.ok ? ok(reply.value, method === 'query' ? `answered the ${(reply.value as unknown[]).length} tabs seen in traffic so far` : 'answered with the tab seen in traffic') : fail(reply.error);
@@ -369,6 +369,8 @@ function tabsSurface(dialect: SurfaceDialect, calls: HostCalls): Surface {
       getCurrent: () => ok(undefined),
       create: () => fail(`${NO_TABS}: nothing was opened`),
       duplicate: noTab,
+      // MV2's way into a page, in Chrome and Firefox (MV3 moved it to chrome.scripting): no content script runs in wrtui.
+      ...(manifestVersion === 2 && { executeScript: noTab, insertCSS: noTab, removeCSS: noTab }),
       update: noTab,
       reload: noTab,
       remove: noTab,
