@@ -82,7 +82,19 @@ describe.skipIf(SKIP)("a background page's window: Firefox ESR 153.7 and wrtui's
     // What the comparison holds, spelled out (so that a Firefox that changed is seen as such).
     expect(oracle).toMatchObject({
       order: ['DOMContentLoaded interactive', 'load complete'],
-      document: { readyState: 'loading', location: 'EXT/background.html', sameAsLocation: true, defaultView: true, scripts: ['first.js', 'background.js'], title: 'probe', firstRan: true },
+      document: {
+        readyState: 'loading',
+        location: 'EXT/background.html',
+        sameAsLocation: true,
+        defaultView: true,
+        scripts: ['first.js', 'background.js'],
+        title: 'probe',
+        firstRan: true,
+        currentScript: ['EXT/first.js', 'EXT/background.js'],
+        classes: [true, true],
+      },
+      currentScriptLater: null,
+      idle: ['number', false],
       relativeAnchor: 'EXT/options.html?tab=2',
       localStorage: { count: ['3', 'string'], keys: ['count', 'theme'], kind: ['[object Storage]', true], afterRemoval: 0 },
       xhrOwn: [200, { list: [1, 2] }, 'EXT/data.json', ['state 1', 'loadstart', 'state 2', 'state 3', 'progress', 'state 4', 'load']],

@@ -176,6 +176,8 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   // A background page's DOM (linkedom, page-document.ts) is run the first time the page's code
   // touches one of its globals (document, DOMParser, Event …): a page that never does pays nothing.
   let readyState: 'loading' | 'interactive' | 'complete' = 'loading';
+  /** The classic script running now, by its place among the page's scripts (document.currentScript). */
+  let currentScript: number | undefined;
   let pageDocument: PageDocument | undefined;
   const NodeEvent = Event;
   const NodeEventTarget = EventTarget;
@@ -190,7 +192,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
       bridge.runScript(page.domSource, 'wrtui:page-dom');
       const make = scope[PAGE_DOCUMENT_GLOBAL] as (options: PageDocumentOptions) => PageDocument;
       delete scope[PAGE_DOCUMENT_GLOBAL];
-      pageDocument = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => readyState });
+      pageDocument = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => readyState, currentScript: () => currentScript });
       for (const name of page.globals) {
         const descriptor = Object.getOwnPropertyDescriptor(scope, name);
         // Still the trigger (not set by the page itself meanwhile): the DOM's own.
@@ -209,6 +211,39 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
         enumerable: false,
       });
     }
+  }
+
+  // A page's idle callbacks (uMatrix defers its tab bookkeeping with them): a page with nothing to
+  // draw is idle at once, with the 50 ms a browser gives an idle period.
+  if (isPage) {
+    const idle = new Map<number, unknown>();
+    let nextIdle = 1;
+    scope.requestIdleCallback = (callback: unknown) => {
+      if (typeof callback !== 'function') throw new TypeError("Failed to execute 'requestIdleCallback' on 'Window': parameter 1 is not of type 'Function'.");
+      const id = nextIdle++;
+      idle.set(
+        id,
+        bridge.setTimer(
+          () => {
+            idle.delete(id);
+            const started = performance.now();
+            try {
+              (callback as (deadline: unknown) => void)({ didTimeout: false, timeRemaining: () => Math.max(0, 50 - (performance.now() - started)) });
+            } catch (error) {
+              reportUncaught(error, 'an idle callback');
+            }
+          },
+          0,
+          false,
+        ),
+      );
+      return id;
+    };
+    scope.cancelIdleCallback = (id: unknown) => {
+      const handle = idle.get(Number(id));
+      if (handle !== undefined) bridge.clearTimer(handle);
+      idle.delete(Number(id));
+    };
   }
 
   // A page's XMLHttpRequest, over its own fetch (so its packaged files come from its folder).
@@ -231,11 +266,15 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
 
   const startExtension = () => {
     exposeNamespaces();
-    for (const unit of boot.scripts) {
+    for (const [index, unit] of boot.scripts.entries()) {
+      // A module (a bundle of one) has no current script, in a browser too.
+      currentScript = unit.source === undefined ? index : undefined;
       try {
         bridge.runScript(unit.code ?? bridge.readFile(unit.file), unit.file, unit.map);
       } catch (error) {
         return fail('the background script threw', error);
+      } finally {
+        currentScript = undefined;
       }
     }
     bridge.post(['ready']);

@@ -10,8 +10,14 @@ function makePageDocument(options: PageDocumentOptions): PageDocument {
   const { window, document } = linkedom.parseHTML(options.html) as unknown as { window: Record<string, unknown>; document: Record<string, unknown> & { dispatchEvent(event: unknown): boolean } };
   const exported = linkedom as unknown as Record<string, unknown>;
   const globals: Record<string, unknown> = {};
+  // The document classes linkedom does not export: `document instanceof HTMLDocument` is how scripts tell a page.
+  const classes: Record<string, unknown> = {
+    document,
+    HTMLDocument: Object.getPrototypeOf(document).constructor,
+    XMLDocument: Object.getPrototypeOf(new linkedom.DOMParser().parseFromString('<x/>', 'text/xml')).constructor,
+  };
   for (const name of domGlobalNames(Object.keys(exported))) {
-    const value = name in exported ? exported[name] : name === 'document' ? document : window[name];
+    const value = name in exported ? exported[name] : name in classes ? classes[name] : window[name];
     if (value !== undefined) globals[name] = value;
   }
   const href = () => options.location.href;
@@ -22,8 +28,18 @@ function makePageDocument(options: PageDocumentOptions): PageDocument {
     baseURI: { get: href, configurable: true },
     readyState: { get: options.readyState, configurable: true },
     defaultView: { get: () => options.window, configurable: true },
+    // The script element of the classic script running now (null in a module or a callback), as
+    // libraries find their own folder (`document.currentScript.src`, uMatrix's lz4 codec).
+    currentScript: {
+      get: () => {
+        const index = options.currentScript();
+        return index === undefined ? null : ((document as unknown as { querySelectorAll(selector: string): ArrayLike<unknown> }).querySelectorAll('script[src]')[index] ?? null);
+      },
+      configurable: true,
+    },
   });
   for (const element of [linkedom.HTMLAnchorElement, linkedom.HTMLAreaElement]) urlParts(element.prototype, href);
+  for (const element of [linkedom.HTMLScriptElement, linkedom.HTMLImageElement, linkedom.HTMLIFrameElement]) resolvedUrl(element.prototype, 'src', href);
   const fire = (type: string) => document.dispatchEvent(new linkedom.Event(type, { bubbles: type === 'DOMContentLoaded' }));
   return {
     globals,
@@ -38,6 +54,25 @@ function makePageDocument(options: PageDocumentOptions): PageDocument {
 interface Element {
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;
+}
+
+/** `attribute` (src) read as the page's browser reads it: resolved against the page. */
+function resolvedUrl(prototype: object, attribute: string, base: () => string): void {
+  Object.defineProperty(prototype, attribute, {
+    get(this: Element) {
+      const value = this.getAttribute(attribute);
+      if (value === null) return '';
+      try {
+        return new URL(value, base()).href;
+      } catch {
+        return value;
+      }
+    },
+    set(this: Element, value: unknown) {
+      this.setAttribute(attribute, String(value));
+    },
+    configurable: true,
+  });
 }
 
 /** href resolved against the page, and its parts (protocol, host, hostname, port, pathname, search, hash, origin). */

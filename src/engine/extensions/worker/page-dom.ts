@@ -23,6 +23,8 @@ export interface PageDocumentOptions {
   window: unknown;
   /** loading while the scripts run, interactive at DOMContentLoaded, complete at load. */
   readyState: () => 'loading' | 'interactive' | 'complete';
+  /** document.currentScript: the position, among the page's script elements with a src, of the classic script running now. */
+  currentScript: () => number | undefined;
 }
 
 export interface PageDocument {
@@ -35,5 +37,5 @@ export interface PageDocument {
 /** The names of linkedom's exports a page sees as globals: its interfaces, not its helpers. */
 export function domGlobalNames(exported: readonly string[]): string[] {
   const helpers = new Set(['Facades', 'HTMLClasses']);
-  return [...exported.filter((name) => /^[A-Z]/.test(name) && !helpers.has(name)), 'document', 'customElements', 'MutationObserver', 'Image', 'XMLSerializer'];
+  return [...exported.filter((name) => /^[A-Z]/.test(name) && !helpers.has(name)), 'document', 'customElements', 'MutationObserver', 'Image', 'XMLSerializer', 'HTMLDocument', 'XMLDocument'];
 }
