@@ -47,6 +47,19 @@ import('jsdom').then(() => console.log('{"imported":true}'), (error) => console.
     expect(await reportOf('Lazy')).toEqual({ imported: false, failed: true });
   });
 
+  it("'/js/x.js' names the extension's root, as a browser resolves it against the extension's origin (uBlock Origin imports so)", async () => {
+    folder = await openRuleFolder({
+      files: pageExtension('Rooted', {
+        'js/main.js': `import { answer } from '/lib/answer.js';
+import('/lib/later.js').then((later) => console.log(JSON.stringify({ answer, later: later.value })));`,
+        'lib/answer.js': 'export const answer = 42;',
+        'lib/later.js': "export const value = 'loaded';",
+        'bg.html': '<!doctype html><script type="module" src="js/main.js"></script>',
+      }),
+    });
+    expect(await reportOf('Rooted')).toEqual({ answer: 42, later: 'loaded' });
+  });
+
   it('a module importing a file that is not there fails the load at the importing file:line (not a path joined twice)', async () => {
     folder = await openRuleFolder({
       files: pageExtension('Missing', { 'main.js': `import './lib/absent.js';\n` }),

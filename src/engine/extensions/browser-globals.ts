@@ -2,7 +2,7 @@
 // indexedDB is not defined". That reads like a bug in the extension; the hint says it is what
 // wrtui leaves out (IndexedDB, a window's dialogs), or, for the DOM, web storage and
 // XMLHttpRequest, that a service worker has none (in Chrome neither) while a background page has them here.
-const ABSENT = new Set(['indexedDB', 'IDBKeyRange', 'caches', 'Audio', 'Notification', 'FileReader', 'alert', 'confirm', 'prompt', 'matchMedia']);
+const ABSENT = new Set(['indexedDB', 'IDBKeyRange', 'caches', 'Audio', 'Notification', 'alert', 'confirm', 'prompt', 'matchMedia']);
 const PAGE_ONLY = new Set(['document', 'DOMParser', 'Image', 'HTMLElement', 'MutationObserver', 'localStorage', 'sessionStorage', 'XMLHttpRequest']);
 
 /** `message` with a hint when it says a browser global wrtui leaves out is not defined. */

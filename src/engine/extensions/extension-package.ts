@@ -138,9 +138,9 @@ async function backgroundScripts(manifest: ExtensionManifest): Promise<{ scripts
     case 'none':
       return { scripts: [] };
     case 'service_worker':
-      return { scripts: [background.module ? await bundleModule(inside(background.file)) : { file: inside(background.file) }] };
+      return { scripts: [background.module ? await bundleModule(inside(background.file), dir) : { file: inside(background.file) }] };
     case 'scripts': {
-      const scripts = await Promise.all(background.files.map((file) => (background.module ? bundleModule(inside(file)) : { file: inside(file) })));
+      const scripts = await Promise.all(background.files.map((file) => (background.module ? bundleModule(inside(file), dir) : { file: inside(file) })));
       const elements = background.files.map((file) => `<script${background.module ? ' type="module"' : ''} src="${file.replace(/["<>&]/g, '')}"></script>`);
       return { scripts, pageHtml: `<!DOCTYPE html>\n<html><head></head><body>\n${elements.join('\n')}\n</body></html>\n` };
     }
@@ -159,7 +159,7 @@ async function backgroundScripts(manifest: ExtensionManifest): Promise<{ scripts
         const src = /\bsrc\s*=\s*["']?([^"'\s>]+)/i.exec(attributes)?.[1];
         if (!src) continue;
         const file = path.resolve(path.dirname(page), src);
-        units.push(/\btype\s*=\s*["']?module/i.test(attributes) ? await bundleModule(inside(path.relative(dir, file))) : { file: inside(path.relative(dir, file)) });
+        units.push(/\btype\s*=\s*["']?module/i.test(attributes) ? await bundleModule(inside(path.relative(dir, file)), dir) : { file: inside(path.relative(dir, file)) });
       }
       return { scripts: units, pageHtml: html };
     }
@@ -192,8 +192,23 @@ const LATE_BARE_IMPORTS: Plugin = {
   },
 };
 
+/** `import '/js/x.js'` names the extension's root, as a browser resolves it against the extension's origin (uBlock Origin's dynamic imports). */
+function originRelativeImports(root: string): Plugin {
+  return {
+    name: 'wrtui-origin-relative-imports',
+    setup(build) {
+      // Go's regular expressions have no lookahead: `//host/x` (a scheme-relative URL) is left alone here.
+      build.onResolve({ filter: /^\/[^/]/ }, (args) => {
+        if (args.kind === 'entry-point') return undefined;
+        const file = path.join(root, args.path);
+        return path.relative(root, file).startsWith('..') ? undefined : { path: file };
+      });
+    },
+  };
+}
+
 /** A module script and what it imports from the extension's folder, as one classic script. */
-async function bundleModule(file: string): Promise<ScriptUnit> {
+async function bundleModule(file: string, root: string): Promise<ScriptUnit> {
   const bundleFile = `${file}.wrtui-bundle.js`;
   try {
     const result = await build({
@@ -208,7 +223,7 @@ async function bundleModule(file: string): Promise<ScriptUnit> {
       target: 'es2022',
       // Every file a module imports is a module, as in a browser: no CommonJS (see EVERY_FILE_A_MODULE).
       define: { require: 'undefined', module: 'undefined', exports: 'undefined' },
-      plugins: [EVERY_FILE_A_MODULE, LATE_BARE_IMPORTS],
+      plugins: [EVERY_FILE_A_MODULE, LATE_BARE_IMPORTS, originRelativeImports(root)],
       sourcemap: 'external',
       sourcesContent: false,
       logLevel: 'silent',

@@ -18,6 +18,8 @@ import { BrowserSurfaces } from './browser-surfaces.js';
 import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScope } from './global-scope.js';
 import { Storage, createWebStorage, type WebStorageChange } from './web-storage.js';
 import { createXMLHttpRequest } from './xml-http-request.js';
+import { createCssNamespace } from './css-namespace.js';
+import { createFileReader } from './file-reader.js';
 import { PAGE_DOCUMENT_GLOBAL, type PageDocument, type PageDocumentOptions } from './page-dom.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
@@ -213,6 +215,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     }
   }
 
+  if (isPage) scope.CSS = createCssNamespace();
+  // FileReader: a window's and a worker's alike.
+  if (isPage || isServiceWorker) scope.FileReader = createFileReader({ Event: NodeEvent, EventTarget: NodeEventTarget, onError: reportUncaught });
   // A page's idle callbacks (uMatrix defers its tab bookkeeping with them): a page with nothing to
   // draw is idle at once, with the 50 ms a browser gives an idle period.
   if (isPage) {

@@ -111,7 +111,8 @@ export function createXMLHttpRequest(parts: XhrParts): unknown {
           this.#responseHeaders = response.headers;
           this.#state(STATES.HEADERS_RECEIVED);
           this.#state(STATES.LOADING);
-          this.#body = await response.arrayBuffer();
+          // fetch is Node's: the body is copied into this realm (`response instanceof ArrayBuffer`).
+          this.#body = new Uint8Array(await response.arrayBuffer()).slice().buffer;
           if (controller !== this.#controller) return;
           if (timer) clearTimeout(timer);
           this.#fire('progress');
