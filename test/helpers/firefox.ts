@@ -46,3 +46,21 @@ export async function endProcessGroup(child: ChildProcess, exited: Promise<unkno
   await new Promise((resolve) => setTimeout(resolve, 500));
   signalGroup('SIGKILL');
 }
+
+/**
+ * Runs `extension` as a temporary add-on in a headless Firefox (profile under `work`) until
+ * `report` settles (the add-on posts what it found to the test's origin), then ends Firefox.
+ */
+export async function whileInFirefox<T>(extension: string, work: string, report: Promise<T>): Promise<T> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(WEB_EXT, ['run', '--source-dir', extension, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', await firefoxProfile(path.join(work, 'profile')), '--start-url', 'about:blank'], {
+    stdio: 'ignore',
+    detached: true,
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    return await report;
+  } finally {
+    await endProcessGroup(child, exited);
+  }
+}

@@ -4,7 +4,6 @@
 // (the oracle) and in wrtui's firefox persona; both post their report to the test's origin, and
 // the reports must be the same. Left out, as the README says: a synchronous XMLHttpRequest (Firefox
 // has one, wrtui refuses it) is not in the probe.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
-import { endProcessGroup, FIREFOX, firefoxProfile, WEB_EXT } from '../helpers/firefox.js';
+import { FIREFOX, WEB_EXT, whileInFirefox } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
@@ -53,18 +52,7 @@ const nextReport = () => new Promise<Report>((resolve) => (reported = resolve));
 
 describe.skipIf(SKIP)("a background page's window: Firefox ESR 153.7 and wrtui's firefox persona", () => {
   it('answer alike: the document while loading and after, anchors, DOMParser, localStorage, XMLHttpRequest states and events', { timeout: 90_000 }, async () => {
-    const inFirefox = nextReport();
-    const child = spawn(WEB_EXT, ['run', '--source-dir', extension, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', await firefoxProfile(path.join(work, 'profile')), '--start-url', 'about:blank'], {
-      stdio: 'ignore',
-      detached: true,
-    });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    let oracle: Report;
-    try {
-      oracle = await inFirefox;
-    } finally {
-      await endProcessGroup(child, exited);
-    }
+    const oracle = await whileInFirefox(extension, work, nextReport());
     expect(oracle).not.toHaveProperty('failed');
 
     const inWrtui = nextReport();

@@ -5,7 +5,6 @@
 // what an add-on's start-up code acts on: the words of the errors ("Invalid tab ID: 987654"), the
 // port's `error`, getAll's shape, the badge's default colour, the missing requestUpdateCheck.
 // Members and enums are Chromium's (checked there); Firefox has more (executeScript, types).
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
-import { endProcessGroup, FIREFOX, firefoxProfile, WEB_EXT } from '../helpers/firefox.js';
+import { FIREFOX, WEB_EXT, whileInFirefox } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
@@ -78,18 +77,7 @@ function behaviour(report: Report): Report {
 
 describe.skipIf(SKIP)("the browser's own surfaces: Firefox ESR 153.7 and wrtui's firefox persona", () => {
   it('answer alike: "Invalid tab ID", port.error, no requestUpdateCheck, getAll with data_collection, the badge kept', { timeout: 90_000 }, async () => {
-    const inFirefox = nextReport();
-    const child = spawn(WEB_EXT, ['run', '--source-dir', extension, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', await firefoxProfile(path.join(work, 'profile')), '--start-url', 'about:blank'], {
-      stdio: 'ignore',
-      detached: true,
-    });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    let oracle: Report;
-    try {
-      oracle = await inFirefox;
-    } finally {
-      await endProcessGroup(child, exited);
-    }
+    const oracle = await whileInFirefox(extension, work, nextReport());
     expect(oracle).not.toHaveProperty('failed');
     expect(oracle).toMatchObject({ window: 'object', tabGet: { error: 'Invalid tab ID: 987654' }, updateCheck: { error: expect.stringContaining('is not a function') } });
 

@@ -3,6 +3,8 @@
 // readAsText, readAsArrayBuffer, readAsDataURL, readAsBinaryString, abort; the states, `result`,
 // `error`, and loadstart / progress / load / error / abort / loadend through `on…` and addEventListener.
 
+import { fireWithHandler } from './handler-attributes.js';
+
 type Parts = { Event: new (type: string) => Event; EventTarget: new () => EventTarget; onError: (error: unknown, where: string) => void };
 
 export function createFileReader(parts: Parts): unknown {
@@ -78,16 +80,7 @@ export function createFileReader(parts: Parts): unknown {
     }
 
     #fire(type: string): void {
-      const event = new parts.Event(type);
-      const handler = (this as unknown as Record<string, unknown>)[`on${type}`];
-      if (typeof handler === 'function') {
-        try {
-          (handler as (event: Event) => unknown).call(this, event);
-        } catch (error) {
-          parts.onError(error, `a FileReader's on${type}`);
-        }
-      }
-      this.dispatchEvent(event);
+      fireWithHandler(this, type, parts.Event, parts.onError, 'a FileReader');
     }
   }
   return FileReader;

@@ -5,6 +5,8 @@
 // so `open(…, false)` fails saying so. Events: readystatechange, loadstart, progress, load, error,
 // abort, timeout, loadend, through `on…` attributes and addEventListener.
 
+import { fireWithHandler } from './handler-attributes.js';
+
 type Fetch = (input: string, init: Record<string, unknown>) => Promise<Response>;
 
 /** What a page's XMLHttpRequest is made of (Node's Event and EventTarget: a page's DOM ones are its own). */
@@ -191,16 +193,7 @@ export function createXMLHttpRequest(parts: XhrParts): unknown {
     }
 
     #fire(type: string): void {
-      const event = new parts.Event(type);
-      const handler = (this as unknown as Record<string, unknown>)[`on${type}`];
-      if (typeof handler === 'function') {
-        try {
-          (handler as (event: Event) => unknown).call(this, event);
-        } catch (error) {
-          onError(error, `an XMLHttpRequest's on${type}`);
-        }
-      }
-      this.dispatchEvent(event);
+      fireWithHandler(this, type, parts.Event, onError, 'an XMLHttpRequest');
     }
   }
   for (const [name, value] of Object.entries(STATES)) Object.defineProperty(XMLHttpRequest.prototype, name, { value, enumerable: true });
