@@ -16,11 +16,8 @@ import { CookiesBinding } from './cookies-binding.js';
 import { HostCalls } from './host-calls.js';
 import { BrowserSurfaces } from './browser-surfaces.js';
 import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScope } from './global-scope.js';
-import { Storage, createWebStorage, type WebStorageChange } from './web-storage.js';
-import { createXMLHttpRequest } from './xml-http-request.js';
-import { createCssNamespace } from './css-namespace.js';
 import { createFileReader } from './file-reader.js';
-import { PAGE_DOCUMENT_GLOBAL, type PageDocument, type PageDocumentOptions } from './page-dom.js';
+import { PageWindow } from './page-window.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
 import { personaNamed } from '../../personas/index.js';
@@ -125,7 +122,6 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   // A background page (MV2, and Firefox's MV3 background.scripts) is a window; a service worker is not.
   const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
   const isServiceWorker = boot.kind === 'extension' && !isPage && typeof background.service_worker === 'string';
-  if (isPage) scope.window = globalThis;
   // Either is an EventTarget with its `on…` attributes; a service worker also has its registration.
   const globalEvents = isPage || isServiceWorker ? new GlobalEvents(scope, reportUncaught, isPage ? PAGE_HANDLERS : SERVICE_WORKER_HANDLERS) : undefined;
   const serviceWorker = isServiceWorker ? new ServiceWorkerScope(scope, globalEvents!, new URL(background.service_worker!, boot.baseUrl).href, boot.baseUrl, reportUncaught) : undefined;
@@ -133,23 +129,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     scope.origin = originOf(new URL(boot.baseUrl));
     scope.isSecureContext = true;
   }
-  // A page's web storage: localStorage's changes go to the host once per turn, which keeps them.
-  if (isPage) {
-    let pending: WebStorageChange[] = [];
-    const send = () => {
-      const changes = pending;
-      pending = [];
-      void calls.call('webStorage.write', [changes]);
-    };
-    scope.Storage = Storage;
-    scope.localStorage = createWebStorage(boot.localStorage ?? {}, (change) => {
-      if (pending.push(change) === 1) bridge.setTimer(send, 0, false);
-    });
-    scope.sessionStorage = createWebStorage({});
-  }
-  if (boot.kind === 'extension' && typeof background.service_worker === 'string' && background.type !== 'module') {
+  if (isServiceWorker && background.type !== 'module') {
     // A classic service worker may pull in more scripts, synchronously, relative to its own URL.
-    const serviceWorkerUrl = new URL(background.service_worker, boot.baseUrl);
+    const serviceWorkerUrl = new URL(background.service_worker!, boot.baseUrl);
     scope.importScripts = (...urls: unknown[]) => {
       for (const url of urls) {
         const resolved = new URL(String(url), serviceWorkerUrl);
@@ -175,94 +157,12 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     }
   }
 
-  // A background page's DOM (linkedom, page-document.ts) is run the first time the page's code
-  // touches one of its globals (document, DOMParser, Event …): a page that never does pays nothing.
-  let readyState: 'loading' | 'interactive' | 'complete' = 'loading';
-  /** The classic script running now, by its place among the page's scripts (document.currentScript). */
-  let currentScript: number | undefined;
-  let pageDocument: PageDocument | undefined;
+  // Node's Event and EventTarget, taken before a page's DOM may shadow them.
   const NodeEvent = Event;
   const NodeEventTarget = EventTarget;
-  const page = isPage ? boot.page : undefined;
-  if (page) {
-    const settle = (name: string, value: unknown) => Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
-    let loading = false;
-    const loadDocument = () => {
-      // The DOM's own script looks some of these names up as it runs: they are not there yet.
-      if (pageDocument || loading) return;
-      loading = true;
-      bridge.runScript(page.domSource, 'wrtui:page-dom');
-      const make = scope[PAGE_DOCUMENT_GLOBAL] as (options: PageDocumentOptions) => PageDocument;
-      delete scope[PAGE_DOCUMENT_GLOBAL];
-      pageDocument = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => readyState, currentScript: () => currentScript });
-      for (const name of page.globals) {
-        const descriptor = Object.getOwnPropertyDescriptor(scope, name);
-        // Still the trigger (not set by the page itself meanwhile): the DOM's own.
-        if (descriptor?.get) settle(name, pageDocument.globals[name]);
-      }
-    };
-    for (const name of page.globals) {
-      Object.defineProperty(scope, name, {
-        get: () => {
-          loadDocument();
-          const settled = Object.getOwnPropertyDescriptor(scope, name);
-          return settled && 'value' in settled ? settled.value : undefined;
-        },
-        set: (value: unknown) => settle(name, value),
-        configurable: true,
-        enumerable: false,
-      });
-    }
-  }
-
-  if (isPage) scope.CSS = createCssNamespace();
+  const pageWindow = isPage ? new PageWindow({ scope, boot, bridge, calls, events: globalEvents!, onError: reportUncaught, NodeEvent, NodeEventTarget }) : undefined;
   // FileReader: a window's and a worker's alike.
   if (isPage || isServiceWorker) scope.FileReader = createFileReader({ Event: NodeEvent, EventTarget: NodeEventTarget, onError: reportUncaught });
-  // A page's idle callbacks (uMatrix defers its tab bookkeeping with them): a page with nothing to
-  // draw is idle at once, with the 50 ms a browser gives an idle period.
-  if (isPage) {
-    const idle = new Map<number, unknown>();
-    let nextIdle = 1;
-    scope.requestIdleCallback = (callback: unknown) => {
-      if (typeof callback !== 'function') throw new TypeError("Failed to execute 'requestIdleCallback' on 'Window': parameter 1 is not of type 'Function'.");
-      const id = nextIdle++;
-      idle.set(
-        id,
-        bridge.setTimer(
-          () => {
-            idle.delete(id);
-            const started = performance.now();
-            try {
-              (callback as (deadline: unknown) => void)({ didTimeout: false, timeRemaining: () => Math.max(0, 50 - (performance.now() - started)) });
-            } catch (error) {
-              reportUncaught(error, 'an idle callback');
-            }
-          },
-          0,
-          false,
-        ),
-      );
-      return id;
-    };
-    scope.cancelIdleCallback = (id: unknown) => {
-      const handle = idle.get(Number(id));
-      if (handle !== undefined) bridge.clearTimer(handle);
-      idle.delete(Number(id));
-    };
-  }
-
-  // A page's XMLHttpRequest, over its own fetch (so its packaged files come from its folder).
-  if (isPage) {
-    const pageFetch = scope.fetch as (input: string, init: Record<string, unknown>) => Promise<Response>;
-    scope.XMLHttpRequest = createXMLHttpRequest({
-      fetch: pageFetch,
-      base: () => (scope.location as { href: string }).href,
-      Event: NodeEvent,
-      EventTarget: NodeEventTarget,
-      parseDocument: (text, type) => new (scope.DOMParser as new () => { parseFromString(text: string, type: string): unknown })().parseFromString(text, type),
-      onError: reportUncaught,
-    });
-  }
 
   const fail = (what: string, error: unknown, location?: string) => {
     const where = location ?? bridge.locate(error);
@@ -273,34 +173,20 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     exposeNamespaces();
     for (const [index, unit] of boot.scripts.entries()) {
       // A module (a bundle of one) has no current script, in a browser too.
-      currentScript = unit.source === undefined ? index : undefined;
+      pageWindow?.running(unit.source === undefined ? index : undefined);
       try {
         bridge.runScript(unit.code ?? bridge.readFile(unit.file), unit.file, unit.map);
       } catch (error) {
         return fail('the background script threw', error);
       } finally {
-        currentScript = undefined;
+        pageWindow?.running(undefined);
       }
     }
     bridge.post(['ready']);
     // Woken again after a fault (no onInstalled to come), a service worker is already active.
     if (boot.installReason === undefined) serviceWorker?.active();
     // A page's scripts ran while it was parsed; then its document is interactive, then loaded.
-    if (isPage) {
-      bridge.setTimer(
-        () => {
-          const PageEvent = (pageDocument?.globals.Event ?? NodeEvent) as typeof Event;
-          readyState = 'interactive';
-          pageDocument?.changed('interactive');
-          globalEvents!.dispatch(new PageEvent('DOMContentLoaded'));
-          readyState = 'complete';
-          pageDocument?.changed('complete');
-          globalEvents!.dispatch(new PageEvent('load'));
-        },
-        0,
-        false,
-      );
-    }
+    if (pageWindow) bridge.setTimer(() => pageWindow.loaded(), 0, false);
   };
 
   const startRule = () => {
