@@ -115,6 +115,24 @@ console.log(JSON.stringify(report));`),
     expect(report.own).toBe('loaded');
   });
 
+  it('nor through a symbolic link in its folder that points out of it', async () => {
+    const { mkdtemp, mkdir, symlink } = await import('node:fs/promises');
+    const outside = path.join(tmpdir(), `wrtui-outside-link-${process.pid}.js`);
+    await writeFile(outside, 'self.secretRan = true;\n');
+    // The extension, with the link already in it, before wrtui loads it.
+    const dir = path.join(await mkdtemp(path.join(tmpdir(), 'wrtui-linked-')), 'probe');
+    await mkdir(dir);
+    for (const [file, source] of Object.entries(extensionFiles(`
+const report = {};
+try { importScripts('link.js'); report.link = self.secretRan ? 'ran' : 'nothing'; } catch (error) { report.link = error.name; }
+fetch('link.js').then(() => (report.fetched = 'read'), (error) => (report.fetched = error.message)).then(() => console.log(JSON.stringify(report)));`))) {
+      await writeFile(path.join(dir, file.replace('probe/', '')), source);
+    }
+    await symlink(outside, path.join(dir, 'link.js'));
+    folder = await openRuleFolder({ host: { extensions: [dir] } });
+    expect(await reportOf('Probe')).toEqual({ link: 'NetworkError', fetched: 'Failed to fetch' });
+  });
+
   it("the Web globals still work: fetch reaches an origin, URL, TextEncoder, crypto, and Node's errors keep their name and message", async () => {
     origin = await startOrigin((_req, res) => res.end('from the origin'));
     folder = await openRuleFolder({

@@ -3,7 +3,7 @@
 // the bindings script in it, then the extension's background, and carries batches of items between
 // the host and the bindings. Pings are answered here, so a stuck extension is told apart from a
 // busy one only by whether this thread turns at all.
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { SourceMap, createRequire, isBuiltin, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
 import { formatWithOptions } from 'node:util';
@@ -105,7 +105,7 @@ function originBroadcastChannel(): typeof BroadcastChannel {
  */
 async function extensionFetch(input: unknown, init?: unknown): Promise<Response> {
   const given = typeof input === 'object' && input !== null && typeof (input as { url?: unknown }).url === 'string' ? (input as { url: string }).url : String(input);
-  const here = ((context as { location?: { href?: string } }).location?.href ?? `${ownOrigin ?? ''}/`) || undefined;
+  const here = (context as { location?: { href?: string } }).location?.href ?? (ownOrigin === undefined ? undefined : `${ownOrigin}/`);
   let url: URL | undefined;
   try {
     url = new URL(given, here);
@@ -152,8 +152,10 @@ const nodeRefusal = (what: string) =>
  * extension's origin and decodes to a path that climbs out of it.
  */
 function readOwnFile(file: string): string {
-  const resolved = path.resolve(file);
-  if (ownFolder !== undefined && resolved !== ownFolder && !resolved.startsWith(ownFolder + path.sep)) throw new Error(`${file} is outside the extension's folder`);
+  // Resolved through symbolic links too, as its fetch is (extension-files.ts).
+  const resolved = realpathSync(file);
+  const folder = ownFolder === undefined ? undefined : realpathSync(ownFolder);
+  if (folder !== undefined && resolved !== folder && !resolved.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension's folder`);
   return readFileSync(resolved, 'utf8');
 }
 
