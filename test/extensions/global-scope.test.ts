@@ -1,7 +1,13 @@
 // The global scope as an EventTarget where Chromium 156 cannot be the oracle: MV2 background pages
 // (Chromium no longer runs MV2) and what wrtui says when a listener on the global throws. The
 // service worker's side is compared with Chromium in chromium-service-worker.test.ts.
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { extensionIdFromKey } from '../../src/engine/extensions/extension-id.js';
+import { storageFileOf } from '../../src/engine/extensions/storage-areas.js';
+import { startOrigin } from '../helpers/origin.js';
 import { openRuleFolder, type RuleFolder } from '../rules/rule-folder.js';
 
 let folder: RuleFolder | undefined;
@@ -166,36 +172,34 @@ console.log(JSON.stringify(report));`,
   });
 
   it('localStorage outlives wrtui: the next start finds what the page set (its file is 0600); sessionStorage does not', async () => {
-    const { mkdtemp, stat } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const path = await import('node:path');
     const stateDir = await mkdtemp(path.join(tmpdir(), 'wrtui-web-storage-'));
     const script = `const visits = Number(localStorage.getItem('visits') ?? 0) + 1;
 localStorage.setItem('visits', String(visits));
 console.log(JSON.stringify({ visits, session: sessionStorage.getItem('seen') }));
 sessionStorage.setItem('seen', 'yes');`;
     // Each start is a new folder: the manifest's key keeps the id (and so the storage) the same, as in Chrome.
-    const key = JSON.parse(await (await import('node:fs/promises')).readFile(new URL('../../fixtures/extensions/mv3-blocker/manifest.json', import.meta.url), 'utf8')).key as string;
+    const key = (JSON.parse(await readFile(new URL('../../fixtures/extensions/mv3-blocker/manifest.json', import.meta.url), 'utf8')) as { key: string }).key;
     const files = { 'Visits/manifest.json': JSON.stringify({ manifest_version: 2, name: 'Visits', version: '1', key, background: { scripts: ['bg.js'] } }), 'Visits/bg.js': script };
-    for (const expected of [1, 2]) {
-      folder = await openRuleFolder({ files, host: { stateDir } });
-      const entry = await folder.waitForEntry((e) => e.kind === 'log' && e.source === 'Visits' && e.message.startsWith('{'), { since: 0 });
-      expect(JSON.parse((entry as { message: string }).message)).toEqual({ visits: expected, session: null });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const dir = folder.dir;
-      await folder.close();
-      folder = undefined;
-      const kept = await (await import('node:fs/promises')).readdir(path.join(stateDir, 'extensions'), { recursive: true });
-      const file = kept.map(String).find((name) => name.endsWith('local-storage.json'));
-      expect(file, `local-storage.json in ${stateDir} (rules folder ${dir})`).toBeDefined();
-      expect((await stat(path.join(stateDir, 'extensions', file!))).mode & 0o777).toBe(0o600);
+    try {
+      for (const expected of [1, 2]) {
+        folder = await openRuleFolder({ files, host: { stateDir } });
+        const entry = await folder.waitForEntry((e) => e.kind === 'log' && e.source === 'Visits' && e.message.startsWith('{'), { since: 0 });
+        expect(JSON.parse((entry as { message: string }).message)).toEqual({ visits: expected, session: null });
+        // The change reaches the host within a turn; closing writes what it holds.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await folder.close();
+        folder = undefined;
+        const file = path.join(path.dirname(storageFileOf(stateDir, extensionIdFromKey(key))), 'local-storage.json');
+        expect((await stat(file)).mode & 0o777).toBe(0o600);
+      }
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
     }
   });
 });
 
 describe("a background page's XMLHttpRequest (over its fetch)", () => {
   it('loads the extension\'s own file and an origin\'s answer with the events and states of a browser\'s; errors, abort, timeout and synchronous use fail as they should', async () => {
-    const { startOrigin } = await import('../helpers/origin.js');
     const origin = await startOrigin((req, res) => {
       if (req.url === '/slow') return; // never answers: the request's timeout ends it
       res.setHeader('Content-Type', 'text/plain');

@@ -4,7 +4,7 @@
 // `URL.constructor.constructor('return process')()` handed any extension `process`, and through it
 // every file of the user's. These tests try the ways out from a third-party extension's service
 // worker and from a rule without `node: true`.
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,10 +13,13 @@ import { openRuleFolder, ruleSource, type RuleFolder } from '../rules/rule-folde
 
 let folder: RuleFolder | undefined;
 let origin: Origin | undefined;
+/** Files and folders a test made outside its rules folder (removed after it). */
+const made: string[] = [];
 afterEach(async () => {
   await folder?.close();
   await origin?.close();
   folder = origin = undefined;
+  await Promise.all(made.splice(0).map((file) => rm(file, { recursive: true, force: true })));
 });
 
 /** What the probe reported (its one console.log of JSON), once it has. */
@@ -98,6 +101,7 @@ console.log(JSON.stringify(report));`),
   it("importScripts cannot climb out of the extension's folder: '..%2f' stays on the extension's origin but would decode to a path outside it", async () => {
     // A script outside the extension's folder whose running would show (its ReferenceError names its first word).
     const outside = path.join(tmpdir(), `wrtui-outside-${process.pid}.js`);
+    made.push(outside);
     await writeFile(outside, 'secretWordOutside;\n');
     const climb = `${'..%2f'.repeat(12)}${outside.replace(/^\//, '').replaceAll('/', '%2f')}`;
     folder = await openRuleFolder({
@@ -118,9 +122,12 @@ console.log(JSON.stringify(report));`),
   it('nor through a symbolic link in its folder that points out of it', async () => {
     const { mkdtemp, mkdir, symlink } = await import('node:fs/promises');
     const outside = path.join(tmpdir(), `wrtui-outside-link-${process.pid}.js`);
+    made.push(outside);
     await writeFile(outside, 'self.secretRan = true;\n');
     // The extension, with the link already in it, before wrtui loads it.
-    const dir = path.join(await mkdtemp(path.join(tmpdir(), 'wrtui-linked-')), 'probe');
+    const linked = await mkdtemp(path.join(tmpdir(), 'wrtui-linked-'));
+    made.push(linked);
+    const dir = path.join(linked, 'probe');
     await mkdir(dir);
     for (const [file, source] of Object.entries(extensionFiles(`
 const report = {};
@@ -185,6 +192,7 @@ describe('a rule without `node: true` gets none of a Node module\'s values', () 
 
   it('with `node: true` the same rule reads a file', async () => {
     const file = path.join(tmpdir(), `wrtui-node-rule-${process.pid}.txt`);
+    made.push(file);
     await writeFile(file, 'readable');
     folder = await openRuleFolder({
       files: {
