@@ -53,7 +53,10 @@ export async function endProcessGroup(child: ChildProcess, exited: Promise<unkno
  */
 export async function whileInFirefox<T>(extension: string, work: string, report: Promise<T>): Promise<T> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(WEB_EXT, ['run', '--source-dir', extension, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', await firefoxProfile(path.join(work, 'profile')), '--start-url', 'about:blank'], {
+  // --keep-profile-changes: Firefox runs in the profile under `work` itself. Without it web-ext
+  // runs a copy in /tmp, which it cannot remove when its process group is ended (15 MB a run).
+  const profile = await firefoxProfile(path.join(work, 'profile'));
+  const child = spawn(WEB_EXT, ['run', '--source-dir', extension, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', profile, '--keep-profile-changes', '--start-url', 'about:blank'], {
     stdio: 'ignore',
     detached: true,
   });
