@@ -207,23 +207,21 @@ export class ServiceWorkerScope {
   /** Its first run: install, then `installed` (runtime.onInstalled, given), then activate. */
   async install(installed: () => void): Promise<void> {
     this.#state = 'installing';
-    const install = new InstallEvent('install');
-    this.#events.dispatch(install);
-    try {
-      await install.finished();
-    } catch (error) {
-      this.#onError(error, 'the install event\'s waitUntil');
-    }
+    await this.#extendable(new InstallEvent('install'));
     this.#state = 'installed';
     installed();
     this.#state = 'activating';
-    const activate = new ExtendableEvent('activate');
-    this.#events.dispatch(activate);
-    try {
-      await activate.finished();
-    } catch (error) {
-      this.#onError(error, 'the activate event\'s waitUntil');
-    }
+    await this.#extendable(new ExtendableEvent('activate'));
     this.#state = 'activated';
+  }
+
+  /** Dispatches `event`, then waits for what its listeners gave waitUntil (a rejection is reported, and the run goes on). */
+  async #extendable(event: ExtendableEvent): Promise<void> {
+    this.#events.dispatch(event);
+    try {
+      await event.finished();
+    } catch (error) {
+      this.#onError(error, `the ${event.type} event's waitUntil`);
+    }
   }
 }
