@@ -24,33 +24,36 @@ export interface PageDom {
 
 /** The worker's source text (a CommonJS script, run with `new Worker(code, { eval: true })`). */
 export function workerSource(): Promise<string> {
-  cached ??= (async () => {
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    const prebuilt = path.join(here, WORKER_SCRIPT_FILE);
-    if (existsSync(prebuilt) && !existsSync(path.join(here, 'worker', 'worker-main.ts'))) return readFile(prebuilt, 'utf8');
-    const sources = existsSync(path.join(here, 'worker')) ? path.join(here, 'worker') : path.resolve(here, '../src/engine/extensions/worker');
-    return buildWorkerSource(sources);
-  })();
-  cached.catch(() => {
-    cached = undefined;
-  });
+  cached ??= retriedOnFailure(() => builtOrBundled(WORKER_SCRIPT_FILE, 'worker-main.ts', buildWorkerSource), () => (cached = undefined));
   return cached;
 }
 
 /** The DOM script for background pages, with the names of the globals it gives. */
 export function pageDom(): Promise<PageDom> {
-  cachedPageDom ??= (async () => {
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    const prebuilt = path.join(here, PAGE_DOM_SCRIPT_FILE);
-    const fromSources = existsSync(path.join(here, 'worker', 'page-document.ts'));
-    const domSource = !fromSources && existsSync(prebuilt) ? await readFile(prebuilt, 'utf8') : await buildPageDomSource(fromSources ? path.join(here, 'worker') : path.resolve(here, '../src/engine/extensions/worker'));
+  cachedPageDom ??= retriedOnFailure(async () => {
+    const domSource = await builtOrBundled(PAGE_DOM_SCRIPT_FILE, 'page-document.ts', buildPageDomSource);
     const linkedom = (await import('linkedom')) as Record<string, unknown>;
     return { domSource, globals: domGlobalNames(Object.keys(linkedom)) };
-  })();
-  cachedPageDom.catch(() => {
-    cachedPageDom = undefined;
-  });
+  }, () => (cachedPageDom = undefined));
   return cachedPageDom;
+}
+
+/**
+ * The script the build wrote beside this module (`file`), or, run from the sources (tests, tsx:
+ * `entry` is in worker/ here or under src/), bundled from them now, so never stale there.
+ */
+async function builtOrBundled(file: string, entry: string, bundle: (workerDir: string) => Promise<string>): Promise<string> {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const prebuilt = path.join(here, file);
+  if (existsSync(prebuilt) && !existsSync(path.join(here, 'worker', entry))) return readFile(prebuilt, 'utf8');
+  return bundle(existsSync(path.join(here, 'worker')) ? path.join(here, 'worker') : path.resolve(here, '../src/engine/extensions/worker'));
+}
+
+/** `make()`, whose cache is cleared (`forget`) if it fails, so the next caller tries again. */
+function retriedOnFailure<T>(make: () => Promise<T>, forget: () => void): Promise<T> {
+  const made = make();
+  made.catch(forget);
+  return made;
 }
 
 /** Bundles the page DOM script from `workerDir` (minified: it is evaluated in each page that uses it). */
