@@ -61,6 +61,11 @@ const WEB_GLOBALS = [
   'DOMException', 'structuredClone', 'crypto', 'Crypto', 'CryptoKey', 'SubtleCrypto', 'performance', 'queueMicrotask', 'ReadableStream', 'WritableStream',
   'TransformStream', 'TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'DecompressionStream', 'WebAssembly',
 ] as const;
+/** The Web globals whose Node versions an extension must not get as they are: its own instead (below). */
+const OWN_GLOBALS: Partial<Record<(typeof WEB_GLOBALS)[number], () => unknown>> = {
+  BroadcastChannel: () => originBroadcastChannel(),
+  fetch: () => extensionFetch,
+};
 const sandbox: Record<string, unknown> = {};
 for (const name of WEB_GLOBALS) {
   // Node makes most of these on first use (fetch loads undici; CompressionStream, zlib): each is
@@ -70,7 +75,7 @@ for (const name of WEB_GLOBALS) {
   const settle = (value: unknown) => Object.defineProperty(sandbox, name, { value, writable: true, configurable: true, enumerable: true });
   Object.defineProperty(sandbox, name, {
     get: () => {
-      const value = name === 'BroadcastChannel' ? originBroadcastChannel() : name === 'fetch' ? extensionFetch : (globalThis as Record<string, unknown>)[name];
+      const value = name in OWN_GLOBALS ? OWN_GLOBALS[name]!() : (globalThis as Record<string, unknown>)[name];
       settle(value);
       return value;
     },
@@ -152,11 +157,19 @@ const nodeRefusal = (what: string) =>
  * extension's origin and decodes to a path that climbs out of it.
  */
 function readOwnFile(file: string): string {
-  // Resolved through symbolic links too, as its fetch is (extension-files.ts).
+  // Resolved through symbolic links too, as its fetch is (extension-files.ts); ownFolder is already.
   const resolved = realpathSync(file);
-  const folder = ownFolder === undefined ? undefined : realpathSync(ownFolder);
-  if (folder !== undefined && resolved !== folder && !resolved.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension's folder`);
+  if (ownFolder !== undefined && resolved !== ownFolder && !resolved.startsWith(ownFolder + path.sep)) throw new Error(`${file} is outside the extension's folder`);
   return readFileSync(resolved, 'utf8');
+}
+
+/** `folder` with its symbolic links resolved (as it is, if it cannot be). */
+function realFolder(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return path.resolve(folder);
+  }
 }
 
 // ── source maps: locations in the files the user wrote ─────────────────────
@@ -236,7 +249,7 @@ const bridge: Bridge = {
 
 /** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
 function start(boot: WorkerBoot): void {
-  ownFolder = path.resolve(boot.rootDir);
+  ownFolder = realFolder(boot.rootDir);
   ownOrigin = boot.baseUrl.replace(/\/+$/, '');
   const bindings: BindingsHandle = install(bridge, boot);
 
