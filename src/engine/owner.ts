@@ -19,8 +19,8 @@ export interface Owner {
   precedence: number;
   /** The browser whose interface it sees (personas/): what registration accepts and what details show. */
   readonly persona: Persona;
-  /** runtime.id of the extension it is (extensions and rules): its own chrome-extension:// URLs are its to see. */
-  readonly extensionId?: string;
+  /** The host of its own URLs (chrome-extension://<id>/, moz-extension://<uuid>/; extensions and rules): those URLs are its to see. */
+  readonly extensionHost?: string;
   /** Chrome's webRequest.onActionIgnored: told when one of its answers lost to another extension's. */
   actionIgnored?: (requestId: string, action: IgnoredAction) => void;
   /** Its blocking answers come from a person at the keyboard (breakpoints): no listener timeout. */
@@ -35,7 +35,7 @@ export interface OwnerManifest {
   host_permissions?: string[];
   dryRun?: boolean;
   persona?: Persona;
-  extensionId?: string;
+  extensionHost?: string;
 }
 
 let installCounter = 0;
@@ -49,7 +49,7 @@ export function createOwner(manifest: OwnerManifest, options: { precedence?: num
     dryRun: manifest.dryRun ?? false,
     precedence: options.precedence ?? ++installCounter,
     persona: manifest.persona ?? specPersona,
-    ...(manifest.extensionId !== undefined && { extensionId: manifest.extensionId }),
+    ...(manifest.extensionHost !== undefined && { extensionHost: manifest.extensionHost }),
   };
 }
 

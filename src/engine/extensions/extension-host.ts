@@ -160,6 +160,7 @@ interface HostedRecord {
   running: Promise<void> | undefined;
   again: boolean;
   services: ExtensionServices | undefined;
+  /** Chrome's id for it (the manifest's key, else its path): what its storage and DNR rules are kept under, whatever the persona. */
   extensionId: string | undefined;
   policy: RestartPolicy;
   runtime: RuntimeState;
@@ -228,7 +229,7 @@ export class ExtensionHost {
     // A redirect to one of its extensions' URLs is served from that extension's folder.
     this.engine.lifecycle.extensionResources = async (url) => {
       for (const record of this.#records.values()) {
-        if (record.kind !== 'extension' || record.extensionId !== url.host || !record.current?.pkg.manifest) continue;
+        if (record.kind !== 'extension' || !record.current?.pkg.manifest || new URL(record.current.pkg.boot.baseUrl).host !== url.host) continue;
         return webAccessibleResource(record.key, webAccessiblePatterns(record.current.pkg.manifest.raw), url);
       }
       return undefined;
@@ -443,7 +444,7 @@ export class ExtensionHost {
     }
     let pkg: PreparedPackage;
     try {
-      pkg = record.kind === 'rule' ? await prepareRule(record.key) : await prepareExtension(record.key);
+      pkg = record.kind === 'rule' ? await prepareRule(record.key) : await prepareExtension(record.key, this.#options.persona);
     } catch (error) {
       if (error instanceof RuleBuildError || error instanceof ExtensionManifestError || error instanceof PackageError) {
         return this.#fail(record, { message: error.message, ...(error.location && { location: error.location }) }, cause);
@@ -453,10 +454,10 @@ export class ExtensionHost {
     this.#trackInputs(record, pkg.inputs);
     if (pkg.manifest) record.name = pkg.manifest.name;
     for (const warning of pkg.manifest?.warnings ?? []) this.#journalRule(record, 'warning', warning, path.join(record.key, MANIFEST_FILE));
-    record.extensionId = pkg.boot.extensionId;
+    record.extensionId = pkg.manifest?.id ?? pkg.boot.extensionId;
     record.services ??= await ExtensionServices.open(this.engine, {
       stateDir: this.#options.stateDir,
-      extensionId: pkg.boot.extensionId,
+      extensionId: record.extensionId,
       name: record.name,
       onAlarm: (alarm) => record.current?.worker.alarm(alarm),
     });
@@ -490,15 +491,15 @@ export class ExtensionHost {
           host_permissions: checked.manifest.host_permissions,
           dryRun: this.#dryRunFor(record, checked.manifest.dryRun),
           persona: personaNamed(choosePersona({ ...(checked.manifest.persona && { declared: checked.manifest.persona }), ...(this.#options.persona && { flag: this.#options.persona }) })),
-          extensionId: pkg.boot.extensionId,
+          extensionHost: new URL(pkg.boot.baseUrl).host,
         },
         { precedence: 0 }, // set by #rank() when the version goes live
       );
     };
-    const extensionPersona = pkg.manifest ? choosePersona({ ...(this.#options.persona && { flag: this.#options.persona }), manifest: pkg.boot.manifest ?? {} }) : undefined;
+    const extensionPersona = pkg.persona;
     const extensionOwner = pkg.manifest
       ? createOwner(
-          { name: pkg.manifest.name, permissions: pkg.manifest.permissions, host_permissions: pkg.manifest.hostPermissions, dryRun: this.#dryRunFor(record, undefined), persona: personaNamed(extensionPersona!), extensionId: pkg.boot.extensionId },
+          { name: pkg.manifest.name, permissions: pkg.manifest.permissions, host_permissions: pkg.manifest.hostPermissions, dryRun: this.#dryRunFor(record, undefined), persona: personaNamed(extensionPersona!), extensionHost: new URL(pkg.boot.baseUrl).host },
           { precedence: 0 },
         )
       : undefined;
@@ -874,7 +875,7 @@ export class ExtensionHost {
       name,
       file: record.key,
       kind: record.kind,
-      extensionId: record.extensionId,
+      extensionId: current?.pkg.boot.extensionId ?? record.extensionId,
       persona: current?.owner.persona.name ?? this.#options.persona ?? 'spec',
       state: record.state,
       dryRun: current ? current.owner.dryRun : (record.dryRunOverride?.on ?? false),

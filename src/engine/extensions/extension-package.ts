@@ -8,6 +8,8 @@ import { build, type BuildFailure, type Plugin } from 'esbuild';
 import { bundleRule } from '../rules/rule-bundler.js';
 import { readExtensionManifest, MANIFEST_FILE, type ExtensionManifest } from './extension-manifest.js';
 import { extensionIdFromPath } from './extension-id.js';
+import { extensionIdentity, ExtensionIdentityError, type ExtensionIdentity } from './extension-identity.js';
+import { choosePersona, type PersonaName } from '../personas/index.js';
 import type { ScriptUnit, WorkerBoot } from './protocol.js';
 import type { StaticRuleset } from '../dnr/dnr-engine.js';
 
@@ -22,6 +24,8 @@ export interface PreparedPackage {
   inputs: string[];
   /** Extensions: the static rulesets `declarative_net_request.rule_resources` names, read. */
   dnrRulesets?: StaticRuleset[];
+  /** Extensions: the browser it sees (`--persona`, else its manifest's choice). Rules learn theirs from their module. */
+  persona?: PersonaName;
 }
 
 export class PackageError extends Error {
@@ -57,15 +61,27 @@ export async function prepareRule(file: string): Promise<PreparedPackage> {
   };
 }
 
-/** An unpacked extension folder, as Chrome's "Load unpacked" reads it. */
-export async function prepareExtension(dir: string): Promise<PreparedPackage> {
+/**
+ * An unpacked extension folder, as Chrome's "Load unpacked" reads it, or Firefox's temporary
+ * add-on when the persona is Firefox's (`personaFlag` is `--persona`).
+ */
+export async function prepareExtension(dir: string, personaFlag?: PersonaName): Promise<PreparedPackage> {
   const manifest = await readExtensionManifest(dir);
+  const persona = choosePersona({ ...(personaFlag && { flag: personaFlag }), manifest: manifest.raw });
+  let identity: ExtensionIdentity;
+  try {
+    identity = extensionIdentity(manifest, persona);
+  } catch (error) {
+    if (error instanceof ExtensionIdentityError) throw new PackageError(error.message, path.join(dir, MANIFEST_FILE));
+    throw error;
+  }
   const { scripts, pageHtml } = await backgroundScripts(manifest);
   const dnrRulesets = await staticRulesets(manifest);
   return {
     dnrRulesets,
+    persona,
     boot: {
-      extensionId: manifest.id,
+      extensionId: identity.id,
       name: manifest.name,
       kind: 'extension',
       manifest: manifest.raw,
@@ -73,7 +89,7 @@ export async function prepareExtension(dir: string): Promise<PreparedPackage> {
       permissions: manifest.permissions,
       hostPermissions: manifest.hostPermissions,
       rootDir: dir,
-      baseUrl: `chrome-extension://${manifest.id}/`,
+      baseUrl: identity.baseUrl,
       scripts,
       rule: undefined,
       ...(pageHtml !== undefined && { pageHtml }),

@@ -17,10 +17,13 @@ export type LocaleMessages = Record<string, LocaleMessage>;
 /** wrtui's UI locale, as Chrome names it in _locales (en-US in getUILanguage). */
 export const UI_LOCALE = 'en_US';
 
-/** The predefined messages (`@@extension_id`, `@@ui_locale`, the bidi ones) for an extension. */
-export function predefinedMessages(extensionId: string, uiLocale: string = UI_LOCALE): Record<string, string> {
+/**
+ * The predefined messages (`@@extension_id`, `@@ui_locale`, the bidi ones) for an extension.
+ * `@@extension_id` is the host of its URLs: Chrome's id, Firefox's internal UUID (not its runtime.id).
+ */
+export function predefinedMessages(extensionHost: string, uiLocale: string = UI_LOCALE): Record<string, string> {
   return {
-    '@@extension_id': extensionId,
+    '@@extension_id': extensionHost,
     '@@ui_locale': uiLocale,
     '@@bidi_dir': 'ltr',
     '@@bidi_reversed_dir': 'rtl',

@@ -156,7 +156,7 @@ export class ListenerRegistry {
 
   #sees(listener: RegisteredListener, request: FilterableRequest): boolean {
     // An extension's own URL (a redirect to its resource) is its own to see, and no other's (Chromium 156).
-    if (request.extensionHost !== undefined) return listener.owner.extensionId === request.extensionHost && listener.filter.matches(request);
+    if (request.extensionHost !== undefined) return listener.owner.extensionHost === request.extensionHost && listener.filter.matches(request);
     if (!listener.filter.matches(request) || !listener.owner.hostPermissions.matches(request.url)) return false;
     // Chrome shows a CORS preflight only while some listener asked for extraHeaders (checked on Chromium 156).
     if (request.context?.preflight && listener.owner.persona.preflightsNeedExtraHeaders && this.#extraHeadersListeners === 0) return false;

@@ -53,7 +53,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const reported = new Set<string>();
 
   /** A manifest text with its `__MSG_name__` resolved, as chrome.i18n would resolve it now. */
-  const localize = (text: string) => localizedManifestText(boot.messages ?? {}, predefinedMessages(boot.extensionId, persona.surfaces.uiLocale), text);
+  const localize = (text: string) => localizedManifestText(boot.messages ?? {}, predefinedMessages(new URL(boot.baseUrl).host, persona.surfaces.uiLocale), text);
   /** management.getSelf(): the extension as Chromium 156 describes an unpacked one. */
   const selfInfo = () => {
     const text = (value: unknown) => (typeof value === 'string' ? value : '');

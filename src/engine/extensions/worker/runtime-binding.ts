@@ -109,7 +109,7 @@ export function createI18n(boot: WorkerBoot, runtime: RuntimeState, onError: OnE
     getMessage: (name: unknown, substitutions?: unknown) => {
       if (typeof name !== 'string') throw new TypeError('Error in invocation of i18n.getMessage(string messageName, optional any substitutions, optional object options): No matching signature.');
       const list = substitutions === undefined ? [] : (Array.isArray(substitutions) ? substitutions : [substitutions]).map(String);
-      return localizedMessage(boot.messages ?? {}, predefinedMessages(boot.extensionId, dialect().uiLocale), name, list);
+      return localizedMessage(boot.messages ?? {}, predefinedMessages(new URL(boot.baseUrl).host, dialect().uiLocale), name, list);
     },
     getUILanguage: () => UI_LOCALE.replace('_', '-'),
     getAcceptLanguages: answeredHere(runtime, onError, 'i18n.getAcceptLanguages(optional function callback)', 0, () => answer(['en-US', 'en'])),
