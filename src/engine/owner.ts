@@ -19,7 +19,9 @@ export interface Owner {
   precedence: number;
   /** The browser whose interface it sees (personas/): what registration accepts and what details show. */
   readonly persona: Persona;
-  /** The host of its own URLs (chrome-extension://<id>/, moz-extension://<uuid>/; extensions and rules): those URLs are its to see. */
+  /** The origin of its own URLs (chrome-extension://<id>, moz-extension://<uuid>; extensions and rules): its own requests come from it. */
+  readonly extensionOrigin?: string;
+  /** That origin's host: the URLs there are its to see. */
   readonly extensionHost?: string;
   /** Chrome's webRequest.onActionIgnored: told when one of its answers lost to another extension's. */
   actionIgnored?: (requestId: string, action: IgnoredAction) => void;
@@ -35,7 +37,8 @@ export interface OwnerManifest {
   host_permissions?: string[];
   dryRun?: boolean;
   persona?: Persona;
-  extensionHost?: string;
+  /** Its base URL (chrome-extension://<id>/): its origin and host follow from it. */
+  baseUrl?: string;
 }
 
 let installCounter = 0;
@@ -49,8 +52,14 @@ export function createOwner(manifest: OwnerManifest, options: { precedence?: num
     dryRun: manifest.dryRun ?? false,
     precedence: options.precedence ?? ++installCounter,
     persona: manifest.persona ?? specPersona,
-    ...(manifest.extensionHost !== undefined && { extensionHost: manifest.extensionHost }),
+    ...(manifest.baseUrl !== undefined && originAndHost(manifest.baseUrl)),
   };
+}
+
+/** chrome-extension://<id>/ → its origin and host (URL's own origin is "null" for such schemes). */
+function originAndHost(baseUrl: string): { extensionOrigin: string; extensionHost: string } {
+  const url = new URL(baseUrl);
+  return { extensionOrigin: `${url.protocol}//${url.host}`, extensionHost: url.host };
 }
 
 /** An owner with every permission and `<all_urls>`, for tests and in-process embedding. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { extensionIdFromPath } from '../../src/engine/extensions/extension-id.js';
 import { storageFileOf } from '../../src/engine/extensions/storage-areas.js';
 import { startProxyHarness } from './proxy-harness.js';
 
@@ -19,19 +20,36 @@ export const PROBE_EXTENSION_ID = 'npngpgadjklogcjnddakfnmbbkeidjap';
 export type Report = Record<string, unknown>;
 
 export async function reportInChromium(extension: string): Promise<Report> {
+  return (await reportsInChromium(extension)).report;
+}
+
+/**
+ * The probe's report, and then the storage.local `report` of each extension loaded `alongside` it
+ * (undefined when it has none), as Chromium runs them together.
+ */
+export async function reportsInChromium(extension: string, alongside: string[] = []): Promise<{ report: Report; others: (Report | undefined)[] }> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing and CI is set (.ci/run installs chromium)`);
   const profile = await mkdtemp(path.join(tmpdir(), 'wrtui-chromium-probe-'));
+  const all = [extension, ...alongside].join(',');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     ignoreDefaultArgs: ['--disable-extensions'],
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', `--disable-extensions-except=${extension}`, `--load-extension=${extension}`],
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', `--disable-extensions-except=${all}`, `--load-extension=${all}`],
   });
   try {
-    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+    const workerOf = async (id: string) => {
+      for (let i = 0; i < 150; i++) {
+        const found = context.serviceWorkers().find((worker) => worker.url().startsWith(`chrome-extension://${id}/`));
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`no service worker of ${id} in Chromium`);
+    };
+    const readReport = async (id: string) => ((await (await workerOf(id)).evaluate('chrome.storage.local.get("report")')) as { report?: Report }).report;
     for (let i = 0; i < 100; i++) {
-      const { report } = (await worker.evaluate('chrome.storage.local.get("report")')) as { report?: Report };
-      if (report) return report;
+      const report = await readReport(PROBE_EXTENSION_ID);
+      if (report) return { report, others: await Promise.all(alongside.map((folder) => readReport(extensionIdFromPath(folder)))) };
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error('the probe never reported in Chromium');
@@ -43,15 +61,27 @@ export async function reportInChromium(extension: string): Promise<Report> {
 
 /** The report in wrtui, and what its journal said went wrong while the probe ran (errors, a failed load). */
 export async function reportInWrtui(extension: string): Promise<{ report: Report; failures: string[] }> {
+  const { report, failures } = await reportsInWrtui(extension);
+  return { report, failures };
+}
+
+/** As reportsInChromium, in wrtui under the chrome persona, with its proxy running. */
+export async function reportsInWrtui(extension: string, alongside: string[] = []): Promise<{ report: Report; others: (Report | undefined)[]; failures: string[] }> {
   const harness = await startProxyHarness();
-  const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir, persona: 'chrome' });
+  const host = await ExtensionHost.start(harness.engine, { extensions: [extension, ...alongside], watch: false, typeCheck: false, stateDir: harness.stateDir, persona: 'chrome' });
+  const stored = (id: string) => readFile(storageFileOf(harness.stateDir, id), 'utf8').catch(() => '');
+  let closed = false;
   try {
-    let stored = '';
-    await expect.poll(async () => (stored = await readFile(storageFileOf(harness.stateDir, PROBE_EXTENSION_ID), 'utf8').catch(() => '')), { timeout: 10_000 }).toContain('"report"');
+    let text = '';
+    await expect.poll(async () => (text = await stored(PROBE_EXTENSION_ID)), { timeout: 10_000 }).toContain('"report"');
     const failures = harness.entries.filter((e) => (e.kind === 'log' && e.level === 'error') || (e.kind === 'rule' && e.action === 'failed')).map((e) => JSON.stringify(e));
-    return { report: (JSON.parse(stored) as { report: Report }).report, failures };
-  } finally {
+    // Closing writes every extension's storage out: the others' reports are read whole.
     await host.close();
+    closed = true;
+    const others = await Promise.all(alongside.map(async (folder) => (JSON.parse((await stored(extensionIdFromPath(folder))) || '{}') as { report?: Report }).report));
+    return { report: (JSON.parse(text) as { report: Report }).report, others, failures };
+  } finally {
+    if (!closed) await host.close();
     await harness.close();
   }
 }

@@ -105,6 +105,8 @@ export class CaptureProxy {
       insecureHosts: options.insecureUpstreamHosts ?? [],
       ...(options.upstreamTimeoutMs !== undefined && { timeoutMs: options.upstreamTimeoutMs }),
     });
+    // Extensions' own requests go out as the proxy's do (insecure hosts, timeouts), in the default store.
+    if (this.storeId === '0') this.lifecycle.network ??= this.#upstream;
     this.#tunnels = new TunnelCheck({ timeoutMs: Math.min(options.upstreamTimeoutMs || 15_000, 15_000) });
     this.#followUps = new FollowUps({
       ...(options.followUpTimeoutMs !== undefined && { ttlMs: options.followUpTimeoutMs }),
@@ -282,6 +284,7 @@ export class CaptureProxy {
     this.#inFlight.clear();
     await Promise.all(this.#alsoListening.map((server) => new Promise((resolve) => server.close(resolve))));
     await this.#server.stop();
+    if (this.lifecycle.network === this.#upstream) this.lifecycle.network = undefined;
     this.#upstream.close();
   }
 

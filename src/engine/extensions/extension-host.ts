@@ -491,7 +491,7 @@ export class ExtensionHost {
           host_permissions: checked.manifest.host_permissions,
           dryRun: this.#dryRunFor(record, checked.manifest.dryRun),
           persona: personaNamed(choosePersona({ ...(checked.manifest.persona && { declared: checked.manifest.persona }), ...(this.#options.persona && { flag: this.#options.persona }) })),
-          extensionHost: new URL(pkg.boot.baseUrl).host,
+          baseUrl: pkg.boot.baseUrl,
         },
         { precedence: 0 }, // set by #rank() when the version goes live
       );
@@ -499,7 +499,7 @@ export class ExtensionHost {
     const extensionPersona = pkg.persona;
     const extensionOwner = pkg.manifest
       ? createOwner(
-          { name: pkg.manifest.name, permissions: pkg.manifest.permissions, host_permissions: pkg.manifest.hostPermissions, dryRun: this.#dryRunFor(record, undefined), persona: personaNamed(extensionPersona!), extensionHost: new URL(pkg.boot.baseUrl).host },
+          { name: pkg.manifest.name, permissions: pkg.manifest.permissions, host_permissions: pkg.manifest.hostPermissions, dryRun: this.#dryRunFor(record, undefined), persona: personaNamed(extensionPersona!), baseUrl: pkg.boot.baseUrl },
           { precedence: 0 },
         )
       : undefined;

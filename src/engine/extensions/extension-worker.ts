@@ -24,6 +24,7 @@ import type { Owner } from '../owner.js';
 import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
 import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-registry.js';
 import type { FilterEndpoint, ResponseFilter } from '../web-request/stream-filter.js';
+import { fetchForExtension, type ExtensionFetchRequest } from './extension-network.js';
 import type { ExtensionServices } from './extension-services.js';
 import type { HostItem, ListenerResult, WorkerBoot, WorkerItem } from './protocol.js';
 import { stackOfStuckWorker } from './stuck-stack.js';
@@ -369,6 +370,9 @@ export class ExtensionWorker implements RemoteEndpoint {
         case 'call':
           void this.#call(item[1], item[2], item[3]);
           break;
+        case 'fetch':
+          void this.#fetch(item[1], item[2]);
+          break;
         case 'lateFailure': {
           const [, event, requestId, message, location] = item;
           this.#log('warn', `${event} (request ${requestId}): ${withBrowserGlobalHint(message)}${location ? ` at ${location}` : ''}`);
@@ -523,6 +527,16 @@ export class ExtensionWorker implements RemoteEndpoint {
       this.#enqueue(['reply', id, true, value]);
     } catch (error) {
       this.#enqueue(['reply', id, false, error instanceof Error ? error.message : String(error)]);
+    }
+  }
+
+  async #fetch(id: number, request: ExtensionFetchRequest): Promise<void> {
+    const owner = this.#owner;
+    if (!this.#engine.lifecycle.network || !owner) return this.#enqueue(['fetched', id, undefined, 'direct']);
+    try {
+      this.#enqueue(['fetched', id, await fetchForExtension(this.#engine.lifecycle, owner, request)]);
+    } catch (error) {
+      this.#enqueue(['fetched', id, undefined, error instanceof Error ? error.message : String(error)]);
     }
   }
 

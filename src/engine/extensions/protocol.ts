@@ -11,6 +11,7 @@
 // Promise bookkeeping per call, which the blocking events need, but the observing events (most of
 // them) need no answer and the per-event cost is what the benchmark measures. See the README's
 // "Extension host" section for the figures.
+import type { ExtensionFetchRequest, ExtensionFetchResponse } from './extension-network.js';
 import type { LocaleMessages } from './locale-messages.js';
 import type { PageBoot } from './worker/page-dom.js';
 import type { WebRequestEventName } from '../types.js';
@@ -74,6 +75,8 @@ export type HostItem =
   | ['event', call: number, event: WebRequestEventName, lids: number[], details: string]
   /** The answer to the worker's `call`. */
   | ['reply', id: number, ok: boolean, value: unknown]
+  /** The answer to the worker's `fetch`: the response, or why not (`direct`: no proxy here, Node's own fetch serves it). */
+  | ['fetched', id: number, response: ExtensionFetchResponse | undefined, failure?: string]
   /** A cookie change the extension's cookies.onChanged listeners may see. */
   | ['cookieChanged', info: string]
   | ['alarm', alarm: unknown]
@@ -104,6 +107,8 @@ export type WorkerItem =
   /** A non-blocking listener failed (nobody waited for it). */
   | ['lateFailure', event: WebRequestEventName, requestId: string, message: string, location?: string]
   | ['call', id: number, method: string, args: unknown[]]
+  /** The extension's own request to the network (fetch, XMLHttpRequest): sent through the proxy's lifecycle (extension-network.ts). */
+  | ['fetch', id: number, request: ExtensionFetchRequest]
   | ['cookieListeners', count: number]
   /** How many listeners an event without a host-side registry has now (cookies.onChanged, runtime.onInstalled …), for the Rules view. */
   | ['eventListeners', event: string, count: number]

@@ -26,6 +26,7 @@ export const specPersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: false,
   hasSecurityInfo: false,
+  seesOwnRequests: true,
   surfaces: CHROME_SURFACES,
   userAgent: undefined,
   hasFilterResponseData: false,

@@ -35,7 +35,7 @@ import type { FilterableRequest } from './request-filter.js';
 import { cookieNames, mergeCookieHeader } from './request-cookies.js';
 import { securityInfo, type SecurityInfoOptions, type TlsFacts } from './security-info.js';
 import { ResponseFilter, type FilterEndpoint } from './stream-filter.js';
-import { statusLineOf, type ResponseHead } from './transport.js';
+import { statusLineOf, type ResponseHead, type Transport } from './transport.js';
 import type { DnrEngine, DnrRequestInfo } from '../dnr/dnr-engine.js';
 import { dnrResourceType } from '../dnr/dnr-resource-type.js';
 
@@ -82,6 +82,16 @@ export interface RequestInit {
   parentFrameId?: number;
   /** The cookie store this request uses: "0" (default) or "1" (incognito). */
   storeId?: string;
+  /** Made by an extension itself (its own fetch): it comes from that extension's origin, and only it may see it. */
+  madeBy?: ExtensionRequester;
+  /** Without the store's cookies, and storing none it is sent (fetch's `credentials: "omit"`). */
+  withoutCookies?: boolean;
+}
+
+/** The extension a request comes from: its origin (chrome-extension://<id>) and that origin's host. */
+export interface ExtensionRequester {
+  origin: string;
+  host: string;
 }
 
 export type BeforeRequestDecision =
@@ -160,6 +170,8 @@ export class RequestLifecycle {
   extensionResources: ExtensionResourceLookup | undefined;
   /** A tab counted from traffic for the first time (the extension host tells extensions: tabs.onCreated). */
   onTabCreated: ((tab: KnownTab) => void) | undefined;
+  /** Where the requests extensions make themselves go out (the live proxy's upstream); none in replay. */
+  network: Transport | undefined;
   /**
    * How many times a request has started waiting for listeners' answers (counted synchronously, as
    * the wait begins): replay's scheduler lets other requests' steps run during those waits.
@@ -299,6 +311,8 @@ export class RequestFlight {
   readonly frameId: number;
   readonly parentFrameId: number;
   readonly storeId: string;
+  readonly madeBy: ExtensionRequester | undefined;
+  readonly #withoutCookies: boolean;
   url: string;
   method: string;
   /** The client's headers for the current hop, before cookies and listeners. */
@@ -356,6 +370,8 @@ export class RequestFlight {
     this.windowId = init.windowId ?? -1;
     this.parentFrameId = init.parentFrameId ?? -1;
     this.storeId = init.storeId ?? '0';
+    this.madeBy = init.madeBy;
+    this.#withoutCookies = init.withoutCookies ?? false;
     this.url = init.url;
     this.method = init.method.toUpperCase();
     this.requestHeaders = init.requestHeaders;
@@ -406,6 +422,8 @@ export class RequestFlight {
 
   /** The request's context (initiator, document, frames), the same through redirects as Chrome's initiator is. */
   get context(): RequestContext {
+    // An extension's own request comes from its origin, in no tab or frame (Chromium 156).
+    if (this.madeBy) return (this.#context ??= { initiator: this.madeBy.origin, preflight: false, thirdParty: false });
     return (this.#context ??= requestContext({ url: this.url, method: this.method, headers: this.#clientHeaders, type: this.type }, this.lifecycle.documents));
   }
 
@@ -448,7 +466,7 @@ export class RequestFlight {
     let headers = this.requestHeaders;
     const added: WrtuiAddedHeader[] = [];
     const cookies = this.lifecycle.cookies;
-    if (cookies && this.lifecycle.cookieMode === 'send') {
+    if (cookies && this.lifecycle.cookieMode === 'send' && !this.#withoutCookies) {
       // A client may split its cookies over several Cookie fields (HTTP/2 does): all of them count.
       const fromClient = getHeaderValues(headers, 'cookie').join('; ') || undefined;
       const fromJar = cookies.cookieHeader(this.url, this.storeId);
@@ -819,7 +837,7 @@ export class RequestFlight {
 
   #storeCookies(responseHeaders: HttpHeaders): void {
     const cookies = this.lifecycle.cookies;
-    if (!cookies) return;
+    if (!cookies || this.#withoutCookies) return;
     const setCookies = getHeaderValues(responseHeaders, 'set-cookie');
     if (setCookies.length === 0) return;
     const result = cookies.setFromResponse(this.url, setCookies, this.storeId);
@@ -853,6 +871,7 @@ export class RequestFlight {
       windowId: this.windowId,
       storeId: this.storeId,
       ...(EXTENSION_PROTOCOLS.has(url.protocol) && { extensionHost: url.host }),
+      ...(this.madeBy && { madeBy: this.madeBy.host }),
       get context() {
         return flight.context;
       },

@@ -14,6 +14,8 @@ export interface FilterableRequest {
   storeId?: string;
   /** At an extension's own URL (a redirect to its resource): that extension's id, which alone sees it. */
   extensionHost?: string;
+  /** Made by an extension itself (its own fetch): the host of its origin. */
+  madeBy?: string;
   /** Where it comes from, for the personas' details fields and Chrome's preflight rule. */
   context?: RequestContext;
   /** A persona's details fields for this request, made once per request (personas/). */

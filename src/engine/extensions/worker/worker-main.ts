@@ -14,6 +14,7 @@ import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
 import { extensionRelativePath, readExtensionFile } from '../extension-files.js';
 import { lockDownHostRealm } from './host-realm-lockdown.js';
+import { NetworkFetch } from './network-fetch.js';
 import { firstUserFrame } from './stack-frames.js';
 
 // The bindings script, inlined by the build (see worker-script.ts).
@@ -102,11 +103,13 @@ function originBroadcastChannel(): typeof BroadcastChannel {
   };
 }
 
+const network = new NetworkFetch(post);
+
 /**
  * fetch as an extension has it: a URL relative to its page or service worker, or on its own origin,
  * is its own packaged file (`fetch('data/rules.json')`, how extensions load their data; Node's
- * fetch knows neither), and a file that is not there fails as Chrome's does. Anything else is
- * Node's fetch.
+ * fetch knows neither), and a file that is not there fails as Chrome's does. An http(s) URL goes
+ * out through the proxy (network-fetch.ts). Anything else (data:, blob:) is Node's fetch.
  */
 async function extensionFetch(input: unknown, init?: unknown): Promise<Response> {
   const given = typeof input === 'object' && input !== null && typeof (input as { url?: unknown }).url === 'string' ? (input as { url: string }).url : String(input);
@@ -117,9 +120,9 @@ async function extensionFetch(input: unknown, init?: unknown): Promise<Response>
   } catch {
     url = undefined;
   }
-  if (!url || ownOrigin === undefined || ownFolder === undefined || `${url.protocol}//${url.host}` !== ownOrigin) {
-    return fetch((url && typeof input === 'string' ? url.href : input) as Parameters<typeof fetch>[0], init as Parameters<typeof fetch>[1]);
-  }
+  const nodeFetch = () => fetch((url && typeof input === 'string' ? url.href : input) as Parameters<typeof fetch>[0], init as Parameters<typeof fetch>[1]);
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return network.fetch(url, input, init as RequestInit | undefined, nodeFetch);
+  if (!url || ownOrigin === undefined || ownFolder === undefined || `${url.protocol}//${url.host}` !== ownOrigin) return nodeFetch();
   // Whatever the method: Chromium 156 answers a POST, and a HEAD with the body too.
   const relative = extensionRelativePath(url);
   const file = relative === undefined ? undefined : await readExtensionFile(ownFolder, relative);
@@ -268,6 +271,7 @@ function start(boot: WorkerBoot): void {
     let others: HostItem[] | undefined;
     for (const item of batch) {
       if (item[0] === 'ping') post(['pong', item[1], v8.getHeapStatistics().used_heap_size]);
+      else if (item[0] === 'fetched') network.answered(item[1], item[2], item[3]);
       else (others ??= []).push(item);
     }
     if (others) bindings.receive(others);

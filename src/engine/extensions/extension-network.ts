@@ -1,0 +1,130 @@
+// The requests an extension makes itself (fetch and XMLHttpRequest in its background) go out
+// through the proxy's own request lifecycle, as a browser sends them through its network stack: they
+// are journaled (the TUI lists them), the cookie jar's cookies go with them and their Set-Cookie
+// lands in it, the rules act on them, and webRequest shows them to the extension itself only where
+// its browser does (Chromium 156: to it alone; Firefox ESR 153.7: to no one). Their headers are
+// Chromium 156's for an extension's fetch (checked in test/extensions/extension-network.test.ts).
+// Runs on the proxy thread, for the extension's worker, which awaits the answer.
+import { Readable } from 'node:stream';
+import type { Owner } from '../owner.js';
+import type { HttpHeaders } from '../types.js';
+import { decodedStream } from '../web-request/content-decoding.js';
+import type { RequestLifecycle } from '../web-request/lifecycle.js';
+import { parseRequestBody } from '../web-request/request-body.js';
+import { runRequest } from '../web-request/run-request.js';
+import { TransportError, type Transport } from '../web-request/transport.js';
+
+export interface ExtensionFetchRequest {
+  url: string;
+  method: string;
+  /** The headers the extension set, in order (a browser's forbidden ones are dropped here). */
+  headers: [name: string, value: string][];
+  body?: Uint8Array;
+  /** fetch's credentials mode: only "omit" leaves the jar's cookies out (an extension's others get them, as in Chromium). */
+  credentials?: 'omit' | 'same-origin' | 'include';
+}
+
+export interface ExtensionFetchResponse {
+  /** The URL answered, after the redirects followed. */
+  url: string;
+  redirected: boolean;
+  status: number;
+  statusText: string;
+  headers: [name: string, value: string][];
+  /** With its Content-Encoding undone, as fetch hands it over. */
+  body: Uint8Array;
+}
+
+/** What a browser's fetch does not let a script set (the Fetch standard's forbidden request headers). */
+const FORBIDDEN = new Set([
+  'accept-charset', 'accept-encoding', 'access-control-request-headers', 'access-control-request-method', 'connection', 'content-length', 'cookie', 'cookie2',
+  'date', 'dnt', 'expect', 'host', 'keep-alive', 'origin', 'referer', 'set-cookie', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'via',
+]);
+const isForbidden = (name: string) => FORBIDDEN.has(name) || name.startsWith('proxy-') || name.startsWith('sec-');
+
+/** The Fetch standard's bad ports: a browser refuses to connect to them (net::ERR_UNSAFE_PORT in Chromium). */
+const BAD_PORTS = new Set([
+  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
+  139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049,
+  3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+/** `network`, refusing a bad port on every hop (a redirect may lead to one), as the browser's stack does after onSendHeaders. */
+function refusingBadPorts(network: Transport): Transport {
+  return {
+    send: (outgoing, signal) => (BAD_PORTS.has(Number(new URL(outgoing.url).port)) && new URL(outgoing.url).port !== '' ? Promise.reject(new TransportError('net::ERR_UNSAFE_PORT')) : network.send(outgoing, signal)),
+  };
+}
+
+/** Node cannot undo zstd: wrtui asks for the codings it can (Chromium 156 adds zstd). */
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+
+/**
+ * Sends `request` for `owner` and resolves with the response, its body decoded; rejects with a
+ * TypeError "Failed to fetch" (Chrome's words) when the request fails or is cancelled.
+ */
+export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest): Promise<ExtensionFetchResponse> {
+  const network = lifecycle.network;
+  const origin = owner.extensionOrigin;
+  if (!network || !origin || !owner.extensionHost) throw new TypeError('Failed to fetch');
+  const url = new URL(request.url);
+  const method = request.method.toUpperCase();
+  // The script's own headers in its order, Content-Type last among them (as Chromium 156 sends them).
+  const allowed = request.headers.filter(([name]) => !isForbidden(name.toLowerCase()));
+  const isContentType = ([name]: [string, string]) => name.toLowerCase() === 'content-type';
+  const given = [...allowed.filter((header) => !isContentType(header)), ...allowed.filter(isContentType)];
+  const has = (name: string) => given.some(([given]) => given.toLowerCase() === name);
+  const headers: HttpHeaders = [
+    { name: 'Host', value: url.host },
+    { name: 'Connection', value: 'keep-alive' },
+    ...(request.body && request.body.byteLength > 0 ? [{ name: 'Content-Length', value: String(request.body.byteLength) }] : []),
+    ...(has('user-agent') ? [] : owner.persona.userAgent ? [{ name: 'User-Agent', value: owner.persona.userAgent }] : []),
+    ...given.map(([name, value]) => ({ name, value })),
+    ...(has('accept') ? [] : [{ name: 'Accept', value: '*/*' }]),
+    ...(method === 'GET' || method === 'HEAD' ? [] : [{ name: 'Origin', value: origin }]),
+    { name: 'Sec-Fetch-Site', value: 'none' },
+    { name: 'Sec-Fetch-Mode', value: 'cors' },
+    { name: 'Sec-Fetch-Dest', value: 'empty' },
+    // Chromium 156 says so whenever the jar's cookies go with the request.
+    ...(owner.persona.name === 'chrome' && request.credentials !== 'omit' && lifecycle.cookies?.cookieHeader(url.href, '0') ? [{ name: 'Sec-Fetch-Storage-Access', value: 'active' }] : []),
+    { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
+    ...(has('accept-language') ? [] : [{ name: 'Accept-Language', value: 'en-US,en;q=0.9' }]),
+  ];
+  const body = request.body && request.body.byteLength > 0 ? request.body : undefined;
+  const requestBody = body && parseRequestBody({ method, contentType: given.find(([name]) => name.toLowerCase() === 'content-type')?.[1], bytes: body });
+  const result = await runRequest(
+    lifecycle,
+    {
+      url: url.href,
+      method,
+      requestHeaders: headers,
+      ...(body && { body }),
+      ...(requestBody && { requestBody }),
+      type: 'xmlhttprequest',
+      tabId: -1,
+      frameId: -1,
+      parentFrameId: -1,
+      madeBy: { origin, host: owner.extensionHost },
+      ...(request.credentials === 'omit' && { withoutCookies: true }),
+    },
+    refusingBadPorts(network),
+  );
+  if (result.kind !== 'response') throw new TypeError('Failed to fetch');
+  const statusText = result.statusLine.replace(/^\S+\s+\d+\s?/, '');
+  return {
+    url: result.url,
+    redirected: result.url !== url.href,
+    status: result.statusCode,
+    statusText,
+    headers: result.headers.map((header) => [header.name, header.value ?? Buffer.from(header.binaryValue ?? []).toString('latin1')]),
+    body: await decodedBody(result.body, result.headers),
+  };
+}
+
+async function decodedBody(body: Uint8Array, headers: HttpHeaders): Promise<Uint8Array> {
+  const { stream, decoded } = decodedStream(Readable.from([Buffer.from(body)]), headers);
+  if (!decoded) return body;
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,92 @@
+// fetch to the network, as the extension's worker sends it: the request is read here (Node's Request
+// turns every kind of body and headers into bytes and pairs), handed to the host, which sends it
+// through the proxy's own lifecycle (extension-network.ts), and the answer becomes a Response. Where
+// the host has no proxy (a replay, an embedding without one) it says so, and Node's fetch goes
+// straight to the network instead, as it did before wrtui routed extensions' requests.
+import type { ExtensionFetchRequest, ExtensionFetchResponse } from '../extension-network.js';
+import type { WorkerItem } from '../protocol.js';
+
+/** Statuses whose response has no body (a Response made with one throws). */
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+
+export class NetworkFetch {
+  #next = 1;
+  readonly #pending = new Map<number, (answer: { response?: ExtensionFetchResponse; failure?: string }) => void>();
+  readonly #post: (item: WorkerItem) => void;
+
+  constructor(post: (item: WorkerItem) => void) {
+    this.#post = post;
+  }
+
+  /** fetch(input, init) for an http(s) `url`; `direct` is Node's fetch, for when the host has no proxy. */
+  async fetch(url: URL, input: unknown, init: RequestInit | undefined, direct: () => Promise<Response>): Promise<Response> {
+    const request = new Request(typeof input === 'string' || input instanceof URL ? url.href : (input as Request), init);
+    const signal = request.signal;
+    signal.throwIfAborted();
+    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
+    const sent: ExtensionFetchRequest = {
+      url: request.url,
+      method: request.method,
+      headers: headerPairs(request.headers, init?.headers),
+      ...(body && { body }),
+      credentials: request.credentials,
+    };
+    const id = this.#next++;
+    const answer = new Promise<{ response?: ExtensionFetchResponse; failure?: string }>((resolve) => this.#pending.set(id, resolve));
+    this.#post(['fetch', id, sent]);
+    // An abort ends the extension's wait at once; the request itself runs to its end on the host.
+    const aborted = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    const { response, failure } = await Promise.race([answer, aborted]);
+    if (failure === 'direct') return direct();
+    if (!response) throw new TypeError('Failed to fetch');
+    if (request.redirect === 'error' && response.redirected) throw new TypeError('Failed to fetch');
+    const nullBody = NULL_BODY_STATUS.has(response.status) || request.method === 'HEAD';
+    const made = new Response(nullBody ? null : response.body, { status: response.status, statusText: response.statusText, headers: validHeaders(response.headers) });
+    // A Response made here has no URL of its own: the one it answers for, after redirects.
+    Object.defineProperty(made, 'url', { value: response.url.replace(/#.*$/, ''), enumerable: true });
+    Object.defineProperty(made, 'redirected', { value: response.redirected, enumerable: true });
+    return made;
+  }
+
+  /** The host's answer to fetch `id`. */
+  answered(id: number, response: ExtensionFetchResponse | undefined, failure: string | undefined): void {
+    const resolve = this.#pending.get(id);
+    this.#pending.delete(id);
+    resolve?.({ ...(response && { response }), ...(failure !== undefined && { failure }) });
+  }
+}
+
+/**
+ * The request's headers in the order and case the extension wrote them (Node's Headers sorts and
+ * lowercases every name; a browser sends what the script set), then any it implied (the
+ * Content-Type of a string body) in the usual Title-Case.
+ */
+function headerPairs(headers: Headers, given: unknown): [string, string][] {
+  const names = given instanceof Headers ? [] : Array.isArray(given) ? given.map((pair) => String((pair as unknown[])[0])) : typeof given === 'object' && given !== null ? Object.keys(given) : [];
+  const pairs: [string, string][] = [];
+  const done = new Set<string>();
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    const value = headers.get(lower);
+    if (done.has(lower) || value === null) continue;
+    done.add(lower);
+    pairs.push([name, value]);
+  }
+  headers.forEach((value, name) => {
+    if (!done.has(name)) pairs.push([name.replace(/(^|-)([a-z])/g, (_all, dash: string, letter: string) => dash + letter.toUpperCase()), value]);
+  });
+  return pairs;
+}
+
+/** The response's headers that a Headers object takes (a server may send bytes fetch refuses). */
+function validHeaders(pairs: [string, string][]): Headers {
+  const headers = new Headers();
+  for (const [name, value] of pairs) {
+    try {
+      headers.append(name, value);
+    } catch {
+      // not a header a browser's fetch would show either
+    }
+  }
+  return headers;
+}

@@ -1,0 +1,136 @@
+// An extension's own requests (fetch from its background) against Chromium 156: the same probe
+// (fixtures/extensions/network-probe) fetches from the test's origin in Chromium (the oracle) and in
+// wrtui with its proxy running, each beside a second extension that watches every URL. The
+// responses, the events its own listeners are told, the cookie jar afterwards, the headers the
+// origin receives and what the watcher sees must agree: Chromium shows an extension its own
+// requests (type xmlhttprequest, no tab or frame, its origin as initiator) and no other extension.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { storageFileOf } from '../../src/engine/extensions/storage-areas.js';
+import { NO_CHROMIUM, PROBE_EXTENSION_ID, reportsInChromium, reportsInWrtui, type Report } from '../helpers/chromium-probe.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { startProxyHarness } from '../helpers/proxy-harness.js';
+
+const PROBE = fileURLToPath(new URL('../../fixtures/extensions/network-probe', import.meta.url));
+
+// A second extension watching every URL: it must see none of the probe's requests.
+const WATCHER = `const seen = [];
+chrome.storage.local.set({ report: { seen } });
+chrome.webRequest.onBeforeRequest.addListener((details) => {
+  if (!details.url.includes('/net-probe/')) return;
+  seen.push(details.url);
+  chrome.storage.local.set({ report: { seen } });
+}, { urls: ['<all_urls>'] });`;
+
+let origin: Origin;
+let work: string;
+let probe: string;
+let watcher: string;
+
+beforeAll(async () => {
+  origin = await startOrigin((req, res, body) => {
+    if (req.url === '/net-probe/get') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Set-Cookie': 'fromorigin=1; Path=/' }).end('got');
+    if (req.url === '/net-probe/post') return res.writeHead(201, 'Made', { 'Content-Type': 'text/plain' }).end(`posted ${body.toString('utf8')}`);
+    if (req.url === '/net-probe/redirect') return res.writeHead(302, { Location: '/net-probe/get?again=1' }).end();
+    if (req.url === '/net-probe/get?again=1') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('again');
+    if (req.url === '/net-probe/gzip') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync('unzipped by fetch'));
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('plain');
+  });
+  work = await mkdtemp(path.join(tmpdir(), 'wrtui-extension-network-'));
+  probe = path.join(work, 'probe');
+  await mkdir(probe);
+  const manifest = JSON.parse(await readFile(path.join(PROBE, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  await writeFile(path.join(probe, 'manifest.json'), JSON.stringify({ ...manifest, homepage_url: `${origin.url}/` }));
+  await writeFile(path.join(probe, 'background.js'), await readFile(path.join(PROBE, 'background.js')));
+  watcher = path.join(work, 'watcher');
+  await mkdir(watcher);
+  await writeFile(path.join(watcher, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Watcher', version: '1', permissions: ['webRequest', 'storage'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
+  await writeFile(path.join(watcher, 'sw.js'), WATCHER);
+}, 30_000);
+
+afterAll(async () => {
+  await origin?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+/** The headers the origin received for each probe path, as name: value lines (the port and the browser's build named). */
+function receivedSince(start: number): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const request of origin.received.slice(start)) {
+    const lines: string[] = [];
+    for (let i = 0; i < request.rawHeaders.length; i += 2) lines.push(`${request.rawHeaders[i]!.toLowerCase()}: ${request.rawHeaders[i + 1]}`);
+    out[request.url] = lines.map(named);
+  }
+  return out;
+}
+
+/**
+ * What differs by build or run, not by behaviour: the origin's port, Chromium's headless UA token;
+ * and the one header wrtui sends otherwise: Node 20 cannot undo zstd, so wrtui does not ask for it.
+ */
+function named(text: string): string {
+  return text.replaceAll(String(origin.port), 'PORT').replaceAll('HeadlessChrome/', 'Chrome/').replaceAll('gzip, deflate, br, zstd', 'gzip, deflate, br');
+}
+
+const normalized = (report: Report) => JSON.parse(named(JSON.stringify(report))) as Report;
+
+describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtui's chrome persona", () => {
+  it('answer alike: responses (redirect followed, gzip undone), its own listeners told of each request from its origin in no tab, cookies sent and stored, "credentials: omit" without them; another extension sees none', { timeout: 90_000 }, async () => {
+    const before = origin.received.length;
+    const oracle = await reportsInChromium(probe, [watcher]);
+    const oracleHeaders = receivedSince(before);
+    const middle = origin.received.length;
+    const ours = await reportsInWrtui(probe, [watcher]);
+    const ourHeaders = receivedSince(middle);
+
+    expect(ours.failures).toEqual([]);
+    expect(normalized(ours.report)).toEqual(normalized(oracle.report));
+    expect(ours.others).toEqual(oracle.others);
+    expect(oracle.others).toEqual([{ seen: [] }]);
+    // On the wire: the same headers in the same order.
+    expect(ourHeaders).toEqual(oracleHeaders);
+
+    // Spelled out, so that a Chromium that changed is seen as such.
+    const seen = oracle.report.seen as Record<string, Record<string, unknown>[]>;
+    expect(seen['/net-probe/get']![0]).toMatchObject({ event: 'onBeforeRequest', type: 'xmlhttprequest', tabId: -1, frameId: -1, parentFrameId: -1, initiator: `chrome-extension://${PROBE_EXTENSION_ID}` });
+    expect(oracle.report).toMatchObject({
+      responses: { get: { status: 200, body: 'got' }, post: { status: 201, body: 'posted a=1&b=2' }, redirect: { redirected: true, url: 'BASE/net-probe/get?again=1', body: 'again' }, gzip: { body: 'unzipped by fetch' } },
+      refused: ['TypeError', 'Failed to fetch'],
+      cookies: ['fromorigin=1', 'jar=one'],
+    });
+  });
+});
+
+describe("an extension's own requests in wrtui", () => {
+  it('are journaled as the proxy journals a page\'s, and a Firefox add-on\'s own listeners are not told of them (Firefox ESR 153.7)', async () => {
+    const harness = await startProxyHarness();
+    const folder = path.join(work, 'firefox-probe');
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 2, name: 'ff', version: '1', browser_specific_settings: { gecko: { id: 'ff@wrtui.test' } }, permissions: ['webRequest', 'storage', '<all_urls>'], background: { scripts: ['b.js'] } }));
+    await writeFile(
+      path.join(folder, 'b.js'),
+      `const seen = []; browser.webRequest.onBeforeRequest.addListener((d) => { seen.push(d.url); }, { urls: ['<all_urls>'] });
+       fetch(${JSON.stringify(`${origin.url}/net-probe/firefox`)}).then((r) => r.text()).then((text) => browser.storage.local.set({ report: { text, seen } }));`,
+    );
+    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    try {
+      const id = host.rules()[0]!.file === folder ? host.rules()[0]!.extensionId : undefined;
+      expect(id).toBe('ff@wrtui.test');
+      const file = storageFileOf(harness.stateDir, (await import('../../src/engine/extensions/extension-id.js')).extensionIdFromPath(folder));
+      await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 10_000 }).toContain('"report"');
+      await host.close();
+      const { report } = JSON.parse(await readFile(file, 'utf8')) as { report: { text: string; seen: string[] } };
+      expect(report).toEqual({ text: 'plain', seen: [] });
+      const events = harness.webRequestEntries((entry) => entry.details.url.endsWith('/net-probe/firefox')).map((entry) => entry.event);
+      expect(events).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onResponseStarted', 'onCompleted']);
+    } finally {
+      await host.close();
+      await harness.close();
+    }
+  });
+});
