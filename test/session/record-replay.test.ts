@@ -278,3 +278,37 @@ describe('streamed, as printed output replays a file (read as it is replayed)', 
     expect(run!.cookies('0').map((cookie) => `${cookie.name}=${cookie.value}`)).toContain('session=abc123');
   });
 });
+
+describe("record → replay: a request an extension made itself", () => {
+  it('is recorded as made by it, and replayed so: its own listener is told of it, no other rule is, and it replays identical', async () => {
+    // A rule that, once /page completes, fetches a beacon itself; another rule watches every URL.
+    const beacon = rule('beacon', `  chrome.webRequest.onCompleted.addListener((d: any) => { if (d.url.endsWith('/page')) void fetch(d.url.replace('/page', '/api?beacon')); }, { urls: ['<all_urls>'] });
+  chrome.webRequest.onSendHeaders.addListener((d: any) => { if (d.url.includes('beacon')) console.log('beacon sees its own request'); }, { urls: ['<all_urls>'] });`);
+    const watcher = rule('watcher', `  chrome.webRequest.onSendHeaders.addListener((d: any) => { if (d.url.includes('beacon')) console.log('watcher sees the beacon'); }, { urls: ['<all_urls>'] });`);
+    const made = await recordSession({
+      rules: { 'beacon.ts': beacon, 'watcher.ts': watcher },
+      async traffic(harness, origin) {
+        expect((await harness.curl([`${origin.url}/page`])).code).toBe(0);
+        await harness.waitFor((entry) => entry.kind === 'webRequest' && entry.event === 'onCompleted' && entry.details.url.endsWith('beacon'));
+        // The listeners' console lines travel after the events; the watcher's would come with the beacon's.
+        await harness.waitFor((entry) => entry.kind === 'log' && entry.message === 'beacon sees its own request');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      },
+    });
+    try {
+      const logs = (entries: readonly JournalEntry[]) => entries.flatMap((entry) => (entry.kind === 'log' && entry.message.includes('sees') ? [entry.message] : []));
+      expect(logs(made.live)).toEqual(['beacon sees its own request']);
+      const first = made.live.find((entry): entry is JournalEntry & WebRequestEntry => entry.kind === 'webRequest' && entry.event === 'onBeforeRequest' && entry.details.url.endsWith('beacon'));
+      expect(first?.madeBy).toMatch(/^chrome-extension:\/\/[a-p]{32}$/);
+      expect(first?.details).toMatchObject({ type: 'xmlhttprequest', tabId: -1, frameId: -1 });
+
+      const recorded = await openRecording(made.file);
+      expect(recorded.requests.map((request) => request.madeBy)).toEqual([undefined, first?.madeBy]);
+      const replayed = await replaySession(recorded, { rulesDir: made.rulesDir });
+      expect(replayed.diffs.filter((diff) => !diff.identical)).toEqual([]);
+      expect(replayed.summary).toMatchObject({ requests: 2, identical: 2 });
+    } finally {
+      await made.cleanup();
+    }
+  });
+});

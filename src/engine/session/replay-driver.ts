@@ -53,6 +53,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     frameId: recorded.frameId,
     parentFrameId: recorded.parentFrameId,
     storeId: recorded.storeId,
+    ...(recorded.madeBy !== undefined && { madeBy: { origin: recorded.madeBy, host: new URL(recorded.madeBy).host } }),
   });
   /** As the proxy journals what a client sent, when it arrives. */
   const journalRequestBody = (body: Uint8Array | undefined) => {

@@ -147,6 +147,7 @@ export class SessionBuilder {
         // Firefox's re-fired onBeforeRequest on an auth retry is no new hop.
         if (entry.event === 'onBeforeRequest' && entry.firedFor) return;
         if (entry.event === 'onBeforeRequest') {
+          if (entry.madeBy !== undefined) state.request.madeBy ??= entry.madeBy;
           state.requestBody = this.#requestBodies.get(requestId);
           this.#requestBodies.delete(requestId);
         }

@@ -238,7 +238,7 @@ export class RequestLifecycle {
     request: FilterableRequest,
     merge: { shownRequestHeaders?: HttpHeaders; shownResponseHeaders?: HttpHeaders; responseHeadersOwner?: string } = {},
     only?: PersonaFilter,
-    note: Pick<WebRequestEntry, 'wrtuiAdded'> = {},
+    note: Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy'> = {},
   ): Promise<{ verdict: MergedVerdict; responseHeadersOwner?: string }> {
     const listeners = this.registry.listenersFor(event, request, only?.test);
     if (listeners.length === 0) {
@@ -444,7 +444,7 @@ export class RequestFlight {
       if (dnr.action.kind === 'block') return this.#cancel();
       return this.#internalRedirect(dnr.action.url, 307, 'Internal Redirect', false);
     }
-    const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable);
+    const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable, {}, undefined, this.madeBy ? { madeBy: this.madeBy.origin } : {});
     // The rules' entry follows the event's: the journal's first entry for a request is its onBeforeRequest.
     if (dnr?.entry) this.lifecycle.dnr!.journal(dnr.entry);
     if (verdict.cancelledBy !== undefined) return this.#cancel();
