@@ -53,8 +53,8 @@ export interface WebRequestEntry {
   ending?: 'redirect-not-followed';
   /** On onBeforeSendHeaders: the headers wrtui itself put on the client's request before listeners saw it. */
   wrtuiAdded?: WrtuiAddedHeader[];
-  /** On onBeforeRequest: an extension made the request itself (its fetch), from this origin (replay makes it so again). */
-  madeBy?: string;
+  /** On onBeforeRequest: an extension made the request itself (its fetch): which, and its origin (replay makes it so again). */
+  madeBy?: { extension: string; origin: string };
 }
 
 /** A header wrtui added to what the client sent: cookies from its jar, credentials a rule gave. */

@@ -3,7 +3,8 @@
 // wrtui with its proxy running, each beside a second extension that watches every URL. The
 // responses, the events its own listeners are told, the cookie jar afterwards, the headers the
 // origin receives and what the watcher sees must agree: Chromium shows an extension its own
-// requests (type xmlhttprequest, no tab or frame, its origin as initiator) and no other extension.
+// requests (type xmlhttprequest, no tab or frame, its origin as initiator) and no other extension;
+// its own declarativeNetRequest rules act on them, another extension's do not.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,10 +47,14 @@ beforeAll(async () => {
   await mkdir(probe);
   const manifest = JSON.parse(await readFile(path.join(PROBE, 'manifest.json'), 'utf8')) as Record<string, unknown>;
   await writeFile(path.join(probe, 'manifest.json'), JSON.stringify({ ...manifest, homepage_url: `${origin.url}/` }));
-  await writeFile(path.join(probe, 'background.js'), await readFile(path.join(PROBE, 'background.js')));
+  for (const file of ['background.js', 'rules.json']) await writeFile(path.join(probe, file), await readFile(path.join(PROBE, file)));
   watcher = path.join(work, 'watcher');
   await mkdir(watcher);
-  await writeFile(path.join(watcher, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Watcher', version: '1', permissions: ['webRequest', 'storage'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
+  await writeFile(
+    path.join(watcher, 'manifest.json'),
+    JSON.stringify({ manifest_version: 3, name: 'Watcher', version: '1', permissions: ['webRequest', 'storage', 'declarativeNetRequest'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' }, declarative_net_request: { rule_resources: [{ id: 'other', enabled: true, path: 'rules.json' }] } }),
+  );
+  await writeFile(path.join(watcher, 'rules.json'), JSON.stringify([{ id: 1, action: { type: 'block' }, condition: { urlFilter: '/net-probe/dnr-other', resourceTypes: ['xmlhttprequest'] } }]));
   await writeFile(path.join(watcher, 'sw.js'), WATCHER);
 }, 30_000);
 
@@ -80,7 +85,7 @@ function named(text: string): string {
 const normalized = (report: Report) => JSON.parse(named(JSON.stringify(report))) as Report;
 
 describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtui's chrome persona", () => {
-  it('answer alike: responses (redirect followed, gzip undone), its own listeners told of each request from its origin in no tab, cookies sent and stored, "credentials: omit" without them; another extension sees none', { timeout: 90_000 }, async () => {
+  it('answer alike: responses (redirect followed, gzip undone), its own listeners told of each request from its origin in no tab, cookies sent and stored, "credentials: omit" without them, its own DNR rules act; another extension sees none and its rules do not act', { timeout: 90_000 }, async () => {
     const before = origin.received.length;
     const oracle = await reportsInChromium(probe, [watcher]);
     const oracleHeaders = receivedSince(before);
@@ -101,6 +106,8 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
     expect(oracle.report).toMatchObject({
       responses: { get: { status: 200, body: 'got' }, post: { status: 201, body: 'posted a=1&b=2' }, redirect: { redirected: true, url: 'BASE/net-probe/get?again=1', body: 'again' }, gzip: { body: 'unzipped by fetch' } },
       refused: ['TypeError', 'Failed to fetch'],
+      // Its own declarativeNetRequest rules act on its requests; another extension's do not.
+      dnr: { 'dnr-self': ['TypeError', 'Failed to fetch'], 'dnr-other': 200 },
       cookies: ['fromorigin=1', 'jar=one'],
     });
   });

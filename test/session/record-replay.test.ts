@@ -299,7 +299,7 @@ describe("record → replay: a request an extension made itself", () => {
       const logs = (entries: readonly JournalEntry[]) => entries.flatMap((entry) => (entry.kind === 'log' && entry.message.includes('sees') ? [entry.message] : []));
       expect(logs(made.live)).toEqual(['beacon sees its own request']);
       const first = made.live.find((entry): entry is JournalEntry & WebRequestEntry => entry.kind === 'webRequest' && entry.event === 'onBeforeRequest' && entry.details.url.endsWith('beacon'));
-      expect(first?.madeBy).toMatch(/^chrome-extension:\/\/[a-p]{32}$/);
+      expect(first?.madeBy).toEqual({ extension: 'beacon', origin: expect.stringMatching(/^chrome-extension:\/\/[a-p]{32}$/) });
       expect(first?.details).toMatchObject({ type: 'xmlhttprequest', tabId: -1, frameId: -1 });
 
       const recorded = await openRecording(made.file);

@@ -104,7 +104,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
       tabId: -1,
       frameId: -1,
       parentFrameId: -1,
-      madeBy: { origin, host: owner.extensionHost },
+      madeBy: { name: owner.id, origin, host: owner.extensionHost },
       ...(request.credentials === 'omit' && { withoutCookies: true }),
     },
     refusingBadPorts(network),

@@ -65,8 +65,8 @@ export interface RecordedRequest {
   frameId: number;
   parentFrameId: number;
   storeId: string;
-  /** An extension made it itself (its fetch): that extension's origin. */
-  madeBy?: string;
+  /** An extension made it itself (its fetch): which, and its origin. */
+  madeBy?: { extension: string; origin: string };
   hops: RecordedHop[];
   /** The client did not follow the last hop's redirect (wrtui then ended the request as aborted). */
   redirectNotFollowed: boolean;

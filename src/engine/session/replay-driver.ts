@@ -53,7 +53,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     frameId: recorded.frameId,
     parentFrameId: recorded.parentFrameId,
     storeId: recorded.storeId,
-    ...(recorded.madeBy !== undefined && { madeBy: { origin: recorded.madeBy, host: new URL(recorded.madeBy).host } }),
+    ...(recorded.madeBy !== undefined && { madeBy: { name: recorded.madeBy.extension, origin: recorded.madeBy.origin, host: new URL(recorded.madeBy.origin).host } }),
   });
   /** As the proxy journals what a client sent, when it arrives. */
   const journalRequestBody = (body: Uint8Array | undefined) => {

@@ -88,8 +88,9 @@ export interface RequestInit {
   withoutCookies?: boolean;
 }
 
-/** The extension a request comes from: its origin (chrome-extension://<id>) and that origin's host. */
+/** The extension a request comes from: its name, its origin (chrome-extension://<id>) and that origin's host. */
 export interface ExtensionRequester {
+  name: string;
   origin: string;
   host: string;
 }
@@ -444,7 +445,7 @@ export class RequestFlight {
       if (dnr.action.kind === 'block') return this.#cancel();
       return this.#internalRedirect(dnr.action.url, 307, 'Internal Redirect', false);
     }
-    const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable, {}, undefined, this.madeBy ? { madeBy: this.madeBy.origin } : {});
+    const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable, {}, undefined, this.madeBy ? { madeBy: { extension: this.madeBy.name, origin: this.madeBy.origin } } : {});
     // The rules' entry follows the event's: the journal's first entry for a request is its onBeforeRequest.
     if (dnr?.entry) this.lifecycle.dnr!.journal(dnr.entry);
     if (verdict.cancelledBy !== undefined) return this.#cancel();
@@ -685,7 +686,7 @@ export class RequestFlight {
   #dnrInfo(): DnrRequestInfo {
     const { initiator, documentUrl, frameAncestors } = this.context;
     const frameUrls = [...(documentUrl !== undefined ? [documentUrl] : []), ...(frameAncestors ?? []).map((ancestor) => ancestor.url)];
-    return { requestId: this.requestId, url: this.url, method: this.method, type: dnrResourceType(this.type), tabId: this.tabId, frameId: this.frameId, ...(initiator !== undefined && { initiator }), ...(frameUrls.length > 0 && { frameUrls }) };
+    return { requestId: this.requestId, url: this.url, method: this.method, type: dnrResourceType(this.type), tabId: this.tabId, frameId: this.frameId, ...(initiator !== undefined && { initiator }), ...(frameUrls.length > 0 && { frameUrls }), ...(this.madeBy && { madeBy: this.madeBy.host }) };
   }
 
   #cancel(): { action: 'cancel'; error: NetError } {

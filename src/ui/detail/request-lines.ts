@@ -11,6 +11,7 @@ export function requestLines(record: RequestRecord, unfold = false): StyledLine[
   const lines: StyledLine[] = [];
   lines.push(line({ text: `${record.method} `, bold: true }, record.url));
   lines.push(line({ text: `type ${record.type} · requestId ${record.requestId}${record.hops > 1 ? ` · ${record.hops} hops` : ''}`, dim: true }));
+  if (record.madeBy) lines.push(line({ text: `made by ${record.madeBy.extension} itself (its own fetch, from ${record.madeBy.origin}): wrtui sent it as its browser would`, color: 'magenta' }));
   lines.push(blank);
 
   const sent = record.sentHeaders ?? record.requestHeaders;
@@ -21,7 +22,7 @@ export function requestLines(record: RequestRecord, unfold = false): StyledLine[
     const fromWrtui = origins.sent.some(({ origin }) => origin.kind !== 'client') || origins.removed.length > 0;
     lines.push(heading(`Headers sent (${origins.sent.length})${fromWrtui ? ': where each came from (client, jar, auth, rule)' : ''}`));
     for (const { header, origin } of origins.sent) {
-      lines.push(line(originCell(origin), { text: `${header.name}: `, color: 'cyan' }, shownHeaderValue(header), origin.kind === 'jar' && { text: `  (from the jar: ${origin.cookies.join(', ')})`, color: 'yellow', dim: true }));
+      lines.push(line(originCell(origin, record.madeBy !== undefined), { text: `${header.name}: `, color: 'cyan' }, shownHeaderValue(header), origin.kind === 'jar' && { text: `  (from the jar: ${origin.cookies.join(', ')})`, color: 'yellow', dim: true }));
     }
     for (const { header, owners } of origins.removed) lines.push(line({ text: `${'- removed'.padEnd(ORIGIN_WIDTH)}`, color: 'red' }, { text: `${header.name}: ${shownHeaderValue(header)}`, color: 'red', dim: true }, { text: `  by ${owners.join(', ')}`, color: 'red' }));
     for (const note of origins.dryRun) lines.push(line({ text: '~ dry-run'.padEnd(ORIGIN_WIDTH), color: 'yellow' }, { text: note, color: 'yellow' }));
@@ -69,10 +70,11 @@ function requestBodyLines(record: RequestRecord, headers: HttpHeaders | undefine
 const ORIGIN_WIDTH = 16;
 
 /** A fixed-width cell saying where a header line came from. */
-function originCell(origin: HeaderOrigin) {
+/** `byExtension`: the request is an extension's own, so what "the client" sent is what wrtui sent for it. */
+function originCell(origin: HeaderOrigin, byExtension: boolean) {
   switch (origin.kind) {
     case 'client':
-      return { text: 'client'.padEnd(ORIGIN_WIDTH), dim: true };
+      return { text: (byExtension ? 'extension' : 'client').padEnd(ORIGIN_WIDTH), dim: true };
     case 'jar':
       return { text: `${origin.withClient ? 'client+jar' : 'jar'}`.padEnd(ORIGIN_WIDTH), color: 'yellow' };
     case 'credentials':

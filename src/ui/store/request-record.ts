@@ -90,6 +90,8 @@ export interface RequestRecord extends FilterableRequest {
   replayStale?: boolean;
   /** What wrtui itself added to the client's headers on this hop (jar cookies, credentials). */
   wrtuiAdded: WrtuiAddedHeader[] | undefined;
+  /** An extension made it itself (its own fetch). */
+  madeBy: { extension: string; origin: string } | undefined;
   /** As sent upstream (onSendHeaders). */
   sentHeaders: HttpHeaders | undefined;
   requestBody: WebRequestBody | undefined;
@@ -154,6 +156,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     events: [],
     requestHeaders: undefined,
     wrtuiAdded: undefined,
+    madeBy: undefined,
     sentHeaders: undefined,
     requestBody: undefined,
     responseHeaders: undefined,
@@ -186,6 +189,7 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
     case 'onBeforeRequest': {
       const before = details as OnBeforeRequestDetails;
       record.hops++;
+      if (entry.madeBy) record.madeBy = entry.madeBy;
       if (record.hops > 1) {
         // A new hop of a redirect chain: what we knew of the response was the previous hop's.
         if (record.earlierUrls.length < MAX_EVENTS_PER_REQUEST) record.earlierUrls.push(record.url);
