@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { lineText } from '../../src/ui/detail/styled-line.js';
+import { compileFilter } from '../../src/ui/filter/compile-filter.js';
 import { requestLines } from '../../src/ui/detail/request-lines.js';
 import { finished, requestIdOf } from '../helpers/proxy-harness.js';
 import { startStoreRig, type StoreRig } from '../helpers/store-rig.js';
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('the Request tab of a request an extension made itself', () => {
-  it('names the extension and its origin, where a client request says nothing of the kind', async () => {
+  it('names the extension and its origin, where a client request says nothing of the kind; by:NAME finds it in the list', async () => {
     const url = `${rig.origin.url}/beacon`;
     await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Beacon Maker', version: '1', host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
     await writeFile(path.join(folder, 'sw.js'), `fetch(${JSON.stringify(url)});`);
@@ -36,8 +37,13 @@ describe('the Request tab of a request an extension made itself', () => {
       expect(text[2]).toMatch(/^made by Beacon Maker itself \(its own fetch, from chrome-extension:\/\/[a-p]{32}\): wrtui sent it as its browser would$/);
       expect(text.find((row) => row.includes('Sec-Fetch-Site'))).toMatch(/^extension\s+Sec-Fetch-Site: none$/);
 
-      const client = requestLines(await rig.record('/page')).map(lineText);
+      const clientRecord = await rig.record('/page');
+      const client = requestLines(clientRecord).map(lineText);
       expect(client.some((row) => row.startsWith('made by'))).toBe(false);
+      // The list's filter finds it by its extension's name.
+      const compiled = compileFilter('by:beacon');
+      if (!compiled.ok || !compiled.predicate) throw new Error('the filter should compile');
+      expect([record, clientRecord].map(compiled.predicate)).toEqual([true, false]);
     } finally {
       await host.close();
     }

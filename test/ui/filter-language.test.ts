@@ -175,6 +175,13 @@ describe('meaning', () => {
     expect(matches('is:auth', request({ verdicts: ['auth'] }))).toBe(true);
   });
 
+  it('by: an extension whose name matches made the request itself (its own fetch)', () => {
+    expect(matches('by:badger', request({ madeBy: { extension: 'Privacy Badger' } }))).toBe(true);
+    expect(matches('by:.', request({ madeBy: { extension: 'Privacy Badger' } }))).toBe(true);
+    expect(matches('by:.', request())).toBe(false);
+    expect(matches('by:^uBlock', request({ madeBy: { extension: 'Privacy Badger' } }))).toBe(false);
+  });
+
   it('rule: a rule whose name matches answered', () => {
     expect(matches('rule:strip', request({ rules: ['strip-tracking-params'] }))).toBe(true);
     expect(matches('rule:^block', request({ rules: ['strip-tracking-params'] }))).toBe(false);

@@ -11,6 +11,8 @@
 //   type:image          a ResourceType or a short alias (xhr, js, css, img, doc, frame, ws, font)
 //   is:cancelled redirected dry-run failed modified headers auth ignored error pending done
 //   rule:NAME           a rule answered for the request (regular expression on its name)
+//   by:NAME             an extension made the request itself, its own fetch (regular expression
+//                       on its name); `by:.` every such request
 //   header:NAME         a request (as sent) or response header by that name; header:NAME=TEXT
 //                       one whose value contains TEXT (case-insensitive)
 //   body:TEXT           the request's or the response's body contains TEXT (decoded, case-insensitive)
@@ -59,6 +61,8 @@ export interface FilterableRequest extends RequestContent {
   verdicts: ReadonlySet<RuleVerdict>;
   /** Rules (owners) that answered any event of the request. */
   rules: ReadonlySet<string>;
+  /** An extension made the request itself (its own fetch). */
+  madeBy?: { extension: string } | undefined;
   /** In a replay: whether the request behaved as recorded (is:changed, is:identical). */
   replayDiff?: { identical: boolean } | undefined;
   /** What declarativeNetRequest rules did to it. */
@@ -194,6 +198,10 @@ function compileField(node: FieldNode, options: FilterOptions): RequestPredicate
         for (const rule of request.rules) if (pattern.test(rule)) return true;
         return false;
       };
+    }
+    case 'by': {
+      const pattern = regexOf(node.value, fail);
+      return (request) => request.madeBy !== undefined && pattern.test(request.madeBy.extension);
     }
     case 'header': {
       const equals = node.value.indexOf('=');
