@@ -11,7 +11,7 @@ export function requestLines(record: RequestRecord, unfold = false): StyledLine[
   const lines: StyledLine[] = [];
   lines.push(line({ text: `${record.method} `, bold: true }, record.url));
   lines.push(line({ text: `type ${record.type} · requestId ${record.requestId}${record.hops > 1 ? ` · ${record.hops} hops` : ''}`, dim: true }));
-  if (record.madeBy) lines.push(line({ text: `made by ${record.madeBy.extension} itself (its own fetch, from ${record.madeBy.origin}): wrtui sent it as its browser would`, color: 'magenta' }));
+  if (record.madeBy) lines.push(madeByLine(record.madeBy));
   lines.push(blank);
 
   const sent = record.sentHeaders ?? record.requestHeaders;
@@ -35,6 +35,11 @@ export function requestLines(record: RequestRecord, unfold = false): StyledLine[
     lines.push(...body);
   }
   return lines;
+}
+
+/** A request an extension made itself: which, from where, and that its headers are wrtui's for it (Timeline and Request tabs). */
+export function madeByLine(madeBy: { extension: string; origin: string }): StyledLine {
+  return line({ text: `made by ${madeBy.extension} itself (its own fetch, from ${madeBy.origin}): wrtui sent it as its browser would`, color: 'magenta' });
 }
 
 function requestBodyLines(record: RequestRecord, headers: HttpHeaders | undefined, unfold: boolean): StyledLine[] {

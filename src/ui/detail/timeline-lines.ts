@@ -1,5 +1,6 @@
 // The Timeline tab: each webRequest event with its offset from the first and its key details,
 // what rules answered to it, and a waterfall bar of the phases between events.
+import { madeByLine } from './request-lines.js';
 import type {
   OnAuthRequiredDetails,
   OnBeforeRedirectDetails,
@@ -50,6 +51,7 @@ export function timelineLines(record: RequestRecord, width: number): StyledLine[
   const last = record.events[record.events.length - 1]?.timeStamp ?? first;
   lines.push(line({ text: `${record.method} `, bold: true }, record.firstUrl));
   if (record.hops > 1) lines.push(line({ text: `${record.hops} hops, now ${record.url}`, dim: true }));
+  if (record.madeBy) lines.push(madeByLine(record.madeBy));
   lines.push(blank);
 
   let hop = 0;
