@@ -114,6 +114,33 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
 });
 
 describe("an extension's own requests in wrtui", () => {
+  it('fail in a replay, which reaches no network, and the journal says so once', async () => {
+    const harness = await startProxyHarness();
+    harness.engine.lifecycle.network = 'offline'; // as session-replay.ts sets it
+    const folder = path.join(work, 'offline');
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Offline', version: '1', permissions: ['storage'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
+    const url = `${origin.url}/net-probe/offline`;
+    await writeFile(
+      path.join(folder, 'sw.js'),
+      `const outcome = (p) => p.then((r) => r.status, (e) => e.name + ': ' + e.message);
+       Promise.all([outcome(fetch(${JSON.stringify(url)})), outcome(fetch(${JSON.stringify(`${url}?again`)}))]).then((report) => chrome.storage.local.set({ report }));`,
+    );
+    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    try {
+      const file = storageFileOf(harness.stateDir, (await import('../../src/engine/extensions/extension-id.js')).extensionIdFromPath(folder));
+      await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 10_000 }).toContain('"report"');
+      await host.close();
+      expect((JSON.parse(await readFile(file, 'utf8')) as { report: string[] }).report).toEqual(['TypeError: Failed to fetch', 'TypeError: Failed to fetch']);
+      expect(origin.received.filter((request) => request.url.startsWith('/net-probe/offline'))).toEqual([]);
+      const told = harness.entries.filter((entry) => entry.kind === 'log' && entry.source === 'Offline' && entry.message.includes('fail in a replay'));
+      expect(told).toHaveLength(1);
+    } finally {
+      await host.close();
+      await harness.close();
+    }
+  });
+
   it('are journaled as the proxy journals a page\'s, and a Firefox add-on\'s own listeners are not told of them (Firefox ESR 153.7)', async () => {
     const harness = await startProxyHarness();
     const folder = path.join(work, 'firefox-probe');

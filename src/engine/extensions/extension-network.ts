@@ -66,7 +66,7 @@ const ACCEPT_ENCODING = 'gzip, deflate, br';
 export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest): Promise<ExtensionFetchResponse> {
   const network = lifecycle.network;
   const origin = owner.extensionOrigin;
-  if (!network || !origin || !owner.extensionHost) throw new TypeError('Failed to fetch');
+  if (!network || network === 'offline' || !origin || !owner.extensionHost) throw new TypeError('Failed to fetch');
   const url = new URL(request.url);
   const method = request.method.toUpperCase();
   // The script's own headers in its order, Content-Type last among them (as Chromium 156 sends them).

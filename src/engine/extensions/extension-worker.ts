@@ -121,6 +121,8 @@ export class ExtensionWorker implements RemoteEndpoint {
   readonly #worker: Worker;
   #state: State = 'loading';
   #owner: Owner | undefined;
+  /** The journal said once that this worker's fetches fail in a replay. */
+  #toldOffline = false;
   #resolveLoaded!: (owner: Owner) => void;
   #rejectLoaded!: (failure: LoadFailure) => void;
   readonly #loadTimer: NodeJS.Timeout;
@@ -532,7 +534,13 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   async #fetch(id: number, request: ExtensionFetchRequest): Promise<void> {
     const owner = this.#owner;
-    if (!this.#engine.lifecycle.network || !owner) return this.#enqueue(['fetched', id, undefined, 'direct']);
+    const network = this.#engine.lifecycle.network;
+    if (network === 'offline') {
+      if (!this.#toldOffline) this.#log('info', `fetch(${request.url}) and every later fetch of its own fail in a replay, which reaches no network; the requests it made when recorded are replayed as its own`);
+      this.#toldOffline = true;
+      return this.#enqueue(['fetched', id, undefined, 'offline']);
+    }
+    if (!network || !owner) return this.#enqueue(['fetched', id, undefined, 'direct']);
     try {
       this.#enqueue(['fetched', id, await fetchForExtension(this.#engine.lifecycle, owner, request)]);
     } catch (error) {

@@ -239,6 +239,8 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   const scheduler = new ReplayScheduler([], input.startedAt, { overlap: REPLAY_OVERLAP });
   const listenerTimeoutMs = options.listenerTimeoutMs ?? input.listenerTimeoutMs;
   const engine = await Engine.open({ now: () => scheduler.now(), dryRun: options.dryRun ?? false, ...(listenerTimeoutMs !== undefined && { listenerTimeoutMs }) });
+  // A replay reaches no network: an extension's own fetch fails (the recorded ones are replayed).
+  engine.lifecycle.network = 'offline';
   const keep = options.keepJournal ?? true;
   const journal: JournalEntry[] = [];
   // A redacted recording is compared with a replay redacted the same way.

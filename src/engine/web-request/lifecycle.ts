@@ -171,8 +171,12 @@ export class RequestLifecycle {
   extensionResources: ExtensionResourceLookup | undefined;
   /** A tab counted from traffic for the first time (the extension host tells extensions: tabs.onCreated). */
   onTabCreated: ((tab: KnownTab) => void) | undefined;
-  /** Where the requests extensions make themselves go out (the live proxy's upstream); none in replay. */
-  network: Transport | undefined;
+  /**
+   * Where the requests extensions make themselves go out: the live proxy's upstream; 'offline' in a
+   * replay (which makes no requests of its own: the recording's are replayed); undefined without a
+   * proxy (an embedding), where Node's fetch goes straight out.
+   */
+  network: Transport | 'offline' | undefined;
   /**
    * How many times a request has started waiting for listeners' answers (counted synchronously, as
    * the wait begins): replay's scheduler lets other requests' steps run during those waits.

@@ -1,8 +1,8 @@
 // fetch to the network, as the extension's worker sends it: the request is read here (Node's Request
 // turns every kind of body and headers into bytes and pairs), handed to the host, which sends it
-// through the proxy's own lifecycle (extension-network.ts), and the answer becomes a Response. Where
-// the host has no proxy (a replay, an embedding without one) it says so, and Node's fetch goes
-// straight to the network instead, as it did before wrtui routed extensions' requests.
+// through the proxy's own lifecycle (extension-network.ts), and the answer becomes a Response. A
+// replay reaches no network: the fetch fails. Where the host has no proxy at all (an embedding
+// without one) it says so, and Node's fetch goes straight to the network instead.
 import type { ExtensionFetchRequest, ExtensionFetchResponse } from '../extension-network.js';
 import type { WorkerItem } from '../protocol.js';
 
