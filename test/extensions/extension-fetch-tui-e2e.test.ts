@@ -55,7 +55,7 @@ describe("an extension's own requests in the TUI", () => {
     await server.type('wrtui', 'by:beacon');
     await press('Enter');
     text = await waitForScreen((t) => t.includes('filter: by:beacon') && listRows(t).length === 1, 'only the beacon');
-    expect(listRows(text)[0]).toMatch(/POST .*\/beacon\?seen=page/);
+    expect(listRows(text)[0]).toMatch(/POST .*\/beacon\?seen=page .*ext/);
 
     await press('Enter');
     await waitForScreen((t) => t.includes('[Timeline]') && t.includes('made by Beacon Maker itself'), "the beacon's timeline");

@@ -58,6 +58,7 @@ const FILTER_HELP: readonly (readonly [string, string])[] = [
   ['tab:3   tab:none   tab:any', 'the tab wrtui counted it in (a page and its subresources share one); none: from no tab (curl)'],
   ['is:cancelled redirected dry-run', 'what rules did (also failed, modified, headers, auth, ignored)'],
   ['rule:strip', 'a rule whose name matches answered the request'],
+  ['by:badger   by:.', 'an extension whose name matches made the request itself (its own fetch); by:. any extension'],
   ['header:x-token   header:content-type=json', 'a request (as sent) or response header; =TEXT: its value contains TEXT'],
   ['body:token', "the request's or the response's body contains it (decoded: gzip, br, deflate)"],
   ['dnr:block   dnr:main#3   dnr:3', 'declarativeNetRequest: what its rules did (any, block, redirect, upgradeScheme, allow, headers); a rule: acted on it, or would match it now'],
@@ -77,6 +78,7 @@ const MARK_HELP: readonly (readonly [string, string])[] = [
   ['ignored', 'a rule answered but lost a conflict (the Rules tab says why)'],
   ['unfollowed', 'the client took a 3xx as its answer and did not follow it (the row shows -/-> and the target)'],
   ['cached', "the response came from wrtui's HTTP cache"],
+  ['ext', 'an extension made the request itself, its own fetch (by:NAME filters them; the Request tab names it)'],
   ['+2', 'two more marks did not fit: the Rules tab lists them all'],
 ];
 

@@ -208,6 +208,8 @@ export function ruleMarks(record: RequestRecord): Segment[] {
   if (verdicts.has('ignored')) marks.push({ text: 'ignored', dim: true });
   if (record.redirectNotFollowed) marks.push({ text: 'unfollowed', dim: true });
   if (record.fromCache) marks.push({ text: 'cached', color: 'blue', dim: true });
+  // An extension's own request (its fetch), not a client's: by:NAME filters them.
+  if (record.madeBy) marks.push({ text: 'ext', color: 'magenta', dim: true });
   return marks;
 }
 
