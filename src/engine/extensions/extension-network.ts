@@ -56,40 +56,96 @@ function refusingBadPorts(network: Transport): Transport {
   };
 }
 
-/** Node cannot undo zstd: wrtui asks for the codings it can (Chromium 156 adds zstd). */
+/** Node cannot undo zstd: wrtui asks for the codings it can (Chromium 156 and Firefox ESR 153.7 add zstd). */
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 
-/**
- * Sends `request` for `owner` and resolves with the response, its body decoded; rejects with a
- * TypeError "Failed to fetch" (Chrome's words) when the request fails or is cancelled.
- */
-export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest): Promise<ExtensionFetchResponse> {
-  const network = lifecycle.network;
-  const origin = owner.extensionOrigin;
-  if (!network || network === 'offline' || !origin || !owner.extensionHost) throw new TypeError('Failed to fetch');
-  const url = new URL(request.url);
-  const method = request.method.toUpperCase();
-  // The script's own headers in its order, Content-Type last among them (as Chromium 156 sends them).
-  const allowed = request.headers.filter(([name]) => !isForbidden(name.toLowerCase()));
+interface HeaderFacts {
+  url: URL;
+  method: string;
+  /** The script's own headers (forbidden ones dropped), in its order. */
+  given: [string, string][];
+  origin: string;
+  userAgent: string | undefined;
+  bodyLength: number;
+  /** The jar has cookies for the URL and the fetch does not omit them (the lifecycle adds them, last). */
+  withCookies: boolean;
+}
+
+const has = (facts: HeaderFacts, name: string) => facts.given.some(([given]) => given.toLowerCase() === name);
+/** The script's own value of `name` where it set one, else the browser's (none when `fallback` is undefined). */
+const valueOf = (facts: HeaderFacts, name: string, fallback: string | undefined): HttpHeaders => {
+  const given = facts.given.find(([given]) => given.toLowerCase() === name.toLowerCase());
+  if (given) return [{ name: given[0], value: given[1] }];
+  return fallback === undefined ? [] : [{ name, value: fallback }];
+};
+const entries = (pairs: [string, string][]) => pairs.map(([name, value]) => ({ name, value }));
+
+/** Chromium 156's, in its order: the script's headers with Content-Type last among them. */
+function chromeHeaders(facts: HeaderFacts): HttpHeaders {
   const isContentType = ([name]: [string, string]) => name.toLowerCase() === 'content-type';
-  const given = [...allowed.filter((header) => !isContentType(header)), ...allowed.filter(isContentType)];
-  const has = (name: string) => given.some(([given]) => given.toLowerCase() === name);
-  const headers: HttpHeaders = [
-    { name: 'Host', value: url.host },
+  return [
+    { name: 'Host', value: facts.url.host },
     { name: 'Connection', value: 'keep-alive' },
-    ...(request.body && request.body.byteLength > 0 ? [{ name: 'Content-Length', value: String(request.body.byteLength) }] : []),
-    ...(has('user-agent') ? [] : owner.persona.userAgent ? [{ name: 'User-Agent', value: owner.persona.userAgent }] : []),
-    ...given.map(([name, value]) => ({ name, value })),
-    ...(has('accept') ? [] : [{ name: 'Accept', value: '*/*' }]),
-    ...(method === 'GET' || method === 'HEAD' ? [] : [{ name: 'Origin', value: origin }]),
+    ...(facts.bodyLength > 0 ? [{ name: 'Content-Length', value: String(facts.bodyLength) }] : []),
+    ...(has(facts, 'user-agent') || !facts.userAgent ? [] : [{ name: 'User-Agent', value: facts.userAgent }]),
+    ...entries(facts.given.filter((header) => !isContentType(header))),
+    ...entries(facts.given.filter(isContentType)),
+    ...(has(facts, 'accept') ? [] : [{ name: 'Accept', value: '*/*' }]),
+    ...(facts.method === 'GET' || facts.method === 'HEAD' ? [] : [{ name: 'Origin', value: facts.origin }]),
     { name: 'Sec-Fetch-Site', value: 'none' },
     { name: 'Sec-Fetch-Mode', value: 'cors' },
     { name: 'Sec-Fetch-Dest', value: 'empty' },
     // Chromium 156 says so whenever the jar's cookies go with the request.
-    ...(owner.persona.name === 'chrome' && request.credentials !== 'omit' && lifecycle.cookies?.cookieHeader(url.href, '0') ? [{ name: 'Sec-Fetch-Storage-Access', value: 'active' }] : []),
+    ...(facts.withCookies ? [{ name: 'Sec-Fetch-Storage-Access', value: 'active' }] : []),
     { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
-    ...(has('accept-language') ? [] : [{ name: 'Accept-Language', value: 'en-US,en;q=0.9' }]),
+    ...(has(facts, 'accept-language') ? [] : [{ name: 'Accept-Language', value: 'en-US,en;q=0.9' }]),
   ];
+}
+
+/** Firefox ESR 153.7's, in its order (it puts the jar's Cookie after Connection; wrtui's jar adds it last). */
+function firefoxHeaders(facts: HeaderFacts): HttpHeaders {
+  return [
+    { name: 'Host', value: facts.url.host },
+    ...valueOf(facts, 'User-Agent', facts.userAgent),
+    ...valueOf(facts, 'Accept', '*/*'),
+    ...valueOf(facts, 'Accept-Language', 'en-US,en;q=0.9'),
+    { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
+    ...entries(facts.given.filter(([name]) => !['user-agent', 'accept', 'accept-language'].includes(name.toLowerCase()))),
+    ...(facts.bodyLength > 0 ? [{ name: 'Content-Length', value: String(facts.bodyLength) }] : []),
+    ...(facts.method === 'GET' || facts.method === 'HEAD' ? [] : [{ name: 'Origin', value: facts.origin }]),
+    { name: 'Connection', value: 'keep-alive' },
+    { name: 'Sec-Fetch-Dest', value: 'empty' },
+    { name: 'Sec-Fetch-Mode', value: 'cors' },
+    { name: 'Sec-Fetch-Site', value: 'same-origin' },
+    { name: 'Priority', value: 'u=4' },
+  ];
+}
+
+/** What the fetch failed with, in the persona's browser's words. */
+export function fetchFailure(owner: Owner): TypeError {
+  return new TypeError(owner.persona.name === 'firefox' ? 'NetworkError when attempting to fetch resource.' : 'Failed to fetch');
+}
+
+/**
+ * Sends `request` for `owner` and resolves with the response, its body decoded; rejects with the
+ * TypeError of the persona's browser (Chrome's "Failed to fetch") when it fails or is cancelled.
+ */
+export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest): Promise<ExtensionFetchResponse> {
+  const network = lifecycle.network;
+  const origin = owner.extensionOrigin;
+  if (!network || network === 'offline' || !origin || !owner.extensionHost) throw fetchFailure(owner);
+  const url = new URL(request.url);
+  const method = request.method.toUpperCase();
+  const given = request.headers.filter(([name]) => !isForbidden(name.toLowerCase()));
+  const headers = (owner.persona.name === 'firefox' ? firefoxHeaders : chromeHeaders)({
+    url,
+    method,
+    given,
+    origin,
+    userAgent: owner.persona.userAgent,
+    bodyLength: request.body?.byteLength ?? 0,
+    withCookies: request.credentials !== 'omit' && Boolean(lifecycle.cookies?.cookieHeader(url.href, '0')),
+  });
   const body = request.body && request.body.byteLength > 0 ? request.body : undefined;
   const requestBody = body && parseRequestBody({ method, contentType: given.find(([name]) => name.toLowerCase() === 'content-type')?.[1], bytes: body });
   const result = await runRequest(
@@ -109,7 +165,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
     },
     refusingBadPorts(network),
   );
-  if (result.kind !== 'response') throw new TypeError('Failed to fetch');
+  if (result.kind !== 'response') throw fetchFailure(owner);
   const statusText = result.statusLine.replace(/^\S+\s+\d+\s?/, '');
   return {
     url: result.url,

@@ -24,7 +24,7 @@ import type { Owner } from '../owner.js';
 import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
 import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-registry.js';
 import type { FilterEndpoint, ResponseFilter } from '../web-request/stream-filter.js';
-import { fetchForExtension, type ExtensionFetchRequest } from './extension-network.js';
+import { fetchFailure, fetchForExtension, type ExtensionFetchRequest } from './extension-network.js';
 import type { ExtensionServices } from './extension-services.js';
 import type { HostItem, ListenerResult, WorkerBoot, WorkerItem } from './protocol.js';
 import { stackOfStuckWorker } from './stuck-stack.js';
@@ -538,7 +538,7 @@ export class ExtensionWorker implements RemoteEndpoint {
     if (network === 'offline') {
       if (!this.#toldOffline) this.#log('info', `fetch(${request.url}) and every later fetch of its own fail in a replay, which reaches no network; the requests it made when recorded are replayed as its own`);
       this.#toldOffline = true;
-      return this.#enqueue(['fetched', id, undefined, 'offline']);
+      return this.#enqueue(['fetched', id, undefined, owner ? fetchFailure(owner).message : 'Failed to fetch']);
     }
     if (!network || !owner) return this.#enqueue(['fetched', id, undefined, 'direct']);
     try {

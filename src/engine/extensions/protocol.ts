@@ -75,7 +75,7 @@ export type HostItem =
   | ['event', call: number, event: WebRequestEventName, lids: number[], details: string]
   /** The answer to the worker's `call`. */
   | ['reply', id: number, ok: boolean, value: unknown]
-  /** The answer to the worker's `fetch`: the response, or why not (`direct`: no proxy here, Node's own fetch serves it; `offline`: a replay). */
+  /** The answer to the worker's `fetch`: the response, or the TypeError's message (`direct`: no proxy here, Node's own fetch serves it). */
   | ['fetched', id: number, response: ExtensionFetchResponse | undefined, failure?: string]
   /** A cookie change the extension's cookies.onChanged listeners may see. */
   | ['cookieChanged', info: string]

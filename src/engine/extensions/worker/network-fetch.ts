@@ -38,7 +38,7 @@ export class NetworkFetch {
     const aborted = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
     const { response, failure } = await Promise.race([answer, aborted]);
     if (failure === 'direct') return direct();
-    if (!response) throw new TypeError('Failed to fetch');
+    if (!response) throw new TypeError(failure ?? 'Failed to fetch');
     if (request.redirect === 'error' && response.redirected) throw new TypeError('Failed to fetch');
     const nullBody = NULL_BODY_STATUS.has(response.status) || request.method === 'HEAD';
     const made = new Response(nullBody ? null : response.body, { status: response.status, statusText: response.statusText, headers: validHeaders(response.headers) });
