@@ -51,7 +51,7 @@ export async function endProcessGroup(child: ChildProcess, exited: Promise<unkno
  * Runs `extension` as a temporary add-on in a headless Firefox (profile under `work`) until
  * `report` settles (the add-on posts what it found to the test's origin), then ends Firefox.
  */
-export async function whileInFirefox<T>(extension: string, work: string, report: Promise<T>): Promise<T> {
+export async function whileInFirefox<T>(extension: string, work: string, report: Promise<T>, timeoutMs = 60_000): Promise<T> {
   const { spawn } = await import('node:child_process');
   // --keep-profile-changes: Firefox runs in the profile under `work` itself. Without it web-ext
   // runs a copy in /tmp, which it cannot remove when its process group is ended (15 MB a run).
@@ -61,9 +61,12 @@ export async function whileInFirefox<T>(extension: string, work: string, report:
     detached: true,
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await report;
+    // Bounded: an add-on that never reports must not leave Firefox running past the test.
+    return await Promise.race([report, new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`the add-on in Firefox did not report within ${timeoutMs} ms`)), timeoutMs)))]);
   } finally {
+    clearTimeout(timer);
     await endProcessGroup(child, exited);
   }
 }

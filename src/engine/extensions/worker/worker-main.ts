@@ -24,6 +24,8 @@ const port = parentPort!;
 /** The extension's folder and origin (chrome-extension://id), once the worker knows its extension. */
 let ownFolder: string | undefined;
 let ownOrigin: string | undefined;
+/** Firefox's fetch answers a missing file of the extension's own differently (below). */
+let firefoxFetch = false;
 
 // ── outgoing: one message per turn ─────────────────────────────────────────
 let outbox: WorkerItem[] = [];
@@ -126,7 +128,12 @@ async function extensionFetch(input: unknown, init?: unknown): Promise<Response>
   // Whatever the method: Chromium 156 answers a POST, and a HEAD with the body too.
   const relative = extensionRelativePath(url);
   const file = relative === undefined ? undefined : await readExtensionFile(ownFolder, relative);
-  if (!file) throw new TypeError('Failed to fetch');
+  if (!file) {
+    if (!firefoxFetch) throw new TypeError('Failed to fetch');
+    // Firefox ESR 153.7 answers 200, and reading the body fails (test/personas/firefox-identity.test.ts).
+    const aborted = new ReadableStream({ start: (controller) => controller.error(new DOMException('The operation was aborted. ', 'AbortError')) });
+    return new Response(aborted, { status: 200 });
+  }
   const response = new Response(file.bytes, { status: 200, headers: { 'Content-Type': file.type, 'Content-Length': String(file.bytes.byteLength) } });
   // A Response made here has no URL of its own; the extension's says where it came from.
   Object.defineProperty(response, 'url', { value: url.href.replace(/#.*$/, ''), enumerable: true });
@@ -254,6 +261,7 @@ const bridge: Bridge = {
 function start(boot: WorkerBoot): void {
   ownFolder = realFolder(boot.rootDir);
   ownOrigin = boot.baseUrl.replace(/\/+$/, '');
+  firefoxFetch = boot.persona === 'firefox';
   const bindings: BindingsHandle = install(bridge, boot);
 
   // A browser logs these and the worker goes on; so does wrtui, and the journal says where.
