@@ -39,6 +39,7 @@ beforeAll(async () => {
     if (req.url === '/net-probe/post') return res.writeHead(201, 'Made', { 'Content-Type': 'text/plain' }).end(`posted ${body.toString('utf8')}`);
     if (req.url === '/net-probe/redirect') return res.writeHead(302, { Location: '/net-probe/get?again=1' }).end();
     if (req.url === '/net-probe/get?again=1') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('again');
+    if (req.url === '/net-probe/slow') return void setTimeout(() => res.writeHead(200).end('late'), 1_000);
     if (req.url === '/net-probe/gzip') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync('unzipped by fetch'));
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end('plain');
   });
@@ -114,6 +115,37 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
 });
 
 describe("an extension's own requests in wrtui", () => {
+  it('an AbortSignal ends the wait with its AbortError; one fired after the answer is nobody\'s error', async () => {
+    const harness = await startProxyHarness();
+    const folder = path.join(work, 'aborts');
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Aborts', version: '1', permissions: ['storage'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
+    await writeFile(
+      path.join(folder, 'sw.js'),
+      `(async () => {
+         const late = new AbortController();
+         const answered = await fetch(${JSON.stringify(`${origin.url}/net-probe/answered`)}, { signal: late.signal });
+         late.abort(); // after the answer, as a timeout's controller fires
+         const early = new AbortController();
+         setTimeout(() => early.abort(), 100);
+         const aborted = await fetch(${JSON.stringify(`${origin.url}/net-probe/slow`)}, { signal: early.signal }).then(() => 'answered', (error) => error.name);
+         await new Promise((resolve) => setTimeout(resolve, 200));
+         chrome.storage.local.set({ report: { status: answered.status, aborted } });
+       })();`,
+    );
+    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    try {
+      const file = storageFileOf(harness.stateDir, (await import('../../src/engine/extensions/extension-id.js')).extensionIdFromPath(folder));
+      await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 10_000 }).toContain('"report"');
+      await host.close();
+      expect((JSON.parse(await readFile(file, 'utf8')) as { report: unknown }).report).toEqual({ status: 200, aborted: 'AbortError' });
+      expect(harness.entries.filter((entry) => entry.kind === 'log' && entry.level === 'error').map((entry) => JSON.stringify(entry))).toEqual([]);
+    } finally {
+      await host.close();
+      await harness.close();
+    }
+  });
+
   it('fail in a replay, which reaches no network, and the journal says so once', async () => {
     const harness = await startProxyHarness();
     harness.engine.lifecycle.network = 'offline'; // as session-replay.ts sets it

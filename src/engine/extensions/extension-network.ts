@@ -2,8 +2,9 @@
 // through the proxy's own request lifecycle, as a browser sends them through its network stack: they
 // are journaled (the TUI lists them), the cookie jar's cookies go with them and their Set-Cookie
 // lands in it, the rules act on them, and webRequest shows them to the extension itself only where
-// its browser does (Chromium 156: to it alone; Firefox ESR 153.7: to no one). Their headers are
-// Chromium 156's for an extension's fetch (checked in test/extensions/extension-network.test.ts).
+// its browser does (Chromium 156: to it alone; Firefox ESR 153.7: to no one). Their headers are the
+// persona's browser's for an extension's fetch (checked in test/extensions/extension-network.test.ts
+// against Chromium 156, test/personas/firefox-network.test.ts against Firefox ESR 153.7).
 // Runs on the proxy thread, for the extension's worker, which awaits the answer.
 import { Readable } from 'node:stream';
 import type { Owner } from '../owner.js';

@@ -272,7 +272,7 @@ export class RequestLifecycle {
     details: WebRequestDetails,
     request: FilterableRequest,
     only?: PersonaFilter,
-    ending?: WebRequestEntry['ending'],
+    note: Pick<WebRequestEntry, 'ending' | 'madeBy'> = {},
     skip?: (persona: Persona) => boolean,
   ): void {
     const test = skip ? (persona: Persona) => !skip(persona) && (!only || only.test(persona)) : only?.test;
@@ -283,7 +283,7 @@ export class RequestLifecycle {
     }
     let failures: ListenerOutcome[] = [];
     if (listeners.length > 0) failures = (dispatch(event, listeners, details, this.#dispatchOptions(event, request)) as DispatchResult).failures;
-    this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }), ...(ending && { ending }) });
+    this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }), ...note });
   }
 
   /**
@@ -425,6 +425,11 @@ export class RequestFlight {
     return securityInfo(this.#response ? this.#tls?.() : undefined, options, this.#response?.responseHeaders);
   }
 
+  /** onBeforeRequest's journal note of an extension's own request: which extension made it (replay makes it its own again). */
+  #madeByNote(): Pick<WebRequestEntry, 'madeBy'> {
+    return this.madeBy ? { madeBy: { extension: this.madeBy.name, origin: this.madeBy.origin } } : {};
+  }
+
   /** The request's context (initiator, document, frames), the same through redirects as Chrome's initiator is. */
   get context(): RequestContext {
     // An extension's own request comes from its origin, in no tab or frame (Chromium 156).
@@ -444,12 +449,12 @@ export class RequestFlight {
     // (Not at an extension's own URL: declarativeNetRequest acts on web requests only.)
     const dnr = this.lifecycle.dnr?.active && !this.atExtensionUrl ? this.lifecycle.dnr.beforeRequest(this.#dnrInfo()) : undefined;
     if (dnr && dnr.action.kind !== 'none') {
-      this.lifecycle.notify('onBeforeRequest', details, this.#filterable);
+      this.lifecycle.notify('onBeforeRequest', details, this.#filterable, undefined, this.#madeByNote());
       this.lifecycle.dnr!.journal(dnr.entry!);
       if (dnr.action.kind === 'block') return this.#cancel();
       return this.#internalRedirect(dnr.action.url, 307, 'Internal Redirect', false);
     }
-    const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable, {}, undefined, this.madeBy ? { madeBy: { extension: this.madeBy.name, origin: this.madeBy.origin } } : {});
+    const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable, {}, undefined, this.#madeByNote());
     // The rules' entry follows the event's: the journal's first entry for a request is its onBeforeRequest.
     if (dnr?.entry) this.lifecycle.dnr!.journal(dnr.entry);
     if (verdict.cancelledBy !== undefined) return this.#cancel();
@@ -663,7 +668,7 @@ export class RequestFlight {
       { ...this.#common(), fromCache: from.fromCache, error: 'net::ERR_ABORTED', ...(from.ip !== undefined && { ip: from.ip }) },
       this.#filterable,
       undefined,
-      'redirect-not-followed',
+      { ending: 'redirect-not-followed' },
       notice ? toldWhenFollowed : undefined,
     );
     // Firefox (checked on ESR 153.7: fetch with redirect: "manual"): the 3xx is the answer, onCompleted, no onBeforeRedirect.
@@ -752,7 +757,7 @@ export class RequestFlight {
     const details = { ...this.#common(), statusCode, statusLine, redirectUrl, responseHeaders, fromCache, ...(ip !== undefined && { ip }) };
     // A server's redirect: Firefox tells its listeners only when the client follows it (see redirectNotFollowed).
     this.#redirectNotice = server ? { details, filterable: this.#filterable } : undefined;
-    this.lifecycle.notify('onBeforeRedirect', details, this.#filterable, undefined, undefined, server ? toldWhenFollowed : undefined);
+    this.lifecycle.notify('onBeforeRedirect', details, this.#filterable, undefined, {}, server ? toldWhenFollowed : undefined);
   }
 
   /** The same request goes on at a new URL. webRequest never sees data: and about: URLs, so there the request ends. */

@@ -35,8 +35,17 @@ export class NetworkFetch {
     const answer = new Promise<{ response?: ExtensionFetchResponse; failure?: string }>((resolve) => this.#pending.set(id, resolve));
     this.#post(['fetch', id, sent]);
     // An abort ends the extension's wait at once; the request itself runs to its end on the host.
-    const aborted = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-    const { response, failure } = await Promise.race([answer, aborted]);
+    // (An abort after the answer, as a timeout's controller often fires, is nobody's error.)
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }));
+    aborted.catch(() => {});
+    let settled: { response?: ExtensionFetchResponse; failure?: string };
+    try {
+      settled = await Promise.race([answer, aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort!);
+    }
+    const { response, failure } = settled;
     if (failure === 'direct') return direct();
     if (!response) throw new TypeError(failure ?? 'Failed to fetch');
     if (request.redirect === 'error' && response.redirected) throw new TypeError('Failed to fetch');
