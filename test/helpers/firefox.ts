@@ -2,12 +2,49 @@
 // group (web-ext's Firefox outlives web-ext itself, and each left behind kept ~350 MB and its share
 // of the CPU).
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const FIREFOX = '/usr/bin/firefox-esr';
 export const WEB_EXT = fileURLToPath(new URL('../../node_modules/.bin/web-ext', import.meta.url));
+
+/** Without Firefox (or web-ext) the oracle tests are skipped, except in CI: .ci/run installs firefox-esr. */
+export const NO_FIREFOX = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
+
+/** Fails a CI run that lacks Firefox, where skipping would pass silently. */
+export function requireFirefox(): void {
+  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
+}
+
+export type ProbeReport = Record<string, unknown>;
+
+/** What probe add-ons post to the test's origin, awaited one at a time. */
+export class ProbeReports {
+  #deliver: (report: ProbeReport) => void = () => {};
+
+  /** The next report to arrive. */
+  next(): Promise<ProbeReport> {
+    return new Promise((resolve) => (this.#deliver = resolve));
+  }
+
+  /** For the origin's handler: a report arrived. */
+  deliver(report: ProbeReport): void {
+    this.#deliver(report);
+  }
+}
+
+/**
+ * A copy of the probe add-on `fixture` at `folder`, its manifest as `edit` makes it (the probe
+ * posts its report to the manifest's homepage_url, which the test sets there).
+ */
+export async function copyProbe(fixture: string, folder: string, edit: (manifest: Record<string, unknown>) => Record<string, unknown>): Promise<string> {
+  await cp(fixture, folder, { recursive: true });
+  const file = path.join(folder, 'manifest.json');
+  await writeFile(file, JSON.stringify(edit(JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)));
+  return folder;
+}
 
 /** Preferences of a quiet Firefox: no updates, telemetry, remote settings or captive-portal checks (FACTS.md). */
 const QUIET: Record<string, unknown> = {

@@ -5,36 +5,34 @@
 // moz-extension:// UUID at random per profile, and a temporary add-on's id per browser session;
 // wrtui derives both from the folder (README, firefox persona). So the reports are compared with
 // those two values named by their form, and wrtui's must be the same on every run.
-import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import type { JournalEntry, RuleEntry } from '../../src/engine/journal.js';
-import { FIREFOX, WEB_EXT, whileInFirefox } from '../helpers/firefox.js';
+import { copyProbe, NO_FIREFOX, ProbeReports, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
-const SKIP = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/identity-probe', import.meta.url));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const TEMPORARY_ID = /^[0-9a-f]{40}@temporary-addon$/;
 
-type Report = Record<string, unknown>;
+type Report = ProbeReport;
 type Variant = 'as shipped' | 'without a gecko id' | 'Manifest V3';
 
 let origin: Origin;
 let work: string;
-let reported: (report: Report) => void = () => {};
+const reports = new ProbeReports();
 
 beforeAll(async () => {
-  if (SKIP) return;
-  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
+  if (NO_FIREFOX) return;
+  requireFirefox();
   origin = await startOrigin((req, res, body) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
-    if (req.url === '/report') reported(JSON.parse(body.toString('utf8')) as Report);
+    if (req.url === '/report') reports.deliver(JSON.parse(body.toString('utf8')) as Report);
     res.end('ok');
   });
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-identity-'));
@@ -46,19 +44,18 @@ afterAll(async () => {
 });
 
 /** The probe as `variant` has it, in its own folder under the test's. */
-async function probe(variant: Variant): Promise<string> {
-  const folder = path.join(work, variant.replace(/ /g, '-'));
-  await cp(PROBE, folder, { recursive: true });
-  const file = path.join(folder, 'manifest.json');
-  const manifest = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-  manifest.homepage_url = `${origin.url}/report`;
-  if (variant !== 'as shipped') delete manifest.browser_specific_settings;
-  if (variant === 'Manifest V3') {
-    Object.assign(manifest, { manifest_version: 3, permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['http://127.0.0.1/*'] });
-    manifest.web_accessible_resources = [{ resources: ['images/*.png'], matches: ['<all_urls>'] }];
-  }
-  await writeFile(file, JSON.stringify(manifest));
-  return folder;
+function probe(variant: Variant): Promise<string> {
+  return copyProbe(PROBE, path.join(work, variant.replace(/ /g, '-')), ({ browser_specific_settings: gecko, ...manifest }) => ({
+    ...manifest,
+    homepage_url: `${origin.url}/report`,
+    ...(variant === 'as shipped' && { browser_specific_settings: gecko }),
+    ...(variant === 'Manifest V3' && {
+      manifest_version: 3,
+      permissions: ['webRequest', 'webRequestBlocking'],
+      host_permissions: ['http://127.0.0.1/*'],
+      web_accessible_resources: [{ resources: ['images/*.png'], matches: ['<all_urls>'] }],
+    }),
+  }));
 }
 
 /** The report with its UUID and a temporary add-on's id named by their form (each checked first). */
@@ -69,10 +66,8 @@ function named(report: Report): Report {
   return JSON.parse(TEMPORARY_ID.test(report.id as string) ? text.replaceAll(report.id as string, '<sha1>@temporary-addon') : text) as Report;
 }
 
-const nextReport = () => new Promise<Report>((resolve) => (reported = resolve));
-
 async function inWrtui(folder: string, persona?: 'firefox'): Promise<{ report: Report; id: string | undefined }> {
-  const report = nextReport();
+  const report = reports.next();
   const harness = await startProxyHarness();
   const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir, ...(persona && { persona }) });
   try {
@@ -84,11 +79,11 @@ async function inWrtui(folder: string, persona?: 'firefox'): Promise<{ report: R
   }
 }
 
-describe.skipIf(SKIP)("an add-on's id and origin: Firefox ESR 153.7 and wrtui's firefox persona", () => {
+describe.skipIf(NO_FIREFOX)("an add-on's id and origin: Firefox ESR 153.7 and wrtui's firefox persona", () => {
   it('answer alike: the gecko id, else "<sha1>@temporary-addon"; moz-extension://<uuid>/ for getURL, location and origin; @@extension_id is the UUID', { timeout: 180_000 }, async () => {
     for (const variant of ['as shipped', 'without a gecko id', 'Manifest V3'] as const) {
       const folder = await probe(variant);
-      const oracle = await whileInFirefox(folder, path.join(work, `profile-${variant.length}`), nextReport());
+      const oracle = await whileInFirefox(folder, path.join(work, `profile-${variant.length}`), reports.next());
       // Without a gecko id the persona is chosen by --persona, as a Chrome-first add-on is tried in Firefox.
       const ours = await inWrtui(folder, variant === 'as shipped' ? undefined : 'firefox');
       expect({ variant, ...named(ours.report) }).toEqual({ variant, ...named(oracle) });

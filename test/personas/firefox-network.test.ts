@@ -4,49 +4,39 @@
 // afterwards, the error of a refused port and the headers the origin receives, in their order,
 // must agree; but for two things wrtui does otherwise (README): it does not ask for zstd, and the
 // jar's Cookie comes last, where Firefox puts it after Connection.
-import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
-import { FIREFOX, WEB_EXT, whileInFirefox } from '../helpers/firefox.js';
+import { copyProbe, NO_FIREFOX, ProbeReports, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
-const SKIP = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/firefox-network-probe', import.meta.url));
-
-type Report = Record<string, unknown>;
 
 let origin: Origin;
 let work: string;
 let extension: string;
-let reported: (report: Report) => void = () => {};
+const reports = new ProbeReports();
 
 beforeAll(async () => {
-  if (SKIP) return;
-  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
+  if (NO_FIREFOX) return;
+  requireFirefox();
   origin = await startOrigin((req, res, body) => {
-    if (req.url === '/report') reported(JSON.parse(body.toString('utf8')) as Report);
+    if (req.url === '/report') reports.deliver(JSON.parse(body.toString('utf8')) as ProbeReport);
     if (req.url === '/ff-net/get') res.setHeader('Set-Cookie', 'fromorigin=1; Path=/');
     res.end(`ok ${req.url}`);
   });
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-network-'));
-  extension = path.join(work, 'extension');
-  await cp(PROBE, extension, { recursive: true });
-  const manifestFile = path.join(extension, 'manifest.json');
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>;
-  await writeFile(manifestFile, JSON.stringify({ ...manifest, homepage_url: `${origin.url}/report` }));
+  extension = await copyProbe(PROBE, path.join(work, 'extension'), (manifest) => ({ ...manifest, homepage_url: `${origin.url}/report` }));
 }, 30_000);
 
 afterAll(async () => {
   await origin?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
-
-const nextReport = () => new Promise<Report>((resolve) => (reported = resolve));
 
 /** Each probe request's headers as received, in order, with what differs by run named. */
 function receivedSince(start: number): { headers: Record<string, string[]>; cookies: Record<string, string | undefined> } {
@@ -65,17 +55,17 @@ function receivedSince(start: number): { headers: Record<string, string[]>; cook
   return { headers, cookies };
 }
 
-describe.skipIf(SKIP)("an add-on's own requests: Firefox ESR 153.7 and wrtui's firefox persona", () => {
+describe.skipIf(NO_FIREFOX)("an add-on's own requests: Firefox ESR 153.7 and wrtui's firefox persona", () => {
   it('answer alike: the headers Firefox sends and their order, cookies sent by default and not with "omit", Set-Cookie stored, NetworkError for a refused port', { timeout: 90_000 }, async () => {
     const before = origin.received.length;
-    const oracle = await whileInFirefox(extension, work, nextReport());
+    const oracle = await whileInFirefox(extension, work, reports.next());
     const oracleWire = receivedSince(before);
 
     const middle = origin.received.length;
-    const inWrtui = nextReport();
+    const inWrtui = reports.next();
     const harness = await startProxyHarness();
     const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir });
-    let ours: Report;
+    let ours: ProbeReport;
     try {
       expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
       ours = await inWrtui;

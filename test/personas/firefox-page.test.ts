@@ -4,43 +4,35 @@
 // (the oracle) and in wrtui's firefox persona; both post their report to the test's origin, and
 // the reports must be the same. Left out, as the README says: a synchronous XMLHttpRequest (Firefox
 // has one, wrtui refuses it) is not in the probe.
-import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
-import { FIREFOX, WEB_EXT, whileInFirefox } from '../helpers/firefox.js';
+import { copyProbe, NO_FIREFOX, ProbeReports, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
-const SKIP = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/page-probe', import.meta.url));
-
-type Report = Record<string, unknown>;
 
 let origin: Origin;
 let work: string;
 let extension: string;
-let reported: (report: Report) => void = () => {};
+const reports = new ProbeReports();
 
 beforeAll(async () => {
-  if (SKIP) return;
-  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
+  if (NO_FIREFOX) return;
+  requireFirefox();
   origin = await startOrigin((req, res, body) => {
     if (req.url === '/slow') return; // never answers: the probe's timeout and abort end it
     res.setHeader('Access-Control-Allow-Origin', '*');
-    if (req.url === '/report') reported(JSON.parse(body.toString('utf8')) as Report);
+    if (req.url === '/report') reports.deliver(JSON.parse(body.toString('utf8')) as ProbeReport);
     res.setHeader('Content-Type', 'text/plain');
     res.end(req.url === '/echo' ? `echo x-token=${req.headers['x-token'] ?? ''}` : 'ok');
   });
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-page-'));
-  extension = path.join(work, 'extension');
-  await cp(PROBE, extension, { recursive: true });
-  const manifestFile = path.join(extension, 'manifest.json');
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>;
-  await writeFile(manifestFile, JSON.stringify({ ...manifest, homepage_url: `${origin.url}/report` }));
+  extension = await copyProbe(PROBE, path.join(work, 'extension'), (manifest) => ({ ...manifest, homepage_url: `${origin.url}/report` }));
 }, 30_000);
 
 afterAll(async () => {
@@ -48,17 +40,15 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-const nextReport = () => new Promise<Report>((resolve) => (reported = resolve));
-
-describe.skipIf(SKIP)("a background page's window: Firefox ESR 153.7 and wrtui's firefox persona", () => {
+describe.skipIf(NO_FIREFOX)("a background page's window: Firefox ESR 153.7 and wrtui's firefox persona", () => {
   it('answer alike: the document while loading and after, anchors, DOMParser, localStorage, XMLHttpRequest states and events', { timeout: 90_000 }, async () => {
-    const oracle = await whileInFirefox(extension, work, nextReport());
+    const oracle = await whileInFirefox(extension, work, reports.next());
     expect(oracle).not.toHaveProperty('failed');
 
-    const inWrtui = nextReport();
+    const inWrtui = reports.next();
     const harness = await startProxyHarness();
     const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir });
-    let ours: Report;
+    let ours: ProbeReport;
     try {
       expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
       ours = await inWrtui;

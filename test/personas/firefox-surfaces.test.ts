@@ -5,62 +5,53 @@
 // what an add-on's start-up code acts on: the words of the errors ("Invalid tab ID: 987654"), the
 // port's `error`, getAll's shape, the badge's default colour, the missing requestUpdateCheck.
 // Members and enums are Chromium's (checked there); Firefox has more (executeScript, types).
-import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
-import { FIREFOX, WEB_EXT, whileInFirefox } from '../helpers/firefox.js';
+import { copyProbe, NO_FIREFOX, ProbeReports, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
-const SKIP = !(existsSync(FIREFOX) && existsSync(WEB_EXT)) && !process.env.CI;
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/surfaces-probe', import.meta.url));
 
-type Report = Record<string, unknown>;
+type Report = ProbeReport;
 
 let origin: Origin;
 let work: string;
 let extension: string;
-let reported: (report: Report) => void = () => {};
+const reports = new ProbeReports();
 
 beforeAll(async () => {
-  if (SKIP) return;
-  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing and CI is set (.ci/run installs firefox-esr)`);
+  if (NO_FIREFOX) return;
+  requireFirefox();
   origin = await startOrigin((req, res, body) => {
-    if (req.url === '/report') reported(JSON.parse(body.toString('utf8')) as Report);
+    if (req.url === '/report') reports.deliver(JSON.parse(body.toString('utf8')) as Report);
     res.end('ok');
   });
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-firefox-surfaces-'));
   // The probe as a Firefox add-on: its background script and messages, an MV2 manifest whose
   // homepage_url tells the probe where to post its report.
-  extension = path.join(work, 'extension');
-  await cp(PROBE, extension, { recursive: true });
-  await writeFile(
-    path.join(extension, 'manifest.json'),
-    JSON.stringify({
-      manifest_version: 2,
-      name: '__MSG_extensionName__',
-      version: '1.0.0',
-      default_locale: 'en',
-      homepage_url: `${origin.url}/report`,
-      browser_specific_settings: { gecko: { id: 'surfaces-probe@wrtui.test' } },
-      permissions: ['storage', 'contextMenus', 'webNavigation', 'notifications', 'http://127.0.0.1/*'],
-      browser_action: { default_title: 'Surfaces probe' },
-      commands: { 'probe-command': { description: '__MSG_extensionName__' } },
-      background: { scripts: ['background.js'] },
-    }),
-  );
+  extension = await copyProbe(PROBE, path.join(work, 'extension'), () => ({
+    manifest_version: 2,
+    name: '__MSG_extensionName__',
+    version: '1.0.0',
+    default_locale: 'en',
+    homepage_url: `${origin.url}/report`,
+    browser_specific_settings: { gecko: { id: 'surfaces-probe@wrtui.test' } },
+    permissions: ['storage', 'contextMenus', 'webNavigation', 'notifications', 'http://127.0.0.1/*'],
+    browser_action: { default_title: 'Surfaces probe' },
+    commands: { 'probe-command': { description: '__MSG_extensionName__' } },
+    background: { scripts: ['background.js'] },
+  }));
 }, 30_000);
 
 afterAll(async () => {
   await origin?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
-
-const nextReport = () => new Promise<Report>((resolve) => (reported = resolve));
 
 /**
  * What an add-on acts on. Members, enums, constants and management (Chrome's shape) are compared
@@ -75,13 +66,13 @@ function behaviour(report: Report): Report {
   return { ...rest, messages };
 }
 
-describe.skipIf(SKIP)("the browser's own surfaces: Firefox ESR 153.7 and wrtui's firefox persona", () => {
+describe.skipIf(NO_FIREFOX)("the browser's own surfaces: Firefox ESR 153.7 and wrtui's firefox persona", () => {
   it('answer alike: "Invalid tab ID", port.error, no requestUpdateCheck, getAll with data_collection, the badge kept', { timeout: 90_000 }, async () => {
-    const oracle = await whileInFirefox(extension, work, nextReport());
+    const oracle = await whileInFirefox(extension, work, reports.next());
     expect(oracle).not.toHaveProperty('failed');
     expect(oracle).toMatchObject({ window: 'object', tabGet: { error: 'Invalid tab ID: 987654' }, updateCheck: { error: expect.stringContaining('is not a function') } });
 
-    const inWrtui = nextReport();
+    const inWrtui = reports.next();
     const harness = await startProxyHarness();
     const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir });
     let ours: Report;
