@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { lineText } from '../../src/ui/detail/styled-line.js';
 import { compileFilter } from '../../src/ui/filter/compile-filter.js';
+import { byFilter, ruleDetailLines } from '../../src/ui/rules/rule-lines.js';
 import { requestLines } from '../../src/ui/detail/request-lines.js';
 import { finished, requestIdOf } from '../helpers/proxy-harness.js';
 import { startStoreRig, type StoreRig } from '../helpers/store-rig.js';
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('the Request tab of a request an extension made itself', () => {
-  it('names the extension and its origin, where a client request says nothing of the kind; by:NAME finds it in the list', async () => {
+  it('names the extension and its origin, where a client request says nothing of the kind; by:NAME finds it in the list; the rules view counts it', async () => {
     const url = `${rig.origin.url}/beacon`;
     await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Beacon Maker', version: '1', host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
     await writeFile(path.join(folder, 'sw.js'), `fetch(${JSON.stringify(url)});`);
@@ -44,6 +45,19 @@ describe('the Request tab of a request an extension made itself', () => {
       const compiled = compileFilter('by:beacon');
       if (!compiled.ok || !compiled.predicate) throw new Error('the filter should compile');
       expect([record, clientRecord].map(compiled.predicate)).toEqual([true, false]);
+
+      // The rules view counts them, and names the filter that lists them: its name, literally.
+      const status = host.rules()[0]!;
+      expect(status.ownRequests).toEqual({ made: 1, failed: 0 });
+      const network = ruleDetailLines(status, undefined, Date.now()).map(lineText).find((row) => row.startsWith('Network'));
+      expect(network).toBe('Network 1 request of its own  by:"^Beacon Maker$" lists them in the requests view');
+      const exact = compileFilter(byFilter('Beacon Maker'));
+      if (!exact.ok || !exact.predicate) throw new Error('the rules view\'s filter should compile');
+      expect([record, { ...record, madeBy: { extension: 'Beacon Maker Plus', origin: '' } }, clientRecord].map(exact.predicate)).toEqual([true, false, false]);
+      expect(byFilter('uBlock (dev)')).toBe('by:"^uBlock \\\\(dev\\\\)$"');
+      const dev = compileFilter(byFilter('uBlock (dev)'));
+      if (!dev.ok || !dev.predicate) throw new Error('a name with pattern characters should compile');
+      expect(dev.predicate({ ...record, madeBy: { extension: 'uBlock (dev)', origin: '' } })).toBe(true);
     } finally {
       await host.close();
     }

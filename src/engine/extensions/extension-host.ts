@@ -117,6 +117,8 @@ export interface RuleStatus {
   declarativeNetRequest?: NonNullable<ReturnType<DnrEngine['describe']>>;
   /** chrome.storage (with the permission): storage.local's file (none without a state dir) and each area's item count. */
   storage?: { file: string | undefined; local: number; session: number };
+  /** The requests it made itself (fetch, XMLHttpRequest) since it was first loaded, and how many of them failed. */
+  ownRequests?: { made: number; failed: number };
   /** Its worker. */
   runtime: {
     state: RuntimeState;
@@ -890,6 +892,7 @@ export class ExtensionHost {
       typeErrors: [...record.typeErrors],
       ...(dnr && { declarativeNetRequest: dnr }),
       ...(current?.owner.permissions.has('storage') && record.services && { storage: { file: record.services.storage.file, ...record.services.storage.counts } }),
+      ownRequests: { ...(record.services?.ownRequests ?? { made: 0, failed: 0 }) },
       runtime: {
         state: record.runtime,
         restarts: record.restarts,

@@ -24,6 +24,8 @@ export class ExtensionServices {
   /** A background page's localStorage (web-storage.ts), in its own file; the worker enforces its quota. */
   readonly webStorage: StorageAreas;
   readonly alarms: AlarmScheduler;
+  /** The requests the extension made itself through the proxy, across its workers (the rules view shows them). */
+  readonly ownRequests = { made: 0, failed: 0 };
   readonly #engine: Engine;
   readonly #extensionId: string;
   readonly #cookieApis = new WeakMap<Owner, CookiesApi>();

@@ -541,9 +541,12 @@ export class ExtensionWorker implements RemoteEndpoint {
       return this.#enqueue(['fetched', id, undefined, owner ? fetchFailure(owner).message : 'Failed to fetch']);
     }
     if (!network || !owner) return this.#enqueue(['fetched', id, undefined, 'direct']);
+    const counts = this.#options.services.ownRequests;
+    counts.made++;
     try {
       this.#enqueue(['fetched', id, await fetchForExtension(this.#engine.lifecycle, owner, request)]);
     } catch (error) {
+      counts.failed++;
       this.#enqueue(['fetched', id, undefined, error instanceof Error ? error.message : String(error)]);
     }
   }

@@ -89,6 +89,12 @@ export function listenerCount(rule: RuleStatus): number {
   return rule.listeners.length + rule.eventListeners.reduce((sum, { count }) => sum + count, 0);
 }
 
+/** The list's filter that finds the requests `name` made itself: its name as a literal pattern, quoted when it has spaces. */
+export function byFilter(name: string): string {
+  const pattern = `^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+  return /[\s"]/.test(pattern) ? `by:${JSON.stringify(pattern)}` : `by:${pattern}`;
+}
+
 export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string | undefined, now: number, rulesCount?: number): StyledLine[] {
   if (!rule) return [line({ text: 'No rules or extensions. Put a .ts rule (or an extension folder) in the rules folder; wrtui loads it when it is saved.', dim: true })];
   const lines: StyledLine[] = [];
@@ -115,6 +121,17 @@ export function ruleDetailLines(rule: RuleStatus | undefined, rulesDir: string |
     ),
   );
   lines.push(line({ text: 'Persona ', dim: true }, { ...PERSONA_CELLS[rule.persona], text: rule.persona }, { text: `  ${PERSONA_MEANING[rule.persona]}`, dim: true }));
+  const own = rule.ownRequests;
+  if (own) {
+    lines.push(
+      line(
+        { text: 'Network ', dim: true },
+        own.made === 0 ? { text: 'no requests of its own yet', dim: true } : `${own.made} request${own.made === 1 ? '' : 's'} of its own`,
+        own.failed > 0 && { text: `, ${own.failed} failed`, color: 'red' },
+        own.made > 0 && { text: `  ${byFilter(rule.name)} lists them in the requests view`, dim: true },
+      ),
+    );
+  }
   if (rule.storage) {
     const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
     lines.push(
