@@ -57,7 +57,7 @@ describe('the Request tab of a request an extension made itself', () => {
       expect(byFilter('uBlock (dev)')).toBe('by:"^uBlock \\\\(dev\\\\)$"');
       const dev = compileFilter(byFilter('uBlock (dev)'));
       if (!dev.ok || !dev.predicate) throw new Error('a name with pattern characters should compile');
-      expect(dev.predicate({ ...record, madeBy: { extension: 'uBlock (dev)', origin: '' } })).toBe(true);
+      expect(dev.predicate({ ...record, madeBy: { ...record.madeBy!, extension: 'uBlock (dev)' } })).toBe(true);
     } finally {
       await host.close();
     }
