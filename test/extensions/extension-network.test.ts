@@ -115,6 +115,22 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
 });
 
 describe("an extension's own requests in wrtui", () => {
+  it('carry the jar\'s cookies under --cookies observe too: that mode is for clients with a jar of their own, and wrtui is the extension\'s browser', async () => {
+    const harness = await startProxyHarness({ engine: { cookieMode: 'observe' } });
+    const folder = path.join(work, 'observe');
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Observer', version: '1', permissions: ['cookies'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
+    const url = `${origin.url}/net-probe/observe`;
+    await writeFile(path.join(folder, 'sw.js'), `chrome.cookies.set({ url: ${JSON.stringify(origin.url)}, name: 'kept', value: 'yes' }).then(() => fetch(${JSON.stringify(url)}));`);
+    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    try {
+      await expect.poll(() => origin.received.find((request) => request.url === '/net-probe/observe')?.headers.cookie, { timeout: 10_000 }).toBe('kept=yes');
+    } finally {
+      await host.close();
+      await harness.close();
+    }
+  });
+
   it('an AbortSignal ends the wait with its AbortError; one fired after the answer is nobody\'s error', async () => {
     const harness = await startProxyHarness();
     const folder = path.join(work, 'aborts');

@@ -476,7 +476,8 @@ export class RequestFlight {
     let headers = this.requestHeaders;
     const added: WrtuiAddedHeader[] = [];
     const cookies = this.lifecycle.cookies;
-    if (cookies && this.lifecycle.cookieMode === 'send' && !this.#withoutCookies) {
+    // An extension's own request has no client jar: wrtui is its browser, whatever --cookies says.
+    if (cookies && (this.lifecycle.cookieMode === 'send' || this.madeBy) && !this.#withoutCookies) {
       // A client may split its cookies over several Cookie fields (HTTP/2 does): all of them count.
       const fromClient = getHeaderValues(headers, 'cookie').join('; ') || undefined;
       const fromJar = cookies.cookieHeader(this.url, this.storeId);
