@@ -4,7 +4,7 @@
 // none of Chromium's own background traffic, so the request list shows the page and nothing else.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
@@ -109,9 +109,47 @@ export async function launchBrowser(options: BrowserOptions): Promise<LaunchedBr
         await exited;
         clearTimeout(killer);
       }
+      // Chromium's helpers (its zygote, renderers, crash handler) outlive the main process for a
+      // moment and write into the profile: one still writing recreated it after it was removed.
+      await endProcessesNaming(profile);
       await rm(profile, { recursive: true, force: true, maxRetries: 3 });
     },
   };
+}
+
+/** Ends the processes whose command line names `path` (Linux's /proc): asks, waits up to 2 s, then kills. */
+async function endProcessesNaming(path: string): Promise<void> {
+  for (let waited = 0; waited < 2_000; waited += 100) {
+    const left = await processesNaming(path);
+    if (left.length === 0) return;
+    if (waited === 0) for (const pid of left) signal(pid, 'SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const pid of await processesNaming(path)) signal(pid, 'SIGKILL');
+}
+
+async function processesNaming(path: string): Promise<number[]> {
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return []; // not Linux: nothing to find this way
+  }
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(path)) found.push(Number(entry));
+  }
+  return found;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
 }
 
 function runnable(file: string): boolean {
