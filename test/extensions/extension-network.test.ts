@@ -189,7 +189,7 @@ describe("an extension's own requests in wrtui", () => {
     }
   });
 
-  it('are journaled as the proxy journals a page\'s, and a Firefox add-on\'s own listeners are not told of them (Firefox ESR 153.7)', async () => {
+  it('are journaled as the proxy journals a page\'s under the firefox persona too, its own listener told of them (as Firefox ESR 153.7 tells it)', async () => {
     const harness = await startProxyHarness();
     const folder = path.join(work, 'firefox-probe');
     await mkdir(folder, { recursive: true });
@@ -197,7 +197,11 @@ describe("an extension's own requests in wrtui", () => {
     await writeFile(
       path.join(folder, 'b.js'),
       `const seen = []; browser.webRequest.onBeforeRequest.addListener((d) => { seen.push(d.url); }, { urls: ['<all_urls>'] });
-       fetch(${JSON.stringify(`${origin.url}/net-probe/firefox`)}).then((r) => r.text()).then((text) => browser.storage.local.set({ report: { text, seen } }));`,
+       // Once its top level has run and it is live (its listeners are, from then on).
+       new Promise((resolve) => setTimeout(resolve, 200)).then(() => fetch(${JSON.stringify(`${origin.url}/net-probe/firefox`)})).then((r) => r.text())
+         // An observing listener's events may come after the fetch settled (in Firefox too).
+         .then((text) => new Promise((resolve) => setTimeout(() => resolve(text), 300)))
+         .then((text) => browser.storage.local.set({ report: { text, seen } }));`,
     );
     const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
     try {
@@ -207,7 +211,7 @@ describe("an extension's own requests in wrtui", () => {
       await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 10_000 }).toContain('"report"');
       await host.close();
       const { report } = JSON.parse(await readFile(file, 'utf8')) as { report: { text: string; seen: string[] } };
-      expect(report).toEqual({ text: 'plain', seen: [] });
+      expect(report).toEqual({ text: 'plain', seen: [`${origin.url}/net-probe/firefox`] });
       const events = harness.webRequestEntries((entry) => entry.details.url.endsWith('/net-probe/firefox')).map((entry) => entry.event);
       expect(events).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onResponseStarted', 'onCompleted']);
     } finally {

@@ -1,8 +1,8 @@
 // The requests an extension makes itself (fetch and XMLHttpRequest in its background) go out
 // through the proxy's own request lifecycle, as a browser sends them through its network stack: they
 // are journaled (the TUI lists them), the cookie jar's cookies go with them and their Set-Cookie
-// lands in it, the rules act on them, and webRequest shows them to the extension itself only where
-// its browser does (Chromium 156: to it alone; Firefox ESR 153.7: to no one). Their headers are the
+// lands in it, the rules act on them, and webRequest shows them to the extension itself alone (as
+// Chromium 156 and Firefox ESR 153.7 do). Their headers are the
 // persona's browser's for an extension's fetch (checked in test/extensions/extension-network.test.ts
 // against Chromium 156, test/personas/firefox-network.test.ts against Firefox ESR 153.7).
 // Runs on the proxy thread, for the extension's worker, which awaits the answer.
@@ -50,10 +50,12 @@ const BAD_PORTS = new Set([
   3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
-/** `network`, refusing a bad port on every hop (a redirect may lead to one), as the browser's stack does after onSendHeaders. */
+const isBadPort = (url: URL) => url.port !== '' && BAD_PORTS.has(Number(url.port));
+
+/** `network`, refusing a bad port on every hop (a redirect may lead to one), as Chromium's stack does after onSendHeaders. */
 function refusingBadPorts(network: Transport): Transport {
   return {
-    send: (outgoing, signal) => (BAD_PORTS.has(Number(new URL(outgoing.url).port)) && new URL(outgoing.url).port !== '' ? Promise.reject(new TransportError('net::ERR_UNSAFE_PORT')) : network.send(outgoing, signal)),
+    send: (outgoing, signal) => (isBadPort(new URL(outgoing.url)) ? Promise.reject(new TransportError('net::ERR_UNSAFE_PORT')) : network.send(outgoing, signal)),
   };
 }
 
@@ -136,6 +138,11 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   const origin = owner.extensionOrigin;
   if (!network || network === 'offline' || !origin || !owner.extensionHost) throw fetchFailure(owner);
   const url = new URL(request.url);
+  if (owner.persona.name === 'firefox' && isBadPort(url)) {
+    // Firefox refuses it before webRequest sees it (test/personas/firefox-network.test.ts): no events.
+    lifecycle.journal.append({ kind: 'log', level: 'info', source: owner.id, message: `fetch(${url.origin}/…) refused: port ${url.port} is one browsers refuse to connect to (the Fetch standard's bad ports); Firefox refuses it before webRequest sees it` });
+    throw fetchFailure(owner);
+  }
   const method = request.method.toUpperCase();
   const given = request.headers.filter(([name]) => !isForbidden(name.toLowerCase()));
   const headers = (owner.persona.name === 'firefox' ? firefoxHeaders : chromeHeaders)({

@@ -68,7 +68,6 @@ export const chromePersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: true,
   hasSecurityInfo: false,
-  seesOwnRequests: true,
   surfaces: CHROME_SURFACES,
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
   hasFilterResponseData: false,

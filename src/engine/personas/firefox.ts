@@ -57,7 +57,6 @@ export const firefoxPersona: Persona = {
   authCancelFails: true,
   hasActionIgnored: false,
   hasSecurityInfo: true,
-  seesOwnRequests: false,
   surfaces: FIREFOX_SURFACES,
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0',
   hasFilterResponseData: true,

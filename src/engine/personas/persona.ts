@@ -53,8 +53,6 @@ export interface Persona {
   readonly redirectNoticeWhenFollowed: boolean;
   /** Firefox's webRequest.getSecurityInfo. */
   readonly hasSecurityInfo: boolean;
-  /** Its webRequest listeners see the requests their own extension makes (fetch from its background): Chrome's do, Firefox's do not. */
-  readonly seesOwnRequests: boolean;
   /** How the browser's own surfaces (tabs, windows, the toolbar button …) answer with none open (surface-dialects.ts). */
   readonly surfaces: SurfaceDialect;
   /** navigator.userAgent in an extension's background (Chromium 156 and Firefox on Linux, as they send it); undefined: wrtui's own. */

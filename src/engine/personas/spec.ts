@@ -26,7 +26,6 @@ export const specPersona: Persona = {
   authCancelFails: false,
   hasActionIgnored: false,
   hasSecurityInfo: false,
-  seesOwnRequests: true,
   surfaces: CHROME_SURFACES,
   userAgent: undefined,
   hasFilterResponseData: false,
