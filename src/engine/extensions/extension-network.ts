@@ -1,8 +1,8 @@
 // The requests an extension makes itself (fetch and XMLHttpRequest in its background) go out
 // through the proxy's own request lifecycle, as a browser sends them through its network stack: they
 // are journaled (the TUI lists them), the cookie jar's cookies go with them and their Set-Cookie
-// lands in it, the rules act on them, and webRequest shows them to the extension itself alone (as
-// Chromium 156 and Firefox ESR 153.7 do). Their headers are the
+// lands in it, the rules act on them, and webRequest shows them to the extension itself (as Chromium
+// 156 and Firefox ESR 153.7 do) and to no other (as Chromium 156 does). Their headers are the
 // persona's browser's for an extension's fetch (checked in test/extensions/extension-network.test.ts
 // against Chromium 156, test/personas/firefox-network.test.ts against Firefox ESR 153.7).
 // Runs on the proxy thread, for the extension's worker, which awaits the answer.

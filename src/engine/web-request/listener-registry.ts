@@ -157,8 +157,8 @@ export class ListenerRegistry {
   #sees(listener: RegisteredListener, request: FilterableRequest): boolean {
     // An extension's own URL (a redirect to its resource) is its own to see, and no other's (Chromium 156).
     if (request.extensionHost !== undefined) return listener.owner.extensionHost === request.extensionHost && listener.filter.matches(request);
-    // An extension's own request: it alone sees it, in Chromium 156 and Firefox ESR 153.7
-    // (test/extensions/extension-network.test.ts, test/personas/firefox-network.test.ts).
+    // An extension's own request: it sees it (Chromium 156, Firefox ESR 153.7), no other extension
+    // does (Chromium 156) (test/extensions/extension-network.test.ts, test/personas/firefox-network.test.ts).
     if (request.madeBy !== undefined && listener.owner.extensionHost !== request.madeBy) return false;
     if (!listener.filter.matches(request) || !listener.owner.hostPermissions.matches(request.url)) return false;
     // Chrome shows a CORS preflight only while some listener asked for extraHeaders (checked on Chromium 156).
