@@ -12,10 +12,11 @@ import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { extensionIdFromPath } from '../../src/engine/extensions/extension-id.js';
 import { storageFileOf } from '../../src/engine/extensions/storage-areas.js';
 import { NO_CHROMIUM, PROBE_EXTENSION_ID, reportsInChromium, reportsInWrtui, type Report } from '../helpers/chromium-probe.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
-import { startProxyHarness } from '../helpers/proxy-harness.js';
+import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/network-probe', import.meta.url));
 
@@ -114,15 +115,31 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
   });
 });
 
+/** Writes an extension into the test's folder `dir` (its manifest, and its background `file` holding `code`) and runs it in wrtui on `harness`. */
+async function runExtension(harness: ProxyHarness, dir: string, manifest: Record<string, unknown>, file: string, code: string): Promise<{ host: ExtensionHost; folder: string }> {
+  const folder = path.join(work, dir);
+  await mkdir(folder, { recursive: true });
+  await writeFile(path.join(folder, 'manifest.json'), JSON.stringify(manifest));
+  await writeFile(path.join(folder, file), code);
+  return { host: await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir }), folder };
+}
+
+/** Waits until the extension at `folder` keeps a `report` in storage.local, closes `host` (which writes storage out) and gives the report. */
+async function reportOnceClosed(harness: ProxyHarness, host: ExtensionHost, folder: string): Promise<unknown> {
+  const file = storageFileOf(harness.stateDir, extensionIdFromPath(folder));
+  await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 10_000 }).toContain('"report"');
+  await host.close();
+  return (JSON.parse(await readFile(file, 'utf8')) as { report: unknown }).report;
+}
+
+/** A Manifest V3 extension with a service worker (sw.js) and `permissions`, host access everywhere. */
+const mv3 = (name: string, permissions: string[]) => ({ manifest_version: 3, name, version: '1', permissions, host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } });
+
 describe("an extension's own requests in wrtui", () => {
   it('carry the jar\'s cookies under --cookies observe too: that mode is for clients with a jar of their own, and wrtui is the extension\'s browser', async () => {
     const harness = await startProxyHarness({ engine: { cookieMode: 'observe' } });
-    const folder = path.join(work, 'observe');
-    await mkdir(folder, { recursive: true });
-    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Observer', version: '1', permissions: ['cookies'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
     const url = `${origin.url}/net-probe/observe`;
-    await writeFile(path.join(folder, 'sw.js'), `chrome.cookies.set({ url: ${JSON.stringify(origin.url)}, name: 'kept', value: 'yes' }).then(() => fetch(${JSON.stringify(url)}));`);
-    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    const { host } = await runExtension(harness, 'observe', mv3('Observer', ['cookies']), 'sw.js', `chrome.cookies.set({ url: ${JSON.stringify(origin.url)}, name: 'kept', value: 'yes' }).then(() => fetch(${JSON.stringify(url)}));`);
     try {
       await expect.poll(() => origin.received.find((request) => request.url === '/net-probe/observe')?.headers.cookie, { timeout: 10_000 }).toBe('kept=yes');
     } finally {
@@ -133,11 +150,11 @@ describe("an extension's own requests in wrtui", () => {
 
   it('an AbortSignal ends the wait with its AbortError; one fired after the answer is nobody\'s error', async () => {
     const harness = await startProxyHarness();
-    const folder = path.join(work, 'aborts');
-    await mkdir(folder, { recursive: true });
-    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Aborts', version: '1', permissions: ['storage'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
-    await writeFile(
-      path.join(folder, 'sw.js'),
+    const { host, folder } = await runExtension(
+      harness,
+      'aborts',
+      mv3('Aborts', ['storage']),
+      'sw.js',
       `(async () => {
          const late = new AbortController();
          const answered = await fetch(${JSON.stringify(`${origin.url}/net-probe/answered`)}, { signal: late.signal });
@@ -149,12 +166,8 @@ describe("an extension's own requests in wrtui", () => {
          chrome.storage.local.set({ report: { status: answered.status, aborted } });
        })();`,
     );
-    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
     try {
-      const file = storageFileOf(harness.stateDir, (await import('../../src/engine/extensions/extension-id.js')).extensionIdFromPath(folder));
-      await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 10_000 }).toContain('"report"');
-      await host.close();
-      expect((JSON.parse(await readFile(file, 'utf8')) as { report: unknown }).report).toEqual({ status: 200, aborted: 'AbortError' });
+      expect(await reportOnceClosed(harness, host, folder)).toEqual({ status: 200, aborted: 'AbortError' });
       expect(harness.entries.filter((entry) => entry.kind === 'log' && entry.level === 'error').map((entry) => JSON.stringify(entry))).toEqual([]);
     } finally {
       await host.close();
@@ -165,21 +178,17 @@ describe("an extension's own requests in wrtui", () => {
   it('fail in a replay, which reaches no network, and the journal says so once', async () => {
     const harness = await startProxyHarness();
     harness.engine.lifecycle.network = 'offline'; // as session-replay.ts sets it
-    const folder = path.join(work, 'offline');
-    await mkdir(folder, { recursive: true });
-    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Offline', version: '1', permissions: ['storage'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
     const url = `${origin.url}/net-probe/offline`;
-    await writeFile(
-      path.join(folder, 'sw.js'),
+    const { host, folder } = await runExtension(
+      harness,
+      'offline',
+      mv3('Offline', ['storage']),
+      'sw.js',
       `const outcome = (p) => p.then((r) => r.status, (e) => e.name + ': ' + e.message);
        Promise.all([outcome(fetch(${JSON.stringify(url)})), outcome(fetch(${JSON.stringify(`${url}?again`)}))]).then((report) => chrome.storage.local.set({ report }));`,
     );
-    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
     try {
-      const file = storageFileOf(harness.stateDir, (await import('../../src/engine/extensions/extension-id.js')).extensionIdFromPath(folder));
-      await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 10_000 }).toContain('"report"');
-      await host.close();
-      expect((JSON.parse(await readFile(file, 'utf8')) as { report: string[] }).report).toEqual(['TypeError: Failed to fetch', 'TypeError: Failed to fetch']);
+      expect(await reportOnceClosed(harness, host, folder)).toEqual(['TypeError: Failed to fetch', 'TypeError: Failed to fetch']);
       expect(origin.received.filter((request) => request.url.startsWith('/net-probe/offline'))).toEqual([]);
       const told = harness.entries.filter((entry) => entry.kind === 'log' && entry.source === 'Offline' && entry.message.includes('fail in a replay'));
       expect(told).toHaveLength(1);
@@ -191,11 +200,11 @@ describe("an extension's own requests in wrtui", () => {
 
   it('are journaled as the proxy journals a page\'s under the firefox persona too, its own listener told of them (as Firefox ESR 153.7 tells it)', async () => {
     const harness = await startProxyHarness();
-    const folder = path.join(work, 'firefox-probe');
-    await mkdir(folder, { recursive: true });
-    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 2, name: 'ff', version: '1', browser_specific_settings: { gecko: { id: 'ff@wrtui.test' } }, permissions: ['webRequest', 'storage', '<all_urls>'], background: { scripts: ['b.js'] } }));
-    await writeFile(
-      path.join(folder, 'b.js'),
+    const { host, folder } = await runExtension(
+      harness,
+      'firefox-probe',
+      { manifest_version: 2, name: 'ff', version: '1', browser_specific_settings: { gecko: { id: 'ff@wrtui.test' } }, permissions: ['webRequest', 'storage', '<all_urls>'], background: { scripts: ['b.js'] } },
+      'b.js',
       `const seen = []; browser.webRequest.onBeforeRequest.addListener((d) => { seen.push(d.url); }, { urls: ['<all_urls>'] });
        // Once its top level has run and it is live (its listeners are, from then on).
        new Promise((resolve) => setTimeout(resolve, 200)).then(() => fetch(${JSON.stringify(`${origin.url}/net-probe/firefox`)})).then((r) => r.text())
@@ -203,15 +212,10 @@ describe("an extension's own requests in wrtui", () => {
          .then((text) => new Promise((resolve) => setTimeout(() => resolve(text), 300)))
          .then((text) => browser.storage.local.set({ report: { text, seen } }));`,
     );
-    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
     try {
       const id = host.rules()[0]!.file === folder ? host.rules()[0]!.extensionId : undefined;
       expect(id).toBe('ff@wrtui.test');
-      const file = storageFileOf(harness.stateDir, (await import('../../src/engine/extensions/extension-id.js')).extensionIdFromPath(folder));
-      await expect.poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 10_000 }).toContain('"report"');
-      await host.close();
-      const { report } = JSON.parse(await readFile(file, 'utf8')) as { report: { text: string; seen: string[] } };
-      expect(report).toEqual({ text: 'plain', seen: [`${origin.url}/net-probe/firefox`] });
+      expect(await reportOnceClosed(harness, host, folder)).toEqual({ text: 'plain', seen: [`${origin.url}/net-probe/firefox`] });
       const events = harness.webRequestEntries((entry) => entry.details.url.endsWith('/net-probe/firefox')).map((entry) => entry.event);
       expect(events).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onResponseStarted', 'onCompleted']);
     } finally {

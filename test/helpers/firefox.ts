@@ -6,6 +6,9 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import { startProxyHarness } from './proxy-harness.js';
 
 export const FIREFOX = '/usr/bin/firefox-esr';
 export const WEB_EXT = fileURLToPath(new URL('../../node_modules/.bin/web-ext', import.meta.url));
@@ -32,6 +35,23 @@ export class ProbeReports {
   /** For the origin's handler: a report arrived. */
   deliver(report: ProbeReport): void {
     this.#deliver(report);
+  }
+}
+
+/**
+ * The probe add-on at `folder` run in wrtui, its proxy running, until it posts its next report;
+ * it must load under the firefox persona (its manifest's choice, or `persona` as --persona).
+ */
+export async function reportInWrtuiAsFirefox(folder: string, reports: ProbeReports, persona?: 'firefox'): Promise<{ report: ProbeReport; extensionId: string | undefined }> {
+  const report = reports.next();
+  const harness = await startProxyHarness();
+  const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir, ...(persona && { persona }) });
+  try {
+    expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
+    return { report: await report, extensionId: host.rules()[0]!.extensionId };
+  } finally {
+    await host.close();
+    await harness.close();
   }
 }
 

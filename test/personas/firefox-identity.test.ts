@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import type { JournalEntry, RuleEntry } from '../../src/engine/journal.js';
-import { copyProbe, NO_FIREFOX, ProbeReports, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
+import { copyProbe, NO_FIREFOX, ProbeReports, reportInWrtuiAsFirefox, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
@@ -66,31 +66,18 @@ function named(report: Report): Report {
   return JSON.parse(TEMPORARY_ID.test(report.id as string) ? text.replaceAll(report.id as string, '<sha1>@temporary-addon') : text) as Report;
 }
 
-async function inWrtui(folder: string, persona?: 'firefox'): Promise<{ report: Report; id: string | undefined }> {
-  const report = reports.next();
-  const harness = await startProxyHarness();
-  const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir, ...(persona && { persona }) });
-  try {
-    expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
-    return { report: await report, id: host.rules()[0]!.extensionId };
-  } finally {
-    await host.close();
-    await harness.close();
-  }
-}
-
 describe.skipIf(NO_FIREFOX)("an add-on's id and origin: Firefox ESR 153.7 and wrtui's firefox persona", () => {
   it('answer alike: the gecko id, else "<sha1>@temporary-addon"; moz-extension://<uuid>/ for getURL, location and origin; @@extension_id is the UUID', { timeout: 180_000 }, async () => {
     for (const variant of ['as shipped', 'without a gecko id', 'Manifest V3'] as const) {
       const folder = await probe(variant);
       const oracle = await whileInFirefox(folder, path.join(work, `profile-${variant.length}`), reports.next());
       // Without a gecko id the persona is chosen by --persona, as a Chrome-first add-on is tried in Firefox.
-      const ours = await inWrtui(folder, variant === 'as shipped' ? undefined : 'firefox');
+      const ours = await reportInWrtuiAsFirefox(folder, reports, variant === 'as shipped' ? undefined : 'firefox');
       expect({ variant, ...named(ours.report) }).toEqual({ variant, ...named(oracle) });
       // Spelled out: Firefox answers a missing file of its own with 200 and a body that fails.
       expect(oracle.missing).toEqual(['answered', 200, 'body', 'AbortError', 'The operation was aborted. ']);
-      expect(ours.id).toBe(ours.report.id); // the rules view shows runtime.id as the extension sees it
-      const again = await inWrtui(folder, variant === 'as shipped' ? undefined : 'firefox');
+      expect(ours.extensionId).toBe(ours.report.id); // the rules view shows runtime.id as the extension sees it
+      const again = await reportInWrtuiAsFirefox(folder, reports, variant === 'as shipped' ? undefined : 'firefox');
       expect(again.report).toEqual(ours.report); // derived, not drawn: the same on every run
     }
   });

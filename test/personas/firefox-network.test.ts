@@ -9,10 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
-import { copyProbe, NO_FIREFOX, ProbeReports, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
+import { copyProbe, NO_FIREFOX, ProbeReports, reportInWrtuiAsFirefox, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
-import { startProxyHarness } from '../helpers/proxy-harness.js';
 
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/firefox-network-probe', import.meta.url));
 
@@ -62,17 +60,7 @@ describe.skipIf(NO_FIREFOX)("an add-on's own requests: Firefox ESR 153.7 and wrt
     const oracleWire = receivedSince(before);
 
     const middle = origin.received.length;
-    const inWrtui = reports.next();
-    const harness = await startProxyHarness();
-    const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir });
-    let ours: ProbeReport;
-    try {
-      expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
-      ours = await inWrtui;
-    } finally {
-      await host.close();
-      await harness.close();
-    }
+    const { report: ours } = await reportInWrtuiAsFirefox(extension, reports);
     const ourWire = receivedSince(middle);
 
     expect(ours).toEqual(oracle);

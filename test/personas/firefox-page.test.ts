@@ -9,10 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
-import { copyProbe, NO_FIREFOX, ProbeReports, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
+import { copyProbe, NO_FIREFOX, ProbeReports, reportInWrtuiAsFirefox, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
-import { startProxyHarness } from '../helpers/proxy-harness.js';
 
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/page-probe', import.meta.url));
 
@@ -45,17 +43,7 @@ describe.skipIf(NO_FIREFOX)("a background page's window: Firefox ESR 153.7 and w
     const oracle = await whileInFirefox(extension, work, reports.next());
     expect(oracle).not.toHaveProperty('failed');
 
-    const inWrtui = reports.next();
-    const harness = await startProxyHarness();
-    const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir });
-    let ours: ProbeReport;
-    try {
-      expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
-      ours = await inWrtui;
-    } finally {
-      await host.close();
-      await harness.close();
-    }
+    const { report: ours } = await reportInWrtuiAsFirefox(extension, reports);
     expect(ours).toEqual(oracle);
     // What the comparison holds, spelled out (so that a Firefox that changed is seen as such).
     expect(oracle).toMatchObject({

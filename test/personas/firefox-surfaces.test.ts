@@ -10,10 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
-import { copyProbe, NO_FIREFOX, ProbeReports, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
+import { copyProbe, NO_FIREFOX, ProbeReports, reportInWrtuiAsFirefox, requireFirefox, whileInFirefox, type ProbeReport } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
-import { startProxyHarness } from '../helpers/proxy-harness.js';
 
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/surfaces-probe', import.meta.url));
 
@@ -72,17 +70,7 @@ describe.skipIf(NO_FIREFOX)("the browser's own surfaces: Firefox ESR 153.7 and w
     expect(oracle).not.toHaveProperty('failed');
     expect(oracle).toMatchObject({ window: 'object', tabGet: { error: 'Invalid tab ID: 987654' }, updateCheck: { error: expect.stringContaining('is not a function') } });
 
-    const inWrtui = reports.next();
-    const harness = await startProxyHarness();
-    const host = await ExtensionHost.start(harness.engine, { extensions: [extension], watch: false, typeCheck: false, stateDir: harness.stateDir });
-    let ours: Report;
-    try {
-      expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
-      ours = await inWrtui;
-    } finally {
-      await host.close();
-      await harness.close();
-    }
+    const { report: ours } = await reportInWrtuiAsFirefox(extension, reports);
     expect(behaviour(ours)).toEqual(behaviour(oracle));
   });
 });
