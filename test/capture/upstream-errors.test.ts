@@ -11,8 +11,10 @@
 //   is ECONNRESET "socket hang up" in Node and net::ERR_EMPTY_RESPONSE in Chrome; net-error maps it
 //   so, also through mockttp's 'abort' notice, which prefixes "Upstream connection error: ".
 // - A body cut short mid-response is ECONNRESET "aborted" in Node whether the origin sent RST or FIN;
-//   wrtui reports net::ERR_CONNECTION_RESET for both (Chrome would say ERR_CONTENT_LENGTH_MISMATCH
-//   for a FIN inside a Content-Length body, which Node does not let us tell apart).
+//   wrtui tells them apart as Chromium 156 does (the socket keeps a reset's error; checked against
+//   Chromium in test/extensions/extension-network.test.ts): RST is net::ERR_CONNECTION_RESET, a FIN
+//   short of the Content-Length net::ERR_CONTENT_LENGTH_MISMATCH, before the last chunk
+//   net::ERR_INCOMPLETE_CHUNKED_ENCODING.
 // - wrtui's upstream client gives up on a connection silent for --upstream-timeout (60 s by
 //   default; Chrome has no such limit, but a proxy holding sockets forever is worse) with
 //   net::ERR_TIMED_OUT. Until then a silent origin keeps the request open; the client may give up first.
@@ -223,7 +225,7 @@ describe('upstream failures over plain http', () => {
     await expectStillServing();
   });
 
-  it('body cut short by a clean close (Content-Length not reached) → net::ERR_CONNECTION_RESET after onResponseStarted', async () => {
+  it('body cut short by a clean close (Content-Length not reached) → net::ERR_CONTENT_LENGTH_MISMATCH after onResponseStarted, as Chromium 156 says', async () => {
     const base = await rawOrigin((socket) => {
       socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(4096)}`);
       setTimeout(() => socket.end(), 100);
@@ -232,7 +234,20 @@ describe('upstream failures over plain http', () => {
     expect(await clientOutcome(harness, url)).toMatchObject({ failed: 'in-body', status: 200 });
     const { events, error } = await journalOf(harness, url);
     expect(events).toEqual([...STARTED, 'onErrorOccurred']);
-    expect(error).toBe('net::ERR_CONNECTION_RESET');
+    expect(error).toBe('net::ERR_CONTENT_LENGTH_MISMATCH');
+    await expectStillServing();
+  });
+
+  it('chunked body cut short by a clean close (no last chunk) → net::ERR_INCOMPLETE_CHUNKED_ENCODING after onResponseStarted, as Chromium 156 says', async () => {
+    const base = await rawOrigin((socket) => {
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n1000\r\n${'x'.repeat(4096)}\r\n`);
+      setTimeout(() => socket.end(), 100);
+    });
+    const url = `${base}/chunked-fin-mid`;
+    expect(await clientOutcome(harness, url)).toMatchObject({ failed: 'in-body', status: 200 });
+    const { events, error } = await journalOf(harness, url);
+    expect(events).toEqual([...STARTED, 'onErrorOccurred']);
+    expect(error).toBe('net::ERR_INCOMPLETE_CHUNKED_ENCODING');
     await expectStillServing();
   });
 

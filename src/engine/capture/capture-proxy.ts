@@ -26,7 +26,7 @@ import { handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgr
 import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
-import { netErrorOf } from './net-error.js';
+import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
@@ -106,7 +106,7 @@ export class CaptureProxy {
       ...(options.upstreamTimeoutMs !== undefined && { timeoutMs: options.upstreamTimeoutMs }),
     });
     // Extensions' own requests go out as the proxy's do (insecure hosts, timeouts), in the default store.
-    if (this.storeId === '0') this.lifecycle.network ??= this.#upstream;
+    if (this.storeId === '0') this.lifecycle.network ??= this.#upstream.streaming;
     this.#tunnels = new TunnelCheck({ timeoutMs: Math.min(options.upstreamTimeoutMs || 15_000, 15_000) });
     this.#followUps = new FollowUps({
       ...(options.followUpTimeoutMs !== undefined && { ttlMs: options.followUpTimeoutMs }),
@@ -284,7 +284,7 @@ export class CaptureProxy {
     this.#inFlight.clear();
     await Promise.all(this.#alsoListening.map((server) => new Promise((resolve) => server.close(resolve))));
     await this.#server.stop();
-    if (this.lifecycle.network === this.#upstream) this.lifecycle.network = undefined;
+    if (this.lifecycle.network === this.#upstream.streaming) this.lifecycle.network = undefined;
     this.#upstream.close();
   }
 
@@ -492,7 +492,7 @@ export class CaptureProxy {
       });
       const upstreamFailed = (error: { code?: string } | undefined) => {
         if (flight.finished || incoming.complete) return;
-        flight.fail(error ? netErrorOf(error) : 'net::ERR_CONNECTION_RESET');
+        flight.fail(error && !isCutShort(error) ? netErrorOf(error) : cutShortError(incoming));
         this.#reset(request, response);
       };
       incoming.on('error', upstreamFailed);

@@ -12,7 +12,7 @@ import { FilterChain, type ResponseFilter } from '../web-request/stream-filter.j
 import { writeResponseHead, type ClientRequestLike } from './client-response.js';
 import { decodedStream } from '../web-request/content-decoding.js';
 import type { OngoingResponse } from './mockttp-hooks.js';
-import { netErrorOf } from './net-error.js';
+import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
 
 export interface FilteredRelay {
   flight: RequestFlight;
@@ -87,14 +87,14 @@ export function relayFiltered(relay: FilteredRelay): Promise<void> {
       resolve();
     });
     // The server closed the connection mid-body (Node says so with 'aborted', and an error when listened for).
-    incoming.once('aborted', () => fail('net::ERR_CONNECTION_RESET'));
+    incoming.once('aborted', () => fail(cutShortError(incoming)));
     void chain.done.then((outcome) => {
       if (outcome.kind === 'broken') {
         fail('net::ERR_FAILED', `the StreamFilter of ${outcome.ownerId} went away mid-body (${outcome.reason}); the request fails, as Firefox fails it`);
       } else if (outcome.kind === 'source-failed') {
         const error = outcome.error as { code?: string };
         const decoding = typeof error?.code === 'string' && error.code.startsWith('Z_');
-        fail(decoding ? 'net::ERR_CONTENT_DECODING_FAILED' : error ? netErrorOf(error) : 'net::ERR_CONNECTION_RESET');
+        fail(decoding ? 'net::ERR_CONTENT_DECODING_FAILED' : error && !isCutShort(error) ? netErrorOf(error) : cutShortError(incoming));
       }
     });
 

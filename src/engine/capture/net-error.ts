@@ -9,12 +9,13 @@
 // - Node reports "the server closed before any response" as ECONNRESET "socket hang up"; from the
 //   error object wrtui recognises it (Chrome: net::ERR_EMPTY_RESPONSE). Node says the same when the
 //   request is destroyed locally: callers know their own aborts (ERR_ABORTED).
-// - A body cut short by the server (FIN or RST) is ECONNRESET "aborted" in Node; Chrome would say
-//   ERR_CONTENT_LENGTH_MISMATCH, ERR_INCOMPLETE_CHUNKED_ENCODING or ERR_CONNECTION_RESET depending
-//   on framing and on how the socket closed, none of which Node exposes: net::ERR_CONNECTION_RESET.
+// - A body cut short by the server is ECONNRESET "aborted" in Node, whether the server closed (FIN)
+//   or reset (RST); cutShortError() tells them apart as Chromium 156 does (checked in
+//   test/extensions/extension-network.test.ts).
 // - A TLS handshake_failure alert is ERR_SSL_VERSION_OR_CIPHER_MISMATCH in Chrome only when it
 //   answers the ClientHello, which OpenSSL does not tell; servers almost always send it there (no
 //   shared cipher, version or curve), so wrtui reports the mismatch.
+import type { IncomingMessage } from 'node:http';
 import type { NetError } from '../types.js';
 
 export const ERR_FAILED: NetError = 'net::ERR_FAILED';
@@ -245,3 +246,21 @@ function nameTlsFailure(code: string, message: string): NetError {
   if (alert !== undefined) return TLS_ALERTS.get(String(Number(alert))) ?? SSL_PROTOCOL_ERROR;
   return SSL_PROTOCOL_ERROR;
 }
+
+/**
+ * What Chrome names an upstream response whose body ended before its framing said it would (Node
+ * says ECONNRESET "aborted" for all of them): a reset connection is net::ERR_CONNECTION_RESET (the
+ * socket keeps the error); a clean close short of the Content-Length is
+ * net::ERR_CONTENT_LENGTH_MISMATCH, and before the last chunk net::ERR_INCOMPLETE_CHUNKED_ENCODING.
+ */
+export function cutShortError(response: IncomingMessage): NetError {
+  // (the response's own error, when the caller has one, says only "aborted")
+  const socketError = response.socket?.errored;
+  if (socketError) return netErrorOf(socketError);
+  if (/chunked/i.test(response.headers['transfer-encoding'] ?? '')) return 'net::ERR_INCOMPLETE_CHUNKED_ENCODING';
+  if (response.headers['content-length'] !== undefined) return 'net::ERR_CONTENT_LENGTH_MISMATCH';
+  return 'net::ERR_CONNECTION_RESET';
+}
+
+/** Node's error for a response body cut short (ECONNRESET "aborted"): cutShortError() names it. */
+export const isCutShort = (error: unknown): boolean => (error as { code?: unknown })?.code === 'ECONNRESET' && (error as Error).message === 'aborted';
