@@ -17,7 +17,7 @@ import type { OutgoingRequest, Transport, TransportResponse } from '../web-reque
 import { TransportError } from '../web-request/transport.js';
 import { tlsFactsReader, type TlsFacts } from '../web-request/security-info.js';
 import { UpstreamSockets } from './loop-guard.js';
-import { netErrorOf } from './net-error.js';
+import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
 
 
 /** The most response head wrtui reads from an upstream, as Chromium does. */
@@ -208,6 +208,35 @@ export class UpstreamTransport implements Transport {
     }
   }
 
+  /**
+   * The exchange with the body streamed as it arrives (`send` buffers it): for an extension's own
+   * requests, whose bodies may be large, so that the proxy thread never holds a whole download.
+   * An abort, before or during the body, ends the request and its socket.
+   */
+  readonly streaming: Transport = {
+    send: async (request, signal) => {
+      const pending: { request?: http.ClientRequest } = {};
+      const abort = () => pending.request?.destroy(Object.assign(new Error('aborted'), { code: 'ECONNABORTED' }));
+      signal?.throwIfAborted();
+      signal?.addEventListener('abort', abort, { once: true });
+      try {
+        const { response, ip } = await this.open({ url: new URL(request.url), method: request.method, headers: request.headers, ...(request.body && { body: request.body }) }, pending);
+        response.once('close', () => signal?.removeEventListener('abort', abort));
+        return {
+          statusCode: response.statusCode ?? 0,
+          statusMessage: response.statusMessage ?? '',
+          httpVersion: response.httpVersion,
+          headers: headersFromRaw(response.rawHeaders),
+          ...(ip !== undefined && { ip }),
+          body: namingFailures(response),
+        };
+      } catch (error) {
+        signal?.removeEventListener('abort', abort);
+        throw error instanceof TransportError ? error : new TransportError(netErrorOf(error), (error as Error).message);
+      }
+    },
+  };
+
   /** Closes idle keep-alive connections (in-flight ones end with their requests). */
   close(): void {
     this.#http.destroy();
@@ -222,5 +251,14 @@ export class UpstreamTransport implements Transport {
     if (socket.connecting) socket.once('connect', add);
     else add();
     socket.once('close', () => this.sockets.delete(socket));
+  }
+}
+
+/** The response's body, a failure in it a TransportError named as Chrome names it. */
+async function* namingFailures(response: http.IncomingMessage): AsyncIterable<Uint8Array> {
+  try {
+    yield* response;
+  } catch (error) {
+    throw new TransportError(isCutShort(error) ? cutShortError(response) : netErrorOf(error), (error as Error).message);
   }
 }

@@ -8,7 +8,7 @@
 // Runs on the proxy thread, for the extension's worker, which awaits the answer.
 import { Readable } from 'node:stream';
 import type { Owner } from '../owner.js';
-import type { HttpHeaders } from '../types.js';
+import type { HttpHeaders, NetError } from '../types.js';
 import { decodedStream } from '../web-request/content-decoding.js';
 import type { RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
@@ -25,6 +25,7 @@ export interface ExtensionFetchRequest {
   credentials?: 'omit' | 'same-origin' | 'include';
 }
 
+/** The response's head, sent to the worker before its body (which follows in chunks, ExtensionFetchReceiver). */
 export interface ExtensionFetchResponse {
   /** The URL answered, after the redirects followed. */
   url: string;
@@ -32,8 +33,19 @@ export interface ExtensionFetchResponse {
   status: number;
   statusText: string;
   headers: [name: string, value: string][];
-  /** With its Content-Encoding undone, as fetch hands it over. */
-  body: Uint8Array;
+}
+
+/** Where fetchForExtension delivers a response as it arrives. */
+export interface ExtensionFetchReceiver {
+  head(response: ExtensionFetchResponse): void;
+  /** A piece of the body, with its Content-Encoding undone (as fetch hands it over); resolves when the reader wants more. */
+  chunk(bytes: Uint8Array): Promise<void>;
+  /**
+   * Aborted when the reader gives up on the body (or its worker stops): the request ends with
+   * net::ERR_ABORTED, as Chromium 156 ends a fetch whose body stream was cancelled (in most runs;
+   * in some it says net::ERR_FAILED).
+   */
+  signal: AbortSignal;
 }
 
 /** What a browser's fetch does not let a script set (the Fetch standard's forbidden request headers). */
@@ -130,10 +142,12 @@ export function fetchFailure(owner: Owner): TypeError {
 }
 
 /**
- * Sends `request` for `owner` and resolves with the response, its body decoded; rejects with the
- * TypeError of the persona's browser (Chrome's "Failed to fetch") when it fails or is cancelled.
+ * Sends `request` for `owner`, handing `receiver` the response head and then its body as it arrives,
+ * decoded; resolves once the body is whole. Rejects with the TypeError of the persona's browser
+ * (Chrome's "Failed to fetch") when the request fails, is cancelled or its body breaks off. The body is never held whole here (the proxy's thread): a
+ * large download or a compression bomb costs the extension's worker, which reads it, not the proxy.
  */
-export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest): Promise<ExtensionFetchResponse> {
+export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest, receiver: ExtensionFetchReceiver): Promise<void> {
   const network = lifecycle.network;
   const origin = owner.extensionOrigin;
   if (!network || network === 'offline' || !origin || !owner.extensionHost) throw fetchFailure(owner);
@@ -156,6 +170,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   });
   const body = request.body && request.body.byteLength > 0 ? request.body : undefined;
   const requestBody = body && parseRequestBody({ method, contentType: given.find(([name]) => name.toLowerCase() === 'content-type')?.[1], bytes: body });
+  let headed = false;
   const result = await runRequest(
     lifecycle,
     {
@@ -172,23 +187,46 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
       ...(request.credentials === 'omit' && { withoutCookies: true }),
     },
     refusingBadPorts(network),
+    {
+      signal: receiver.signal,
+      takeBody: async (response, body) => {
+        headed = true;
+        receiver.head({
+          url: response.url,
+          redirected: response.url !== url.href,
+          status: response.statusCode,
+          statusText: response.statusLine.replace(/^\S+\s+\d+\s?/, ''),
+          headers: response.headers.map((header) => [header.name, header.value ?? Buffer.from(header.binaryValue ?? []).toString('latin1')]),
+        });
+        try {
+          for await (const chunk of decodedStream(Readable.from(body, { objectMode: false }), response.headers).stream) {
+            if (receiver.signal.aborted) break;
+            await receiver.chunk(chunk as Uint8Array);
+          }
+        } catch (failure) {
+          if (receiver.signal.aborted) throw new TransportError('net::ERR_ABORTED');
+          const code = (failure as { code?: unknown })?.code;
+          throw typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ERR_BROTLI'))
+            ? new TransportError('net::ERR_CONTENT_DECODING_FAILED')
+            : failure;
+        }
+        if (receiver.signal.aborted) throw new TransportError('net::ERR_ABORTED');
+      },
+    },
   );
-  if (result.kind !== 'response') throw fetchFailure(owner);
-  const statusText = result.statusLine.replace(/^\S+\s+\d+\s?/, '');
-  return {
-    url: result.url,
-    redirected: result.url !== url.href,
-    status: result.statusCode,
-    statusText,
-    headers: result.headers.map((header) => [header.name, header.value ?? Buffer.from(header.binaryValue ?? []).toString('latin1')]),
-    body: await decodedBody(result.body, result.headers),
-  };
+  if (result.kind === 'response') return;
+  throw headed && result.kind === 'error' ? bodyFailure(owner, result.error) : fetchFailure(owner);
 }
 
-async function decodedBody(body: Uint8Array, headers: HttpHeaders): Promise<Uint8Array> {
-  const { stream, decoded } = decodedStream(Readable.from([Buffer.from(body)]), headers);
-  if (!decoded) return body;
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/**
+ * What reading a body that broke off rejects with, in the persona's browser's words: Chromium 156
+ * says "Failed to fetch" whatever the cause; Firefox ESR 153.7 names a body short of its framing
+ * (Content-Length or chunks, alike) and calls a reset connection an abort.
+ */
+export function bodyFailure(owner: Owner, netError: NetError): Error {
+  if (owner.persona.name !== 'firefox') return fetchFailure(owner);
+  if (netError === 'net::ERR_CONTENT_LENGTH_MISMATCH' || netError === 'net::ERR_INCOMPLETE_CHUNKED_ENCODING') return new TypeError('Content-Length header of network response exceeds response Body.');
+  if (netError === 'net::ERR_CONNECTION_RESET') return new DOMException('The operation was aborted. ', 'AbortError');
+  return fetchFailure(owner);
 }
+

@@ -24,9 +24,9 @@ import type { Owner } from '../owner.js';
 import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
 import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-registry.js';
 import type { FilterEndpoint, ResponseFilter } from '../web-request/stream-filter.js';
-import { fetchFailure, fetchForExtension, type ExtensionFetchRequest } from './extension-network.js';
+import { fetchFailure, fetchForExtension, type ExtensionFetchReceiver, type ExtensionFetchRequest, type ExtensionFetchResponse } from './extension-network.js';
 import type { ExtensionServices } from './extension-services.js';
-import type { HostItem, ListenerResult, WorkerBoot, WorkerItem } from './protocol.js';
+import { FETCH_WINDOW_BYTES, type HostItem, type ListenerResult, type WorkerBoot, type WorkerItem } from './protocol.js';
 import { stackOfStuckWorker } from './stuck-stack.js';
 import { mapped } from './worker/stack-frames.js';
 import { WorkerPool } from './worker-pool.js';
@@ -123,6 +123,8 @@ export class ExtensionWorker implements RemoteEndpoint {
   #owner: Owner | undefined;
   /** The journal said once that this worker's fetches fail in a replay. */
   #toldOffline = false;
+  /** Its own requests whose bodies are being handed over, by fetch id. */
+  readonly #downloads = new Map<number, Download>();
   #resolveLoaded!: (owner: Owner) => void;
   #rejectLoaded!: (failure: LoadFailure) => void;
   readonly #loadTimer: NodeJS.Timeout;
@@ -261,6 +263,9 @@ export class ExtensionWorker implements RemoteEndpoint {
     // Firefox cancels a request whose filter's extension went away mid-body.
     for (const filter of this.#filters.values()) filter.broken('its worker stopped');
     this.#filters.clear();
+    // Its own requests still reading a body end with it, as a browser's do when an extension goes away.
+    for (const download of this.#downloads.values()) download.cancel();
+    this.#downloads.clear();
     this.#cookieUnsubscribe?.();
     this.#cookieUnsubscribe = undefined;
     clearTimeout(this.#deadlineTimer);
@@ -374,6 +379,12 @@ export class ExtensionWorker implements RemoteEndpoint {
           break;
         case 'fetch':
           void this.#fetch(item[1], item[2]);
+          break;
+        case 'fetchRead':
+          this.#downloads.get(item[1])?.read(item[2]);
+          break;
+        case 'fetchCancel':
+          this.#downloads.get(item[1])?.cancel();
           break;
         case 'lateFailure': {
           const [, event, requestId, message, location] = item;
@@ -543,11 +554,17 @@ export class ExtensionWorker implements RemoteEndpoint {
     if (!network || !owner) return this.#enqueue(['fetched', id, undefined, 'direct']);
     const counts = this.#options.services.ownRequests;
     counts.made++;
+    const download = new Download(this.#enqueue.bind(this), id);
+    this.#downloads.set(id, download);
     try {
-      this.#enqueue(['fetched', id, await fetchForExtension(this.#engine.lifecycle, owner, request)]);
+      await fetchForExtension(this.#engine.lifecycle, owner, request, download);
+      this.#enqueue(['fetchEnd', id]);
     } catch (error) {
       counts.failed++;
-      this.#enqueue(['fetched', id, undefined, error instanceof Error ? error.message : String(error)]);
+      const message = error instanceof Error ? error.message : String(error);
+      this.#enqueue(download.headed ? ['fetchEnd', id, [error instanceof Error ? error.name : 'TypeError', message]] : ['fetched', id, undefined, message]);
+    } finally {
+      this.#downloads.delete(id);
     }
   }
 
@@ -674,5 +691,50 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   #log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void {
     this.#engine.journal.append({ kind: 'log', level, source: this.#owner?.id ?? this.#options.source, message });
+  }
+}
+
+/**
+ * One of the extension's own responses on its way to the worker: the head, then the body in chunks,
+ * never more than FETCH_WINDOW_BYTES of it unread in the worker (the rest waits upstream, as a
+ * browser's network stack stops reading a socket its reader does not drain).
+ */
+class Download implements ExtensionFetchReceiver {
+  headed = false;
+  readonly #controller = new AbortController();
+  readonly signal = this.#controller.signal;
+  #unread = 0;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    private readonly send: (item: HostItem) => void,
+    private readonly id: number,
+  ) {}
+
+  head(response: ExtensionFetchResponse): void {
+    this.headed = true;
+    this.send(['fetched', this.id, response]);
+  }
+
+  async chunk(bytes: Uint8Array): Promise<void> {
+    this.send(['fetchBody', this.id, bytes]);
+    this.#unread += bytes.byteLength;
+    while (this.#unread > FETCH_WINDOW_BYTES && !this.signal.aborted) await new Promise<void>((resolve) => (this.#wake = resolve));
+  }
+
+  read(bytes: number): void {
+    this.#unread -= bytes;
+    this.#wakeUp();
+  }
+
+  cancel(): void {
+    this.#controller.abort();
+    this.#wakeUp();
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 }

@@ -75,8 +75,12 @@ export type HostItem =
   | ['event', call: number, event: WebRequestEventName, lids: number[], details: string]
   /** The answer to the worker's `call`. */
   | ['reply', id: number, ok: boolean, value: unknown]
-  /** The answer to the worker's `fetch`: the response, or the TypeError's message (`direct`: no proxy here, Node's own fetch serves it). */
+  /** The answer to the worker's `fetch`: the response's head, or the TypeError's message (`direct`: no proxy here, Node's own fetch serves it). */
   | ['fetched', id: number, response: ExtensionFetchResponse | undefined, failure?: string]
+  /** The response's body as it arrives, decoded; the host sends at most FETCH_WINDOW_BYTES the worker has not read. */
+  | ['fetchBody', id: number, chunk: Uint8Array]
+  /** The body is whole, or broke off (what reading it rejects with: a TypeError, or a DOMException of that name). */
+  | ['fetchEnd', id: number, failure?: [name: string, message: string]]
   /** A cookie change the extension's cookies.onChanged listeners may see. */
   | ['cookieChanged', info: string]
   | ['alarm', alarm: unknown]
@@ -109,6 +113,10 @@ export type WorkerItem =
   | ['call', id: number, method: string, args: unknown[]]
   /** The extension's own request to the network (fetch, XMLHttpRequest): sent through the proxy's lifecycle (extension-network.ts). */
   | ['fetch', id: number, request: ExtensionFetchRequest]
+  /** The extension read `bytes` more of fetch `id`'s body: the host may send that much more. */
+  | ['fetchRead', id: number, bytes: number]
+  /** The extension gave up on the body (cancelled its stream, or the status has none): the request ends. */
+  | ['fetchCancel', id: number]
   | ['cookieListeners', count: number]
   /** How many listeners an event without a host-side registry has now (cookies.onChanged, runtime.onInstalled …), for the Rules view. */
   | ['eventListeners', event: string, count: number]
@@ -129,3 +137,10 @@ export type WorkerItem =
   /** `bytes` of the filter's data handled (dispatched, or handed back after a disconnect): the host may send more. */
   | ['filterAck', fid: number, bytes: number]
   | ['filterCall', fid: number, method: 'close' | 'disconnect' | 'suspend' | 'resume'];
+
+/**
+ * How much of an extension's own response body may wait in its worker unread: a small response
+ * completes whether or not the extension reads it (as in a browser, whose network stack buffers
+ * ahead), and a large one waits for the reader instead of filling memory.
+ */
+export const FETCH_WINDOW_BYTES = 1024 * 1024;

@@ -9,6 +9,19 @@ export interface RunRequestOptions {
   /** Redirects followed before net::ERR_TOO_MANY_REDIRECTS (Chrome's limit is 20). */
   maxRedirects?: number;
   signal?: AbortSignal;
+  /**
+   * Takes the response body as it arrives, for a caller that streams it on (the result's body is then
+   * empty); told the response first. The request completes once it resolves; a TransportError it
+   * throws fails the request with that error.
+   */
+  takeBody?: (response: ResponseSoFar, body: AsyncIterable<Uint8Array>) => Promise<void>;
+}
+
+export interface ResponseSoFar {
+  url: string;
+  statusCode: number;
+  statusLine: string;
+  headers: import('../types.js').HttpHeaders;
 }
 
 export type RequestResult =
@@ -68,9 +81,12 @@ export async function runRequest(
         break;
       }
       flight.responseStarted();
-      let body: Uint8Array;
+      let body: Uint8Array = new Uint8Array();
       try {
-        body = await readBody(response.body);
+        if (options.takeBody) {
+          const head = { url: flight.url, statusCode: decision.statusCode, statusLine: decision.statusLine, headers: decision.responseHeaders };
+          await options.takeBody(head, chunksOf(response.body));
+        } else body = await readBody(response.body);
       } catch (failure) {
         const netError = failure instanceof TransportError ? failure.netError : 'net::ERR_CONNECTION_RESET';
         flight.fail(netError);
@@ -96,4 +112,9 @@ async function readBody(body: TransportResponse['body']): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of body) chunks.push(chunk);
   return Buffer.concat(chunks);
+}
+
+async function* chunksOf(body: TransportResponse['body']): AsyncIterable<Uint8Array> {
+  if (body instanceof Uint8Array) yield body;
+  else if (body) yield* body;
 }

@@ -12,6 +12,7 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 export class NetworkFetch {
   #next = 1;
   readonly #pending = new Map<number, (answer: { response?: ExtensionFetchResponse; failure?: string }) => void>();
+  readonly #bodies = new Map<number, IncomingBody>();
   readonly #post: (item: WorkerItem) => void;
 
   constructor(post: (item: WorkerItem) => void) {
@@ -33,35 +34,154 @@ export class NetworkFetch {
     };
     const id = this.#next++;
     const answer = new Promise<{ response?: ExtensionFetchResponse; failure?: string }>((resolve) => this.#pending.set(id, resolve));
+    // The body may come before the extension takes the Response: it is kept from the first chunk.
+    const incoming = new IncomingBody(id, this.#post);
+    this.#bodies.set(id, incoming);
     this.#post(['fetch', id, sent]);
-    // An abort ends the extension's wait at once; the request itself runs to its end on the host.
-    // (An abort after the answer, as a timeout's controller often fires, is nobody's error.)
+    // An abort ends the extension's wait at once, and its reading of the body; the request itself ends
+    // on the host when the body is given up. (An abort after the body, as a timeout's controller often
+    // fires, is nobody's error.)
     let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }));
+    const aborted = new Promise<never>((_resolve, reject) =>
+      signal.addEventListener('abort', (onAbort = () => (incoming.abort(signal.reason), reject(signal.reason))), { once: true }),
+    );
     aborted.catch(() => {});
     let settled: { response?: ExtensionFetchResponse; failure?: string };
     try {
       settled = await Promise.race([answer, aborted]);
-    } finally {
+    } catch (error) {
       signal.removeEventListener('abort', onAbort!);
+      throw error;
     }
+    incoming.whenDone(() => {
+      signal.removeEventListener('abort', onAbort!);
+      this.#bodies.delete(id);
+    });
     const { response, failure } = settled;
     if (failure === 'direct') return direct();
     if (!response) throw new TypeError(failure ?? 'Failed to fetch');
-    if (request.redirect === 'error' && response.redirected) throw new TypeError('Failed to fetch');
+    if (request.redirect === 'error' && response.redirected) {
+      incoming.cancel();
+      throw new TypeError('Failed to fetch');
+    }
     const nullBody = NULL_BODY_STATUS.has(response.status) || request.method === 'HEAD';
-    const made = new Response(nullBody ? null : response.body, { status: response.status, statusText: response.statusText, headers: validHeaders(response.headers) });
+    if (nullBody) incoming.cancel();
+    const made = new Response(nullBody ? null : incoming.stream, { status: response.status, statusText: response.statusText, headers: validHeaders(response.headers) });
     // A Response made here has no URL of its own: the one it answers for, after redirects.
     Object.defineProperty(made, 'url', { value: response.url.replace(/#.*$/, ''), enumerable: true });
     Object.defineProperty(made, 'redirected', { value: response.redirected, enumerable: true });
     return made;
   }
 
-  /** The host's answer to fetch `id`. */
+  /** The host's answer to fetch `id`: the response's head, or why it failed. */
   answered(id: number, response: ExtensionFetchResponse | undefined, failure: string | undefined): void {
     const resolve = this.#pending.get(id);
     this.#pending.delete(id);
+    if (!response) this.#bodies.get(id)?.ended(['TypeError', failure ?? 'Failed to fetch']);
     resolve?.({ ...(response && { response }), ...(failure !== undefined && { failure }) });
+  }
+
+  /** A piece of fetch `id`'s body. */
+  bodyChunk(id: number, chunk: Uint8Array): void {
+    this.#bodies.get(id)?.chunk(chunk);
+  }
+
+  /** Fetch `id`'s body is whole, or broke off with `failure`. */
+  bodyEnded(id: number, failure: [name: string, message: string] | undefined): void {
+    this.#bodies.get(id)?.ended(failure);
+  }
+}
+
+/**
+ * A response body arriving from the host, as the ReadableStream the extension reads. It tells the
+ * host what was read, so that the host sends more (FETCH_WINDOW_BYTES ahead at most).
+ */
+class IncomingBody {
+  readonly stream: ReadableStream<Uint8Array>;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  readonly #queue: Uint8Array[] = [];
+  #wanted = false;
+  #end: { failure?: [name: string, message: string] } | undefined;
+  #done = false;
+  #onDone: (() => void) | undefined;
+
+  constructor(
+    private readonly id: number,
+    private readonly post: (item: WorkerItem) => void,
+  ) {
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        pull: () => {
+          this.#wanted = true;
+          this.#deliver();
+        },
+        cancel: () => this.cancel(),
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  chunk(bytes: Uint8Array): void {
+    if (this.#done) return;
+    this.#queue.push(bytes);
+    this.#deliver();
+  }
+
+  ended(failure: [name: string, message: string] | undefined): void {
+    if (this.#done) return;
+    this.#end = failure === undefined ? {} : { failure };
+    this.#deliver();
+  }
+
+  /** The extension gave up on the body: the host ends the request. */
+  cancel(): void {
+    if (this.#done) return;
+    if (!this.#end) this.post(['fetchCancel', this.id]);
+    this.#finish();
+  }
+
+  /** The extension's fetch was aborted (its AbortSignal): reading the body rejects with the reason. */
+  abort(reason: unknown): void {
+    if (this.#done) return;
+    try {
+      this.#controller.error(reason);
+    } catch {
+      // already closed
+    }
+    this.cancel();
+  }
+
+  whenDone(onDone: () => void): void {
+    if (this.#done) onDone();
+    else this.#onDone = onDone;
+  }
+
+  #deliver(): void {
+    while (this.#wanted && this.#queue.length > 0) {
+      const bytes = this.#queue.shift()!;
+      this.#wanted = false;
+      this.#controller.enqueue(bytes);
+      this.post(['fetchRead', this.id, bytes.byteLength]);
+      // enqueue calls pull again when the reader waits for more
+    }
+    if (this.#queue.length === 0 && this.#end) {
+      if (this.#end.failure === undefined) this.#controller.close();
+      else {
+        const [name, message] = this.#end.failure;
+        this.#controller.error(name === 'TypeError' ? new TypeError(message) : new DOMException(message, name));
+      }
+      this.#finish();
+    }
+  }
+
+  #finish(): void {
+    this.#done = true;
+    this.#queue.length = 0;
+    this.#onDone?.();
+    this.#onDone = undefined;
   }
 }
 

@@ -280,6 +280,8 @@ function start(boot: WorkerBoot): void {
     for (const item of batch) {
       if (item[0] === 'ping') post(['pong', item[1], v8.getHeapStatistics().used_heap_size]);
       else if (item[0] === 'fetched') network.answered(item[1], item[2], item[3]);
+      else if (item[0] === 'fetchBody') network.bodyChunk(item[1], item[2]);
+      else if (item[0] === 'fetchEnd') network.bodyEnded(item[1], item[2]);
       else (others ??= []).push(item);
     }
     if (others) bindings.receive(others);
