@@ -42,6 +42,7 @@ beforeAll(async () => {
   origin = await startOrigin((req, res, body) => {
     if (req.url === '/net-probe/get') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Set-Cookie': 'fromorigin=1; Path=/' }).end('got');
     if (req.url === '/net-probe/post') return res.writeHead(201, 'Made', { 'Content-Type': 'text/plain' }).end(`posted ${body.toString('utf8')}`);
+    if (req.url === '/net-probe/redirect-manual' || req.url === '/net-probe/redirect-error') return res.writeHead(302, { Location: `/net-probe/get?${req.url.slice(-6)}=1` }).end();
     if (req.url === '/net-probe/redirect') return res.writeHead(302, { Location: '/net-probe/get?again=1' }).end();
     if (req.url === '/net-probe/get?again=1') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('again');
     if (req.url === '/net-probe/slow') return void setTimeout(() => res.writeHead(200).end('late'), 1_000);
@@ -114,7 +115,7 @@ function named(text: string): string {
 const normalized = (report: Report) => JSON.parse(named(JSON.stringify(report))) as Report;
 
 describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtui's chrome persona", () => {
-  it('answer alike: responses (redirect followed, gzip undone, a large body streamed, bodies that break off named by cause), its own listeners told of each request from its origin in no tab, cookies sent and stored, "credentials: omit" without them, its own DNR rules act; another extension sees none and its rules do not act', { timeout: 90_000 }, async () => {
+  it('answer alike: responses (redirect followed, or not with "manual" and "error", gzip undone, a large body streamed, bodies that break off named by cause, an abort ending the request), its own listeners told of each request from its origin in no tab, cookies sent and stored, "credentials: omit" without them, its own DNR rules act; another extension sees none and its rules do not act', { timeout: 90_000 }, async () => {
     const before = origin.received.length;
     const oracle = await reportsInChromium(probe, [watcher]);
     const oracleHeaders = receivedSince(before);
@@ -137,6 +138,14 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
     // Spelled out, so that a Chromium that changed is seen as such.
     const seen = oracle.report.seen as Record<string, Record<string, unknown>[]>;
     const errorOf = (path: string) => seen[path]!.find((event) => event.event === 'onErrorOccurred')?.error;
+    const eventsOf = (path: string) => seen[path]!.map((event) => event.event);
+    // The request itself ends where the extension stopped: aborted, or at the 3xx it did not follow.
+    expect(eventsOf('/net-probe/slow')).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onErrorOccurred']);
+    expect(errorOf('/net-probe/slow')).toBe('net::ERR_ABORTED');
+    for (const path of ['/net-probe/redirect-manual', '/net-probe/redirect-error']) {
+      expect(eventsOf(path)).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onBeforeRedirect', 'onErrorOccurred']);
+      expect(errorOf(path)).toBe('net::ERR_ABORTED');
+    }
     expect([errorOf('/net-probe/broken'), errorOf('/net-probe/broken-chunked'), errorOf('/net-probe/broken-reset')]).toEqual(['net::ERR_CONTENT_LENGTH_MISMATCH', 'net::ERR_INCOMPLETE_CHUNKED_ENCODING', 'net::ERR_CONNECTION_RESET']);
     expect(seen['/net-probe/get']![0]).toMatchObject({ event: 'onBeforeRequest', type: 'xmlhttprequest', tabId: -1, frameId: -1, parentFrameId: -1, initiator: `chrome-extension://${PROBE_EXTENSION_ID}` });
     expect(oracle.report).toMatchObject({
@@ -145,6 +154,11 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
       // A body that breaks off: reading it rejects, whatever the cause; onErrorOccurred names the cause.
       broken: { broken: { status: 200, read: ['TypeError', 'Failed to fetch'] }, 'broken-chunked': { status: 200, read: ['TypeError', 'Failed to fetch'] }, 'broken-reset': { status: 200, read: ['TypeError', 'Failed to fetch'] } },
       large: 5 * 1024 * 1024,
+      // Aborted before the answer; abort()'s default reason in Chromium's words.
+      aborted: ['AbortError', 'signal is aborted without reason'],
+      reasons: { abort: ['AbortError', 'signal is aborted without reason'], static: ['AbortError', 'signal is aborted without reason'] },
+      // A redirect not followed: "manual" gives an opaque redirect, "error" fails.
+      redirects: { manual: { type: 'opaqueredirect', status: 0, statusText: '', url: 'BASE/net-probe/redirect-manual', redirected: false, headers: 0, body: '' }, error: ['TypeError', 'Failed to fetch'] },
       // Its own declarativeNetRequest rules act on its requests; another extension's do not.
       dnr: { 'dnr-self': ['TypeError', 'Failed to fetch'], 'dnr-other': 200 },
       cookies: ['fromorigin=1', 'jar=one'],

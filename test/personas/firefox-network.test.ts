@@ -25,6 +25,8 @@ beforeAll(async () => {
   origin = await startOrigin((req, res, body) => {
     if (req.url === '/report') reports.deliver(JSON.parse(body.toString('utf8')) as ProbeReport);
     if (req.url === '/ff-net/get') res.setHeader('Set-Cookie', 'fromorigin=1; Path=/');
+    if (req.url === '/ff-net/redirect-manual' || req.url === '/ff-net/redirect-error') return void res.writeHead(302, { Location: '/ff-net/target' }).end();
+    if (req.url === '/ff-net/slow') return void setTimeout(() => res.end('late'), 1_000);
     if (req.url?.startsWith('/ff-net/broken')) {
       res.writeHead(200, req.url.endsWith('chunked') ? {} : { 'Content-Length': '100000' });
       return void res.write('x'.repeat(1000), () => setTimeout(() => (req.url!.endsWith('reset') ? res.socket!.resetAndDestroy() : res.destroy()), 50));
@@ -74,7 +76,10 @@ describe.skipIf(NO_FIREFOX)("an add-on's own requests: Firefox ESR 153.7 and wrt
     expect(oracle).toMatchObject({
       refused: ['TypeError', 'NetworkError when attempting to fetch resource.'],
       cookies: ['fromorigin=1', 'jar=one'],
-      seen: ['BASE/ff-net/get', 'BASE/ff-net/post', 'BASE/ff-net/omit', 'BASE/ff-net/include', 'BASE/ff-net/broken', 'BASE/ff-net/broken-chunked', 'BASE/ff-net/broken-reset'],
+      seen: ['BASE/ff-net/get', 'BASE/ff-net/post', 'BASE/ff-net/omit', 'BASE/ff-net/include', 'BASE/ff-net/slow', 'BASE/ff-net/redirect-manual', 'BASE/ff-net/redirect-error', 'BASE/ff-net/broken', 'BASE/ff-net/broken-chunked', 'BASE/ff-net/broken-reset'],
+      aborted: ['AbortError', 'The operation was aborted. '],
+      redirects: { manual: { type: 'opaqueredirect', status: 0, statusText: '', url: 'BASE/ff-net/redirect-manual', redirected: false, headers: 0, body: '' }, error: ['TypeError', 'NetworkError when attempting to fetch resource.'] },
+      reasons: { abort: ['AbortError', 'The operation was aborted. '], static: ['AbortError', 'The operation was aborted. '] },
       // A body short of its framing is named (Content-Length or chunks alike); a reset is an abort.
       broken: {
         broken: { status: 200, read: ['TypeError', 'Content-Length header of network response exceeds response Body.'] },
@@ -83,6 +88,9 @@ describe.skipIf(NO_FIREFOX)("an add-on's own requests: Firefox ESR 153.7 and wrt
       },
     });
     expect(oracleWire.cookies).toEqual({ '/ff-net/get': 'jar=one', '/ff-net/post': 'jar=one; fromorigin=1', '/ff-net/include': 'jar=one; fromorigin=1',
+      '/ff-net/slow': 'jar=one; fromorigin=1',
+      '/ff-net/redirect-manual': 'jar=one; fromorigin=1',
+      '/ff-net/redirect-error': 'jar=one; fromorigin=1',
       '/ff-net/broken': 'jar=one; fromorigin=1',
       '/ff-net/broken-chunked': 'jar=one; fromorigin=1',
       '/ff-net/broken-reset': 'jar=one; fromorigin=1',

@@ -23,6 +23,8 @@ export interface ExtensionFetchRequest {
   body?: Uint8Array;
   /** fetch's credentials mode: only "omit" leaves the jar's cookies out (an extension's others get them, as in Chromium). */
   credentials?: 'omit' | 'same-origin' | 'include';
+  /** fetch's redirect mode: "manual" answers a server's redirect with an opaque redirect, "error" fails. */
+  redirect?: 'follow' | 'manual' | 'error';
 }
 
 /** The response's head, sent to the worker before its body (which follows in chunks, ExtensionFetchReceiver). */
@@ -33,6 +35,8 @@ export interface ExtensionFetchResponse {
   status: number;
   statusText: string;
   headers: [name: string, value: string][];
+  /** A redirect not followed (redirect: "manual"): fetch hands over an opaque redirect (type "opaqueredirect", status 0, no headers). */
+  opaqueRedirect?: true;
 }
 
 /** Where fetchForExtension delivers a response as it arrives. */
@@ -64,10 +68,22 @@ const BAD_PORTS = new Set([
 
 const isBadPort = (url: URL) => url.port !== '' && BAD_PORTS.has(Number(url.port));
 
-/** `network`, refusing a bad port on every hop (a redirect may lead to one), as Chromium's stack does after onSendHeaders. */
-function refusingBadPorts(network: Transport): Transport {
+/**
+ * `network` as an extension's fetch uses it: refusing a bad port on every hop (a redirect may lead to
+ * one), as Chromium's stack does after onSendHeaders, and naming a request its extension aborted (its
+ * AbortSignal, or a cancelled body) net::ERR_ABORTED, as Chromium does.
+ */
+function extensionWire(network: Transport): Transport {
   return {
-    send: (outgoing, signal) => (isBadPort(new URL(outgoing.url)) ? Promise.reject(new TransportError('net::ERR_UNSAFE_PORT')) : network.send(outgoing, signal)),
+    send: async (outgoing, signal) => {
+      if (isBadPort(new URL(outgoing.url))) throw new TransportError('net::ERR_UNSAFE_PORT');
+      if (signal?.aborted) throw new TransportError('net::ERR_ABORTED');
+      try {
+        return await network.send(outgoing, signal);
+      } catch (failure) {
+        throw signal?.aborted ? new TransportError('net::ERR_ABORTED') : failure;
+      }
+    },
   };
 }
 
@@ -186,9 +202,10 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
       madeBy: { name: owner.id, origin, host: owner.extensionHost },
       ...(request.credentials === 'omit' && { withoutCookies: true }),
     },
-    refusingBadPorts(network),
+    extensionWire(network),
     {
       signal: receiver.signal,
+      ...(request.redirect && { redirect: request.redirect }),
       takeBody: async (response, body) => {
         headed = true;
         receiver.head({
@@ -215,6 +232,9 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
     },
   );
   if (result.kind === 'response') return;
+  if (result.kind === 'redirect-not-followed' && request.redirect === 'manual') {
+    return receiver.head({ url: result.url, redirected: false, status: 0, statusText: '', headers: [], opaqueRedirect: true });
+  }
   throw headed && result.kind === 'error' ? bodyFailure(owner, result.error) : fetchFailure(owner);
 }
 

@@ -10,6 +10,12 @@ export interface RunRequestOptions {
   maxRedirects?: number;
   signal?: AbortSignal;
   /**
+   * fetch's redirect mode: "follow" (the default) follows a server's redirects; "manual" and "error"
+   * take the 3xx as the answer (kind 'redirect-not-followed'), as Chromium ends such a request.
+   * A listener's redirect is followed in every mode.
+   */
+  redirect?: 'follow' | 'manual' | 'error';
+  /**
    * Takes the response body as it arrives, for a caller that streams it on (the result's body is then
    * empty); told the response first. The request completes once it resolves; a TransportError it
    * throws fails the request with that error.
@@ -27,6 +33,8 @@ export interface ResponseSoFar {
 export type RequestResult =
   | { kind: 'response'; requestId: string; url: string; statusCode: number; statusLine: string; headers: import('../types.js').HttpHeaders; body: Uint8Array }
   | { kind: 'error'; requestId: string; url: string; error: NetError }
+  /** A server redirect the caller does not follow (RunRequestOptions.redirect), at the URL that answered it. */
+  | { kind: 'redirect-not-followed'; requestId: string; url: string; redirectUrl: string; statusCode: number }
   /** A listener redirected to a data: or about: URL: webRequest sees nothing more of it. */
   | { kind: 'non-web-redirect'; requestId: string; url: string };
 
@@ -78,6 +86,10 @@ export async function runRequest(
       if (decision.action === 'retry-auth') continue;
       if (decision.action === 'redirect') {
         if (flight.finished) return { kind: 'non-web-redirect', requestId: flight.requestId, url: decision.redirectUrl };
+        if (!decision.internal && options.redirect !== undefined && options.redirect !== 'follow') {
+          flight.redirectNotFollowed();
+          return { kind: 'redirect-not-followed', requestId: flight.requestId, url: flight.url, redirectUrl: decision.redirectUrl, statusCode: decision.statusCode };
+        }
         break;
       }
       flight.responseStarted();

@@ -31,6 +31,7 @@ export class NetworkFetch {
       headers: headerPairs(request.headers, init?.headers),
       ...(body && { body }),
       credentials: request.credentials,
+      redirect: request.redirect,
     };
     const id = this.#next++;
     const answer = new Promise<{ response?: ExtensionFetchResponse; failure?: string }>((resolve) => this.#pending.set(id, resolve));
@@ -64,6 +65,10 @@ export class NetworkFetch {
       incoming.cancel();
       throw new TypeError('Failed to fetch');
     }
+    if (response.opaqueRedirect) {
+      incoming.cancel();
+      return opaqueRedirect(response.url);
+    }
     const nullBody = NULL_BODY_STATUS.has(response.status) || request.method === 'HEAD';
     if (nullBody) incoming.cancel();
     const made = new Response(nullBody ? null : incoming.stream, { status: response.status, statusText: response.statusText, headers: validHeaders(response.headers) });
@@ -90,6 +95,19 @@ export class NetworkFetch {
   bodyEnded(id: number, failure: [name: string, message: string] | undefined): void {
     this.#bodies.get(id)?.ended(failure);
   }
+}
+
+/**
+ * What fetch with redirect: "manual" hands over for a redirect: a filtered response a script cannot
+ * look into (type "opaqueredirect", status 0, no headers, an empty body), at the URL that answered it.
+ * A Response with status 0 cannot be constructed, so its fields are set on one.
+ */
+function opaqueRedirect(url: string): Response {
+  const made = new Response(null);
+  for (const [name, value] of Object.entries({ type: 'opaqueredirect', status: 0, statusText: '', ok: false, url: url.replace(/#.*$/, ''), redirected: false })) {
+    Object.defineProperty(made, name, { value, enumerable: true });
+  }
+  return made;
 }
 
 /**

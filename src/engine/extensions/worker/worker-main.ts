@@ -68,7 +68,36 @@ const WEB_GLOBALS = [
 const OWN_GLOBALS: Partial<Record<(typeof WEB_GLOBALS)[number], () => unknown>> = {
   BroadcastChannel: () => originBroadcastChannel(),
   fetch: () => extensionFetch,
+  AbortController: () => browserAbortController(),
+  AbortSignal: () => browserAbortSignal(),
 };
+/**
+ * The AbortError an abort() without a reason gives, in the persona's browser's words (Chromium 156:
+ * "signal is aborted without reason"; Firefox ESR 153.7: "The operation was aborted. "; Node: "This
+ * operation was aborted"), compared in the extension-network and firefox-network tests.
+ */
+const defaultAbortReason = () => new DOMException(firefoxFetch ? 'The operation was aborted. ' : 'signal is aborted without reason', 'AbortError');
+function browserAbortController(): typeof AbortController {
+  return class AbortController extends globalThis.AbortController {
+    override abort(reason?: unknown): void {
+      super.abort(reason === undefined ? defaultAbortReason() : reason);
+    }
+  };
+}
+function browserAbortSignal(): typeof AbortSignal {
+  const NodeAbortSignal = globalThis.AbortSignal;
+  // Not constructible, as in a browser; `instanceof` and the prototype are Node's signal's.
+  const AbortSignal = function AbortSignal() {
+    throw new TypeError('Illegal constructor');
+  } as unknown as typeof globalThis.AbortSignal;
+  Object.defineProperties(AbortSignal, {
+    prototype: { value: NodeAbortSignal.prototype },
+    abort: { value: (reason?: unknown) => NodeAbortSignal.abort(reason === undefined ? defaultAbortReason() : reason), writable: true, configurable: true },
+    timeout: { value: (ms: number) => NodeAbortSignal.timeout(ms), writable: true, configurable: true },
+    any: { value: (signals: AbortSignal[]) => NodeAbortSignal.any(signals), writable: true, configurable: true },
+  });
+  return AbortSignal;
+}
 const sandbox: Record<string, unknown> = {};
 for (const name of WEB_GLOBALS) {
   // Node makes most of these on first use (fetch loads undici; CompressionStream, zlib): each is
