@@ -16,6 +16,8 @@ export type OriginHandler = (req: http.IncomingMessage, res: http.ServerResponse
 export interface OriginOptions {
   /** Serve https with this certificate; the origin's URL then names `hostname`. */
   tls?: { cert: string; key: string; hostname: string };
+  /** The loopback address to listen on (127.0.0.1; another, such as 127.0.0.2, is another origin). */
+  address?: string;
 }
 
 export async function startOrigin(handler: OriginHandler = (_req, res) => res.end('origin says hi'), options: OriginOptions = {}): Promise<Origin> {
@@ -30,10 +32,11 @@ export async function startOrigin(handler: OriginHandler = (_req, res) => res.en
     });
   };
   const server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, listener) : http.createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = options.address ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: options.tls ? `https://${options.tls.hostname}:${port}` : `http://127.0.0.1:${port}`,
+    url: options.tls ? `https://${options.tls.hostname}:${port}` : `http://${address}:${port}`,
     port,
     received,
     close: () =>

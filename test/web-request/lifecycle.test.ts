@@ -89,6 +89,16 @@ describe('redirects keep one requestId', () => {
     expect(redirect).toMatchObject({ redirectUrl: 'http://example.test/new', statusCode: 301, fromCache: false, ip: '127.0.0.1' });
   });
 
+  it('a redirect to another host sends the next hop to that host: its Host header follows the URL', async () => {
+    const h = createHarness();
+    h.origin.route = (req) => (req.url.endsWith('/old') ? { statusCode: 302, headers: [{ name: 'Location', value: 'http://other.test:8080/new' }] } : ok());
+    await h.run({ url: 'http://example.test/old', requestHeaders: [{ name: 'Host', value: 'example.test' }, { name: 'Accept', value: '*/*' }] });
+    expect(h.origin.received.map((request) => request.headers)).toEqual([
+      [{ name: 'Host', value: 'example.test' }, { name: 'Accept', value: '*/*' }],
+      [{ name: 'Host', value: 'other.test:8080' }, { name: 'Accept', value: '*/*' }],
+    ]);
+  });
+
   it('a 303 after a POST is followed with GET and no body; a 307 keeps POST and its body', async () => {
     for (const [status, method, hasBody] of [[303, 'GET', false], [307, 'POST', true]] as const) {
       const h = createHarness();

@@ -229,6 +229,7 @@ export class UpstreamTransport implements Transport {
           headers: headersFromRaw(response.rawHeaders),
           ...(ip !== undefined && { ip }),
           body: namingFailures(response),
+          discard: () => response.destroy(),
         };
       } catch (error) {
         signal?.removeEventListener('abort', abort);

@@ -117,13 +117,17 @@ export class CookieJars {
    * creation). Counts as an access (eviction is least-recently-accessed first). Empty for URLs
    * that carry no cookies (unparseable, or not http/https/ws/wss).
    */
-  cookieHeader(url: string | URL, storeId: string = DEFAULT_STORE_ID): string {
+  cookieHeader(url: string | URL, storeId: string = DEFAULT_STORE_ID, crossSite = false): string {
     const store = this.#entry(storeId).store;
     const target = requestTargetOf(url);
     if (!target) return '';
     const cookies = this.#matching(store, target, true);
     let header = '';
-    for (const cookie of cookies) header += (header ? '; ' : '') + cookie.cookieString();
+    for (const cookie of cookies) {
+      // A cross-site request carries only SameSite=None cookies (without the attribute, Lax by default).
+      if (crossSite && cookie.sameSite !== 'none') continue;
+      header += (header ? '; ' : '') + cookie.cookieString();
+    }
     return header;
   }
 
@@ -131,13 +135,13 @@ export class CookieJars {
    * Stores the Set-Cookie headers of a response to `url`. Headers a browser would ignore are
    * ignored, never thrown; `rejected` says which and why.
    */
-  setFromResponse(url: string | URL, setCookieHeaders: readonly string[], storeId: string = DEFAULT_STORE_ID): SetFromResponseResult {
+  setFromResponse(url: string | URL, setCookieHeaders: readonly string[], storeId: string = DEFAULT_STORE_ID, crossSite = false): SetFromResponseResult {
     const entry = this.#entry(storeId);
     const result: SetFromResponseResult = { stored: 0, rejected: [] };
     const parsed = parseUrl(url);
     const target = parsed && requestTargetOf(parsed);
     for (const header of setCookieHeaders) {
-      const reason = target ? this.#storeHeader(entry, header, parsed, target) : `Cookies cannot be set for ${String(url)}`;
+      const reason = !target ? `Cookies cannot be set for ${String(url)}` : this.#storeHeader(entry, header, parsed, target, crossSite);
       if (reason === undefined) result.stored++;
       else result.rejected.push({ header, reason });
     }
@@ -215,9 +219,12 @@ export class CookieJars {
     return cookies;
   }
 
-  #storeHeader(entry: StoreEntry, header: string, url: URL, target: RequestTarget): string | undefined {
+  #storeHeader(entry: StoreEntry, header: string, url: URL, target: RequestTarget, crossSite: boolean): string | undefined {
     const cookie = ToughCookie.parse(header, { loose: false });
     if (!cookie) return 'Cookie failed to parse';
+    if (crossSite && cookie.sameSite !== 'none') {
+      return `it came from a cross-site response and is SameSite=${cookie.sameSite === undefined ? 'Lax (by default, without the attribute)' : cookie.sameSite === 'strict' ? 'Strict' : 'Lax'}, which only SameSite=None allows`;
+    }
     if (cookie.domain != null && domainAttributeMeansHostOnly(canonicalDomain(cookie.domain) ?? '', target)) cookie.domain = null;
     return this.#store(entry, { cookie, hasDomain: cookie.domain != null }, url, target);
   }

@@ -8,9 +8,11 @@
 // Runs on the proxy thread, for the extension's worker, which awaits the answer.
 import { Readable } from 'node:stream';
 import type { Owner } from '../owner.js';
+import { corsRefusal, grantRefusal, needsPreflight, PreflightCache, readableHeaders, readPreflight, unsafeHeaderNames, type FetchMode, type ResponseTainting } from './extension-cors.js';
 import type { HttpHeaders, NetError } from '../types.js';
+import { getHeaderValues } from '../headers.js';
 import { decodedStream } from '../web-request/content-decoding.js';
-import type { RequestLifecycle } from '../web-request/lifecycle.js';
+import type { CookieAccess, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { runRequest } from '../web-request/run-request.js';
 import { TransportError, type Transport } from '../web-request/transport.js';
@@ -25,6 +27,8 @@ export interface ExtensionFetchRequest {
   credentials?: 'omit' | 'same-origin' | 'include';
   /** fetch's redirect mode: "manual" answers a server's redirect with an opaque redirect, "error" fails. */
   redirect?: 'follow' | 'manual' | 'error';
+  /** fetch's mode: to an origin it has no host permission for, "cors" is checked, "no-cors" answered opaque, "same-origin" refused. */
+  mode?: FetchMode;
 }
 
 /** The response's head, sent to the worker before its body (which follows in chunks, ExtensionFetchReceiver). */
@@ -34,9 +38,13 @@ export interface ExtensionFetchResponse {
   redirected: boolean;
   status: number;
   statusText: string;
+  /** The headers the extension may read (all but Set-Cookie of its own; of a CORS response the safelisted and exposed ones). */
   headers: [name: string, value: string][];
-  /** A redirect not followed (redirect: "manual"): fetch hands over an opaque redirect (type "opaqueredirect", status 0, no headers). */
-  opaqueRedirect?: true;
+  /**
+   * The Response's type: "basic" (its own request), "cors", "opaque" (no-cors across origins: status
+   * 0, no headers, no body) or "opaqueredirect" (a redirect not followed with redirect: "manual").
+   */
+  type: ResponseTainting | 'opaqueredirect';
 }
 
 /** Where fetchForExtension delivers a response as it arrives. */
@@ -95,11 +103,16 @@ interface HeaderFacts {
   method: string;
   /** The script's own headers (forbidden ones dropped), in its order. */
   given: [string, string][];
+  /** The Origin header's value: the extension's origin, or "null" after a redirect across origins. */
   origin: string;
   userAgent: string | undefined;
   bodyLength: number;
-  /** The jar has cookies for the URL and the fetch does not omit them (the lifecycle adds them, last). */
-  withCookies: boolean;
+  /** The request's mode (Sec-Fetch-Mode). */
+  mode: FetchMode;
+  /** "basic": a URL it has host permission for (its own request); else a cross-origin request from its origin. */
+  tainting: ResponseTainting;
+  /** Credentials go with it (the lifecycle adds the jar's cookies, last). */
+  withCredentials: boolean;
 }
 
 const has = (facts: HeaderFacts, name: string) => facts.given.some(([given]) => given.toLowerCase() === name);
@@ -110,6 +123,45 @@ const valueOf = (facts: HeaderFacts, name: string, fallback: string | undefined)
   return fallback === undefined ? [] : [{ name, value: fallback }];
 };
 const entries = (pairs: [string, string][]) => pairs.map(([name, value]) => ({ name, value }));
+
+/** A request states its origin unless it is a GET or HEAD that needs no CORS check (Fetch, "append a request Origin header"). */
+const sendsOrigin = (facts: HeaderFacts) => facts.tainting === 'cors' || (facts.method !== 'GET' && facts.method !== 'HEAD');
+
+/** Chromium 156's preflight (OPTIONS), in its order: what the request will be, and from whom; no cookies. */
+function chromePreflightHeaders(facts: HeaderFacts, unsafeNames: readonly string[]): HttpHeaders {
+  return [
+    { name: 'Host', value: facts.url.host },
+    { name: 'Connection', value: 'keep-alive' },
+    { name: 'Accept', value: '*/*' },
+    { name: 'Access-Control-Request-Method', value: facts.method },
+    ...(unsafeNames.length > 0 ? [{ name: 'Access-Control-Request-Headers', value: unsafeNames.join(',') }] : []),
+    { name: 'Origin', value: facts.origin },
+    ...(facts.userAgent ? [{ name: 'User-Agent', value: facts.userAgent }] : []),
+    { name: 'Sec-Fetch-Mode', value: 'cors' },
+    { name: 'Sec-Fetch-Site', value: 'cross-site' },
+    { name: 'Sec-Fetch-Dest', value: 'empty' },
+    { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
+    { name: 'Accept-Language', value: 'en-US,en;q=0.9' },
+  ];
+}
+
+/** Firefox's preflight: as Chromium's, in Firefox's order (not checked against Firefox). */
+function firefoxPreflightHeaders(facts: HeaderFacts, unsafeNames: readonly string[]): HttpHeaders {
+  return [
+    { name: 'Host', value: facts.url.host },
+    ...(facts.userAgent ? [{ name: 'User-Agent', value: facts.userAgent }] : []),
+    { name: 'Accept', value: '*/*' },
+    { name: 'Accept-Language', value: 'en-US,en;q=0.9' },
+    { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
+    { name: 'Access-Control-Request-Method', value: facts.method },
+    ...(unsafeNames.length > 0 ? [{ name: 'Access-Control-Request-Headers', value: unsafeNames.join(',') }] : []),
+    { name: 'Origin', value: facts.origin },
+    { name: 'Connection', value: 'keep-alive' },
+    { name: 'Sec-Fetch-Dest', value: 'empty' },
+    { name: 'Sec-Fetch-Mode', value: 'cors' },
+    { name: 'Sec-Fetch-Site', value: 'cross-site' },
+  ];
+}
 
 /** Chromium 156's, in its order: the script's headers with Content-Type last among them. */
 function chromeHeaders(facts: HeaderFacts): HttpHeaders {
@@ -122,12 +174,13 @@ function chromeHeaders(facts: HeaderFacts): HttpHeaders {
     ...entries(facts.given.filter((header) => !isContentType(header))),
     ...entries(facts.given.filter(isContentType)),
     ...(has(facts, 'accept') ? [] : [{ name: 'Accept', value: '*/*' }]),
-    ...(facts.method === 'GET' || facts.method === 'HEAD' ? [] : [{ name: 'Origin', value: facts.origin }]),
-    { name: 'Sec-Fetch-Site', value: 'none' },
-    { name: 'Sec-Fetch-Mode', value: 'cors' },
+    ...(sendsOrigin(facts) ? [{ name: 'Origin', value: facts.origin }] : []),
+    // Its own request comes from no site; any other from the extension's, another site.
+    { name: 'Sec-Fetch-Site', value: facts.tainting === 'basic' ? 'none' : 'cross-site' },
+    { name: 'Sec-Fetch-Mode', value: facts.mode },
     { name: 'Sec-Fetch-Dest', value: 'empty' },
-    // Chromium 156 says so whenever the jar's cookies go with the request.
-    ...(facts.withCookies ? [{ name: 'Sec-Fetch-Storage-Access', value: 'active' }] : []),
+    // Chromium 156 says so whenever credentials go with the request, cookies in the jar or not.
+    ...(facts.withCredentials ? [{ name: 'Sec-Fetch-Storage-Access', value: 'active' }] : []),
     { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
     ...(has(facts, 'accept-language') ? [] : [{ name: 'Accept-Language', value: 'en-US,en;q=0.9' }]),
   ];
@@ -143,11 +196,11 @@ function firefoxHeaders(facts: HeaderFacts): HttpHeaders {
     { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
     ...entries(facts.given.filter(([name]) => !['user-agent', 'accept', 'accept-language'].includes(name.toLowerCase()))),
     ...(facts.bodyLength > 0 ? [{ name: 'Content-Length', value: String(facts.bodyLength) }] : []),
-    ...(facts.method === 'GET' || facts.method === 'HEAD' ? [] : [{ name: 'Origin', value: facts.origin }]),
+    ...(sendsOrigin(facts) ? [{ name: 'Origin', value: facts.origin }] : []),
     { name: 'Connection', value: 'keep-alive' },
     { name: 'Sec-Fetch-Dest', value: 'empty' },
-    { name: 'Sec-Fetch-Mode', value: 'cors' },
-    { name: 'Sec-Fetch-Site', value: 'same-origin' },
+    { name: 'Sec-Fetch-Mode', value: facts.mode },
+    { name: 'Sec-Fetch-Site', value: facts.tainting === 'basic' ? 'same-origin' : 'cross-site' },
     { name: 'Priority', value: 'u=4' },
   ];
 }
@@ -175,16 +228,52 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   }
   const method = request.method.toUpperCase();
   const given = request.headers.filter(([name]) => !isForbidden(name.toLowerCase()));
-  const headers = (owner.persona.name === 'firefox' ? firefoxHeaders : chromeHeaders)({
-    url,
-    method,
-    given,
-    origin,
-    userAgent: owner.persona.userAgent,
-    bodyLength: request.body?.byteLength ?? 0,
-    withCookies: request.credentials !== 'omit' && Boolean(lifecycle.cookies?.cookieHeader(url.href, '0')),
-  });
+  const mode: FetchMode = request.mode ?? 'cors';
+  const includesCredentials = request.credentials === 'include';
   const body = request.body && request.body.byteLength > 0 ? request.body : undefined;
+  const headersFor = owner.persona.name === 'firefox' ? firefoxHeaders : chromeHeaders;
+  const log = (message: string) => lifecycle.journal.append({ kind: 'log', level: 'info', source: owner.id, message });
+
+  /** What the request is at one URL: its own (host permission) or a cross-origin one, its headers and cookies there. */
+  let everCrossOrigin = false;
+  let tainted = false;
+  let previous = url;
+  const hopAt = (target: URL, hopMethod: string, withBody: boolean) => {
+    // A redirect across origins taints the request's origin: it says "null" from then on.
+    if (target.origin !== previous.origin) tainted = true;
+    previous = target;
+    const own = !everCrossOrigin && owner.hostPermissions.matches(target);
+    everCrossOrigin ||= !own;
+    const tainting: ResponseTainting = own ? 'basic' : mode === 'no-cors' ? 'opaque' : 'cors';
+    // Its own request carries the jar's cookies unless it omits them; a cross-origin one only with "include", and only SameSite=None ones.
+    const cookies: CookieAccess = own ? (request.credentials === 'omit' ? 'none' : 'all') : includesCredentials ? 'cross-site' : 'none';
+    const facts: HeaderFacts = {
+      url: target,
+      method: hopMethod,
+      given: withBody ? given : given.filter(([name]) => !/^content-/i.test(name)),
+      origin: tainted ? 'null' : origin,
+      userAgent: owner.persona.userAgent,
+      bodyLength: withBody ? (body?.byteLength ?? 0) : 0,
+      mode,
+      tainting,
+      withCredentials: cookies !== 'none',
+    };
+    return { facts, cookies, requestHeaders: headersFor(facts) };
+  };
+  let hop = hopAt(url, method, body !== undefined);
+
+  if (hop.facts.tainting !== 'basic' && mode === 'same-origin') {
+    log(`fetch(${url.href}) refused: its mode is "same-origin" and ${url.origin} is another origin, one it has no host permission for; nothing was sent`);
+    throw fetchFailure(owner);
+  }
+  if (hop.facts.tainting === 'cors' && needsPreflight(method, given)) {
+    const refusal = await preflight(lifecycle, owner, network, hop.facts, unsafeHeaderNames(given), includesCredentials, receiver.signal, owner.persona.name === 'firefox' ? firefoxPreflightHeaders : chromePreflightHeaders);
+    if (refusal) {
+      log(`fetch(${url.href}) refused by CORS: ${refusal}; the request was not sent. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${origin}`);
+      throw fetchFailure(owner);
+    }
+  }
+
   const requestBody = body && parseRequestBody({ method, contentType: given.find(([name]) => name.toLowerCase() === 'content-type')?.[1], bytes: body });
   let headed = false;
   const result = await runRequest(
@@ -192,7 +281,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
     {
       url: url.href,
       method,
-      requestHeaders: headers,
+      requestHeaders: hop.requestHeaders,
       ...(body && { body }),
       ...(requestBody && { requestBody }),
       type: 'xmlhttprequest',
@@ -200,25 +289,48 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
       frameId: -1,
       parentFrameId: -1,
       madeBy: { name: owner.id, origin, host: owner.extensionHost },
-      ...(request.credentials === 'omit' && { withoutCookies: true }),
+      cookies: hop.cookies,
+      atRedirect: (next, nextMethod, withBody) => (hop = hopAt(new URL(next), nextMethod, withBody)),
     },
     extensionWire(network),
     {
       signal: receiver.signal,
       ...(request.redirect && { redirect: request.redirect }),
-      takeBody: async (response, body) => {
+      admit: (at, response) => {
+        const location = response.statusCode >= 300 && response.statusCode < 400 ? getHeaderValues(response.headers, 'location')[0] : undefined;
+        let refusal = hop.facts.tainting === 'cors' ? corsRefusal(response.headers, hop.facts.origin, includesCredentials) : undefined;
+        if (!refusal && location !== undefined && request.redirect !== 'manual' && request.redirect !== 'error') {
+          const next = urlOrNull(location, at);
+          const crossing = next !== null && !owner.hostPermissions.matches(next);
+          if (crossing && mode === 'same-origin') refusal = `it redirects to ${next.origin}, another origin, and its mode is "same-origin"`;
+          // Chromium would preflight the next hop; wrtui does not, and says so.
+          else if (crossing && needsPreflight(method, given)) refusal = `it redirects to ${next.origin}, where the request would need a preflight, which wrtui does not send after a redirect`;
+        }
+        if (!refusal) return true;
+        log(`fetch(${at}) refused by CORS: ${refusal}. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${hop.facts.origin}`);
+        return false;
+      },
+      takeBody: async (response, wire) => {
         headed = true;
-        receiver.head({
-          url: response.url,
-          redirected: response.url !== url.href,
-          status: response.statusCode,
-          statusText: response.statusLine.replace(/^\S+\s+\d+\s?/, ''),
-          headers: response.headers.map((header) => [header.name, header.value ?? Buffer.from(header.binaryValue ?? []).toString('latin1')]),
-        });
+        const { tainting } = hop.facts;
+        const pairs: [string, string][] = response.headers.map((header) => [header.name, header.value ?? Buffer.from(header.binaryValue ?? []).toString('latin1')]);
+        receiver.head(
+          tainting === 'opaque'
+            ? { url: response.url, redirected: false, status: 0, statusText: '', headers: [], type: 'opaque' }
+            : {
+                url: response.url,
+                redirected: response.url !== url.href,
+                status: response.statusCode,
+                statusText: response.statusLine.replace(/^\S+\s+\d+\s?/, ''),
+                headers: readableHeaders(pairs, tainting, response.headers, includesCredentials),
+                type: tainting,
+              },
+        );
         try {
-          for await (const chunk of decodedStream(Readable.from(body, { objectMode: false }), response.headers).stream) {
+          for await (const chunk of decodedStream(Readable.from(wire, { objectMode: false }), response.headers).stream) {
             if (receiver.signal.aborted) break;
-            await receiver.chunk(chunk as Uint8Array);
+            // An opaque response is fetched whole, and none of it handed over.
+            if (tainting !== 'opaque') await receiver.chunk(chunk as Uint8Array);
           }
         } catch (failure) {
           if (receiver.signal.aborted) throw new TransportError('net::ERR_ABORTED');
@@ -233,9 +345,72 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   );
   if (result.kind === 'response') return;
   if (result.kind === 'redirect-not-followed' && request.redirect === 'manual') {
-    return receiver.head({ url: result.url, redirected: false, status: 0, statusText: '', headers: [], opaqueRedirect: true });
+    return receiver.head({ url: result.url, redirected: false, status: 0, statusText: '', headers: [], type: 'opaqueredirect' });
   }
   throw headed && result.kind === 'error' ? bodyFailure(owner, result.error) : fetchFailure(owner);
+}
+
+function urlOrNull(text: string, base: string): URL | null {
+  try {
+    return new URL(text, base);
+  } catch {
+    return null;
+  }
+}
+
+/** Each extension's preflight answers, reused while they last (an owner is new with each load). */
+const preflightCaches = new WeakMap<Owner, PreflightCache>();
+
+/**
+ * Asks the server whether the extension may send its request (an OPTIONS through the proxy, as
+ * its own request), or reuses an answer it gave; undefined when it may, else why not.
+ */
+async function preflight(
+  lifecycle: RequestLifecycle,
+  owner: Owner,
+  network: Transport,
+  facts: HeaderFacts,
+  unsafeNames: string[],
+  withCredentials: boolean,
+  signal: AbortSignal,
+  headersFor: (facts: HeaderFacts, unsafeNames: readonly string[]) => HttpHeaders,
+): Promise<string | undefined> {
+  let cache = preflightCaches.get(owner);
+  if (!cache) preflightCaches.set(owner, (cache = new PreflightCache()));
+  const now = Date.now();
+  const cached = cache.get(facts.origin, facts.url.href, withCredentials, now);
+  if (cached && grantRefusal(cached, facts.method, unsafeNames) === undefined) return undefined;
+  let answer: { statusCode: number; headers: HttpHeaders } | undefined;
+  const result = await runRequest(
+    lifecycle,
+    {
+      url: facts.url.href,
+      method: 'OPTIONS',
+      requestHeaders: headersFor(facts, unsafeNames),
+      type: 'other',
+      tabId: -1,
+      frameId: -1,
+      parentFrameId: -1,
+      madeBy: { name: owner.id, origin: owner.extensionOrigin!, host: owner.extensionHost! },
+      cookies: 'none',
+    },
+    extensionWire(network),
+    {
+      signal,
+      // A preflight is not redirected: a 3xx is its answer, and refuses.
+      redirect: 'error',
+      takeBody: async (response, body) => {
+        answer = response;
+        for await (const _chunk of body); // read to its end, unused
+      },
+    },
+  );
+  if (result.kind === 'redirect-not-followed') return `its preflight (OPTIONS) answered ${result.statusCode}, a redirect, which a preflight may not follow`;
+  if (result.kind !== 'response' || !answer) return `its preflight (OPTIONS) failed (${result.kind === 'error' ? result.error : result.kind})`;
+  const grant = readPreflight(answer.statusCode, answer.headers, facts.origin, withCredentials, now);
+  if ('refused' in grant) return grant.refused;
+  cache.put(facts.origin, facts.url.href, withCredentials, grant);
+  return grantRefusal(grant, facts.method, unsafeNames);
 }
 
 /**

@@ -41,9 +41,19 @@ import { dnrResourceType } from '../dnr/dnr-resource-type.js';
 
 /** How the lifecycle reaches a cookie store (satisfied by CookieJars). */
 export interface CookieBridge {
-  cookieHeader(url: string, storeId: string): string;
-  setFromResponse(url: string, setCookieHeaders: string[], storeId: string): { rejected?: readonly { header: string; reason: string }[] } | void;
+  /** `crossSite`: only cookies a cross-site request carries (SameSite=None). */
+  cookieHeader(url: string, storeId: string, crossSite?: boolean): string;
+  /** `crossSite`: from a cross-site response, which may set only SameSite=None cookies. */
+  setFromResponse(url: string, setCookieHeaders: string[], storeId: string, crossSite?: boolean): { rejected?: readonly { header: string; reason: string }[] } | void;
 }
+
+/**
+ * Which of the store's cookies a request carries, and which of its response's it stores: all (a
+ * page's requests, an extension's own with host permission), those of a cross-site request
+ * (SameSite=None: an extension's fetch with credentials to an origin it has no host permission
+ * for), or none (fetch's "omit", or the default "same-origin" across origins).
+ */
+export type CookieAccess = 'all' | 'cross-site' | 'none';
 
 export interface RequestLifecycleOptions {
   registry: ListenerRegistry;
@@ -84,8 +94,14 @@ export interface RequestInit {
   storeId?: string;
   /** Made by an extension itself (its own fetch): it comes from that extension's origin, and only it may see it. */
   madeBy?: ExtensionRequester;
-  /** Without the store's cookies, and storing none it is sent (fetch's `credentials: "omit"`). */
-  withoutCookies?: boolean;
+  /** Which cookies it carries and stores ('all' when not given). */
+  cookies?: CookieAccess;
+  /**
+   * A redirect is followed to `url`: the next hop's headers and cookie access, for a caller that
+   * builds them per URL (an extension's fetch, whose CORS mode and Origin change with the origin).
+   * Without it the headers go on as they were (Host set to the new host).
+   */
+  atRedirect?: (url: string, method: string, withBody: boolean) => { requestHeaders: HttpHeaders; cookies: CookieAccess };
 }
 
 /** The extension a request comes from: its name, its origin (chrome-extension://<id>) and that origin's host. */
@@ -317,7 +333,8 @@ export class RequestFlight {
   readonly parentFrameId: number;
   readonly storeId: string;
   readonly madeBy: ExtensionRequester | undefined;
-  readonly #withoutCookies: boolean;
+  #cookieAccess: CookieAccess;
+  readonly #atRedirect: RequestInit['atRedirect'];
   url: string;
   method: string;
   /** The client's headers for the current hop, before cookies and listeners. */
@@ -376,7 +393,8 @@ export class RequestFlight {
     this.parentFrameId = init.parentFrameId ?? -1;
     this.storeId = init.storeId ?? '0';
     this.madeBy = init.madeBy;
-    this.#withoutCookies = init.withoutCookies ?? false;
+    this.#cookieAccess = init.cookies ?? 'all';
+    this.#atRedirect = init.atRedirect;
     this.url = init.url;
     this.method = init.method.toUpperCase();
     this.requestHeaders = init.requestHeaders;
@@ -477,10 +495,10 @@ export class RequestFlight {
     const added: WrtuiAddedHeader[] = [];
     const cookies = this.lifecycle.cookies;
     // An extension's own request has no client jar: wrtui is its browser, whatever --cookies says.
-    if (cookies && (this.lifecycle.cookieMode === 'send' || this.madeBy) && !this.#withoutCookies) {
+    if (cookies && (this.lifecycle.cookieMode === 'send' || this.madeBy) && this.#cookieAccess !== 'none') {
       // A client may split its cookies over several Cookie fields (HTTP/2 does): all of them count.
       const fromClient = getHeaderValues(headers, 'cookie').join('; ') || undefined;
-      const fromJar = cookies.cookieHeader(this.url, this.storeId);
+      const fromJar = cookies.cookieHeader(this.url, this.storeId, this.#cookieAccess === 'cross-site');
       const merged = mergeCookieHeader(fromJar, fromClient);
       if (merged !== fromClient) {
         headers = withHeader(headers, 'Cookie', merged);
@@ -780,6 +798,14 @@ export class RequestFlight {
       );
     }
     const next = new URL(url);
+    if (this.#atRedirect && WEB_SCHEMES.has(next.protocol)) {
+      const hop = this.#atRedirect(url, method, this.body !== undefined);
+      this.requestHeaders = hop.requestHeaders;
+      this.#cookieAccess = hop.cookies;
+    } else if (WEB_SCHEMES.has(next.protocol)) {
+      // The next hop is sent to its own host.
+      this.requestHeaders = this.requestHeaders.map((header) => (/^host$/i.test(header.name) ? { name: header.name, value: next.host } : header));
+    }
     if (next.origin !== this.#filterable.url.origin) {
       // Credentials meant for one origin are not sent to another.
       this.requestHeaders = this.requestHeaders.filter((header) => !/^(authorization|cookie)$/i.test(header.name));
@@ -848,10 +874,10 @@ export class RequestFlight {
 
   #storeCookies(responseHeaders: HttpHeaders): void {
     const cookies = this.lifecycle.cookies;
-    if (!cookies || this.#withoutCookies) return;
+    if (!cookies || this.#cookieAccess === 'none') return;
     const setCookies = getHeaderValues(responseHeaders, 'set-cookie');
     if (setCookies.length === 0) return;
-    const result = cookies.setFromResponse(this.url, setCookies, this.storeId);
+    const result = cookies.setFromResponse(this.url, setCookies, this.storeId, this.#cookieAccess === 'cross-site');
     for (const { header, reason } of result?.rejected ?? []) {
       // The cookie's name only: its value may be a secret (and a nameless cookie is all value).
       const pair = header.split(';', 1)[0]!;

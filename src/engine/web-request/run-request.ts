@@ -16,6 +16,12 @@ export interface RunRequestOptions {
    */
   redirect?: 'follow' | 'manual' | 'error';
   /**
+   * Looks at each hop's response before webRequest is told of it: true lets it on; false refuses it
+   * (the request fails with net::ERR_FAILED, the body unread), as Chromium's CORS check refuses a
+   * response its reader may not have (the caller says why in the journal).
+   */
+  admit?: (url: string, response: TransportResponse) => boolean;
+  /**
    * Takes the response body as it arrives, for a caller that streams it on (the result's body is then
    * empty); told the response first. The request completes once it resolves; a TransportError it
    * throws fails the request with that error.
@@ -81,6 +87,11 @@ export async function runRequest(
         flight.fail(netError);
         return error(netError);
       }
+      if (options.admit && !options.admit(flight.url, response)) {
+        discard(response);
+        flight.fail('net::ERR_FAILED');
+        return error('net::ERR_FAILED');
+      }
       const decision = await flight.headersReceived(response);
       if (decision.action === 'cancel') return error(decision.error);
       if (decision.action === 'retry-auth') continue;
@@ -129,4 +140,10 @@ async function readBody(body: TransportResponse['body']): Promise<Uint8Array> {
 async function* chunksOf(body: TransportResponse['body']): AsyncIterable<Uint8Array> {
   if (body instanceof Uint8Array) yield body;
   else if (body) yield* body;
+}
+
+/** Drops a response's body unread (its connection with it). */
+function discard(response: TransportResponse): void {
+  if (response.discard) response.discard();
+  else if (response.body && !(response.body instanceof Uint8Array)) void response.body[Symbol.asyncIterator]().return?.();
 }

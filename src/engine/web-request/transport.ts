@@ -27,6 +27,8 @@ export interface ResponseHead {
 
 export interface TransportResponse extends ResponseHead {
   body?: Uint8Array | AsyncIterable<Uint8Array>;
+  /** Drops a streamed body unread (and its connection): for a response nobody will read. */
+  discard?: () => void;
 }
 
 export interface Transport {

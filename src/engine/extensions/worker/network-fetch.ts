@@ -14,14 +14,21 @@ export class NetworkFetch {
   readonly #pending = new Map<number, (answer: { response?: ExtensionFetchResponse; failure?: string }) => void>();
   readonly #bodies = new Map<number, IncomingBody>();
   readonly #post: (item: WorkerItem) => void;
+  readonly #scope: () => string | undefined;
 
-  constructor(post: (item: WorkerItem) => void) {
+  constructor(post: (item: WorkerItem) => void, scope: () => string | undefined = () => undefined) {
     this.#post = post;
+    this.#scope = scope;
   }
 
   /** fetch(input, init) for an http(s) `url`; `direct` is Node's fetch, for when the host has no proxy. */
   async fetch(url: URL, input: unknown, init: RequestInit | undefined, direct: () => Promise<Response>): Promise<Response> {
-    const request = new Request(typeof input === 'string' || input instanceof URL ? url.href : (input as Request), init);
+    let request: Request;
+    try {
+      request = new Request(typeof input === 'string' || input instanceof URL ? url.href : (input as Request), init);
+    } catch (error) {
+      throw requestError(error, this.#scope());
+    }
     const signal = request.signal;
     signal.throwIfAborted();
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
@@ -32,6 +39,7 @@ export class NetworkFetch {
       ...(body && { body }),
       credentials: request.credentials,
       redirect: request.redirect,
+      mode: request.mode,
     };
     const id = this.#next++;
     const answer = new Promise<{ response?: ExtensionFetchResponse; failure?: string }>((resolve) => this.#pending.set(id, resolve));
@@ -65,9 +73,10 @@ export class NetworkFetch {
       incoming.cancel();
       throw new TypeError('Failed to fetch');
     }
-    if (response.opaqueRedirect) {
-      incoming.cancel();
-      return opaqueRedirect(response.url);
+    if (response.type === 'opaque' || response.type === 'opaqueredirect') {
+      // Nothing of it is handed over (an opaque response's body is still fetched whole, on the host).
+      if (response.type === 'opaqueredirect') incoming.cancel();
+      return opaqueResponse(response.type, response.url);
     }
     const nullBody = NULL_BODY_STATUS.has(response.status) || request.method === 'HEAD';
     if (nullBody) incoming.cancel();
@@ -75,6 +84,7 @@ export class NetworkFetch {
     // A Response made here has no URL of its own: the one it answers for, after redirects.
     Object.defineProperty(made, 'url', { value: response.url.replace(/#.*$/, ''), enumerable: true });
     Object.defineProperty(made, 'redirected', { value: response.redirected, enumerable: true });
+    Object.defineProperty(made, 'type', { value: response.type, enumerable: true });
     return made;
   }
 
@@ -98,15 +108,25 @@ export class NetworkFetch {
 }
 
 /**
- * What fetch with redirect: "manual" hands over for a redirect: a filtered response a script cannot
- * look into (type "opaqueredirect", status 0, no headers, an empty body), at the URL that answered it.
- * A Response with status 0 cannot be constructed, so its fields are set on one.
+ * A TypeError fetch's arguments raised, in the browser's words where wrtui knows them: Chromium
+ * says where it was thrown ("Failed to execute 'fetch' on 'WorkerGlobalScope': "), and quotes a
+ * method no-cors refuses whole (Node leaves the closing quote out).
  */
-function opaqueRedirect(url: string): Response {
+function requestError(error: unknown, scope: string | undefined): unknown {
+  if (!(error instanceof TypeError)) return error;
+  const message = error.message.replace(/^'([A-Z]+) is unsupported in no-cors mode\.$/, "'$1' is unsupported in no-cors mode.");
+  return new TypeError(scope === undefined ? message : `Failed to execute 'fetch' on '${scope}': ${message}`);
+}
+
+/**
+ * A response a script cannot look into: an "opaque" one (no-cors across origins) or an
+ * "opaqueredirect" (a redirect not followed, redirect: "manual"): status 0, no headers, an empty
+ * body. A Response with status 0 cannot be constructed, so its fields are set on one.
+ */
+function opaqueResponse(type: 'opaque' | 'opaqueredirect', url: string): Response {
   const made = new Response(null);
-  for (const [name, value] of Object.entries({ type: 'opaqueredirect', status: 0, statusText: '', ok: false, url: url.replace(/#.*$/, ''), redirected: false })) {
-    Object.defineProperty(made, name, { value, enumerable: true });
-  }
+  const fields = { type, status: 0, statusText: '', ok: false, url: type === 'opaque' ? '' : url.replace(/#.*$/, ''), redirected: false };
+  for (const [name, value] of Object.entries(fields)) Object.defineProperty(made, name, { value, enumerable: true });
   return made;
 }
 

@@ -134,7 +134,9 @@ function originBroadcastChannel(): typeof BroadcastChannel {
   };
 }
 
-const network = new NetworkFetch(post);
+/** Where the extension's fetch runs, as Chromium names it in a TypeError fetch throws ("Failed to execute 'fetch' on 'Window': …"); undefined under Firefox. */
+let fetchScope: string | undefined;
+const network = new NetworkFetch(post, () => fetchScope);
 
 /**
  * fetch as an extension has it: a URL relative to its page or service worker, or on its own origin,
@@ -291,6 +293,8 @@ function start(boot: WorkerBoot): void {
   ownFolder = realFolder(boot.rootDir);
   ownOrigin = boot.baseUrl.replace(/\/+$/, '');
   firefoxFetch = boot.persona === 'firefox';
+  const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
+  fetchScope = firefoxFetch ? undefined : isPage ? 'Window' : 'WorkerGlobalScope';
   const bindings: BindingsHandle = install(bridge, boot);
 
   // A browser logs these and the worker goes on; so does wrtui, and the journal says where.
