@@ -18,19 +18,22 @@ describe('CookieJars.cookieHeader', () => {
     expect(jars.cookieHeader('http://www.example.com/a/b/c')).toBe('deep=1; mid=1; first=1; second=1');
   });
 
-  it('a cross-site request carries only SameSite=None cookies, and its response may set only those (without the attribute a cookie is Lax, as in Chrome)', () => {
+  it('a cross-site request carries only SameSite=None cookies, and its response may set only those (without the attribute a cookie is Lax in Chrome, None in Firefox)', () => {
     const jars = new CookieJars();
     const url = 'https://api.example.com/';
     jars.setFromResponse(url, ['unset=1', 'lax=1; SameSite=Lax', 'strict=1; SameSite=Strict', 'none=1; SameSite=None; Secure']);
     expect(jars.cookieHeader(url)).toBe('unset=1; lax=1; strict=1; none=1');
-    expect(jars.cookieHeader(url, '0', true)).toBe('none=1');
-    const result = jars.setFromResponse(url, ['fromafar=1', 'strictafar=1; SameSite=Strict', 'noneafar=1; SameSite=None; Secure'], '0', true);
+    expect(jars.cookieHeader(url, '0', { unsetIs: 'lax' })).toBe('none=1');
+    // Firefox counts a cookie without the attribute as None.
+    expect(jars.cookieHeader(url, '0', { unsetIs: 'none' })).toBe('unset=1; none=1');
+    const result = jars.setFromResponse(url, ['fromafar=1', 'strictafar=1; SameSite=Strict', 'noneafar=1; SameSite=None; Secure'], '0', { unsetIs: 'lax' });
     expect(result.stored).toBe(1);
     expect(result.rejected.map((rejection) => rejection.reason)).toEqual([
       'it came from a cross-site response and is SameSite=Lax (by default, without the attribute), which only SameSite=None allows',
       'it came from a cross-site response and is SameSite=Strict, which only SameSite=None allows',
     ]);
-    expect(jars.cookieHeader(url, '0', true)).toBe('none=1; noneafar=1');
+    expect(jars.cookieHeader(url, '0', { unsetIs: 'lax' })).toBe('none=1; noneafar=1');
+    expect(jars.setFromResponse(url, ['unsetafar=1'], '0', { unsetIs: 'none' }).stored).toBe(1);
   });
 
   it('is empty for unparseable urls and schemes that carry no cookies', () => {

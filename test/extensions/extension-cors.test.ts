@@ -31,7 +31,7 @@ beforeAll(async () => {
       const url = req.url ?? '';
       if (req.method === 'OPTIONS') {
         if (url.startsWith('/cors/preflight-ok')) {
-          return res.writeHead(204, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'POST, PUT', 'Access-Control-Allow-Headers': 'content-type, x-probe' }).end();
+          return res.writeHead(204, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'POST, PUT', 'Access-Control-Allow-Headers': 'content-type, x-probe', ...(url.endsWith('aged') && { 'Access-Control-Max-Age': '60' }) }).end();
         }
         return res.writeHead(204).end();
       }
@@ -126,6 +126,7 @@ describe.skipIf(NO_CHROMIUM)("an extension's fetch across origins: Chromium 156 
     // A preflight asks first, and its answer is reused for the same request.
     expect(oracleWire.filter((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok |'))).toHaveLength(1);
     expect(oracleWire.filter((request) => request.startsWith('foreign POST /cors/preflight-ok |'))).toHaveLength(2);
+    expect(oracleWire.filter((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok-aged |'))).toHaveLength(1);
     expect(oracleWire.find((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok |'))).toContain('access-control-request-method: POST | access-control-request-headers: content-type,x-probe | origin: chrome-extension://');
     // A refused preflight, and mode "same-origin" across origins, send nothing more.
     expect(sent('foreign POST /cors/preflight-refused')).toBe(false);
@@ -154,6 +155,7 @@ describe("an extension's fetch across origins in wrtui", () => {
       const preflights = harness.webRequestEntries((entry) => entry.event === 'onBeforeRequest' && entry.details.method === 'OPTIONS');
       expect(preflights.map((entry) => [entry.details.url.replace(foreign.url, ''), entry.details.type, entry.madeBy?.extension])).toEqual([
         ['/cors/preflight-ok', 'other', 'CORS probe'],
+        ['/cors/preflight-ok-aged', 'other', 'CORS probe'],
         ['/cors/preflight-refused', 'other', 'CORS probe'],
         ['/cors/preflight-ok-put', 'other', 'CORS probe'],
       ]);

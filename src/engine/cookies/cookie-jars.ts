@@ -7,6 +7,7 @@
 // tab, wrtui always lists both (a proxy can route traffic into either at any time).
 import { Cookie as ToughCookie, CookieJar, canonicalDomain, type CreateCookieJarOptions } from 'tough-cookie';
 import { DEFAULT_STORE_ID, INCOGNITO_STORE_ID, type CookieChangeInfo, type CookieStore } from '../types.js';
+import type { CrossSite } from '../web-request/lifecycle.js';
 import { chromeRefusalReason, domainAttributeMeansHostOnly } from './chrome-cookie-rules.js';
 import { clockWithNow, systemClock, type Clock } from './clock.js';
 import { cookieAppliesTo, domainCandidates, requestTargetOf, sortForCookieHeader, type RequestTarget } from './cookie-match.js';
@@ -117,15 +118,15 @@ export class CookieJars {
    * creation). Counts as an access (eviction is least-recently-accessed first). Empty for URLs
    * that carry no cookies (unparseable, or not http/https/ws/wss).
    */
-  cookieHeader(url: string | URL, storeId: string = DEFAULT_STORE_ID, crossSite = false): string {
+  cookieHeader(url: string | URL, storeId: string = DEFAULT_STORE_ID, crossSite?: CrossSite): string {
     const store = this.#entry(storeId).store;
     const target = requestTargetOf(url);
     if (!target) return '';
     const cookies = this.#matching(store, target, true);
     let header = '';
     for (const cookie of cookies) {
-      // A cross-site request carries only SameSite=None cookies (without the attribute, Lax by default).
-      if (crossSite && cookie.sameSite !== 'none') continue;
+      // A cross-site request carries only SameSite=None cookies (and, where the browser says so, those without the attribute).
+      if (crossSite && !goesCrossSite(cookie, crossSite)) continue;
       header += (header ? '; ' : '') + cookie.cookieString();
     }
     return header;
@@ -135,7 +136,7 @@ export class CookieJars {
    * Stores the Set-Cookie headers of a response to `url`. Headers a browser would ignore are
    * ignored, never thrown; `rejected` says which and why.
    */
-  setFromResponse(url: string | URL, setCookieHeaders: readonly string[], storeId: string = DEFAULT_STORE_ID, crossSite = false): SetFromResponseResult {
+  setFromResponse(url: string | URL, setCookieHeaders: readonly string[], storeId: string = DEFAULT_STORE_ID, crossSite?: CrossSite): SetFromResponseResult {
     const entry = this.#entry(storeId);
     const result: SetFromResponseResult = { stored: 0, rejected: [] };
     const parsed = parseUrl(url);
@@ -219,10 +220,10 @@ export class CookieJars {
     return cookies;
   }
 
-  #storeHeader(entry: StoreEntry, header: string, url: URL, target: RequestTarget, crossSite: boolean): string | undefined {
+  #storeHeader(entry: StoreEntry, header: string, url: URL, target: RequestTarget, crossSite: CrossSite | undefined): string | undefined {
     const cookie = ToughCookie.parse(header, { loose: false });
     if (!cookie) return 'Cookie failed to parse';
-    if (crossSite && cookie.sameSite !== 'none') {
+    if (crossSite && !goesCrossSite(cookie, crossSite)) {
       return `it came from a cross-site response and is SameSite=${cookie.sameSite === undefined ? 'Lax (by default, without the attribute)' : cookie.sameSite === 'strict' ? 'Strict' : 'Lax'}, which only SameSite=None allows`;
     }
     if (cookie.domain != null && domainAttributeMeansHostOnly(canonicalDomain(cookie.domain) ?? '', target)) cookie.domain = null;
@@ -270,4 +271,9 @@ function parseUrl(url: string | URL): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether a cookie goes with a cross-site request (and may be set by its response): SameSite=None, or unset where the browser counts that as None. */
+function goesCrossSite(cookie: ToughCookie, crossSite: CrossSite): boolean {
+  return cookie.sameSite === 'none' || (cookie.sameSite === undefined && crossSite.unsetIs === 'none');
 }

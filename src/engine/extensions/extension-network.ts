@@ -145,7 +145,7 @@ function chromePreflightHeaders(facts: HeaderFacts, unsafeNames: readonly string
   ];
 }
 
-/** Firefox's preflight: as Chromium's, in Firefox's order (not checked against Firefox). */
+/** Firefox ESR 153.7's preflight, in its order. */
 function firefoxPreflightHeaders(facts: HeaderFacts, unsafeNames: readonly string[]): HttpHeaders {
   return [
     { name: 'Host', value: facts.url.host },
@@ -160,6 +160,7 @@ function firefoxPreflightHeaders(facts: HeaderFacts, unsafeNames: readonly strin
     { name: 'Sec-Fetch-Dest', value: 'empty' },
     { name: 'Sec-Fetch-Mode', value: 'cors' },
     { name: 'Sec-Fetch-Site', value: 'cross-site' },
+    { name: 'Priority', value: 'u=4' },
   ];
 }
 
@@ -197,6 +198,8 @@ function firefoxHeaders(facts: HeaderFacts): HttpHeaders {
     ...entries(facts.given.filter(([name]) => !['user-agent', 'accept', 'accept-language'].includes(name.toLowerCase()))),
     ...(facts.bodyLength > 0 ? [{ name: 'Content-Length', value: String(facts.bodyLength) }] : []),
     ...(sendsOrigin(facts) ? [{ name: 'Origin', value: facts.origin }] : []),
+    // Firefox ESR 153.7 says credentials go across sites without storage access.
+    ...(facts.tainting !== 'basic' && facts.withCredentials ? [{ name: 'Sec-Fetch-Storage-Access', value: 'none' }] : []),
     { name: 'Connection', value: 'keep-alive' },
     { name: 'Sec-Fetch-Dest', value: 'empty' },
     { name: 'Sec-Fetch-Mode', value: facts.mode },
@@ -245,8 +248,10 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
     const own = !everCrossOrigin && owner.hostPermissions.matches(target);
     everCrossOrigin ||= !own;
     const tainting: ResponseTainting = own ? 'basic' : mode === 'no-cors' ? 'opaque' : 'cors';
-    // Its own request carries the jar's cookies unless it omits them; a cross-origin one only with "include", and only SameSite=None ones.
-    const cookies: CookieAccess = own ? (request.credentials === 'omit' ? 'none' : 'all') : includesCredentials ? 'cross-site' : 'none';
+    // Its own request carries the jar's cookies unless it omits them; a cross-origin one only with
+    // "include", and only SameSite=None ones (Firefox counts a cookie without the attribute as None).
+    const crossSite: CookieAccess = { unsetIs: owner.persona.name === 'firefox' ? 'none' : 'lax' };
+    const cookies: CookieAccess = own ? (request.credentials === 'omit' ? 'none' : 'all') : includesCredentials ? crossSite : 'none';
     const facts: HeaderFacts = {
       url: target,
       method: hopMethod,
@@ -375,10 +380,11 @@ async function preflight(
   signal: AbortSignal,
   headersFor: (facts: HeaderFacts, unsafeNames: readonly string[]) => HttpHeaders,
 ): Promise<string | undefined> {
-  let cache = preflightCaches.get(owner);
-  if (!cache) preflightCaches.set(owner, (cache = new PreflightCache()));
+  // Firefox ESR 153.7 preflights an add-on's every such request, Access-Control-Max-Age or not.
+  let cache = owner.persona.name === 'firefox' ? undefined : preflightCaches.get(owner);
+  if (!cache && owner.persona.name !== 'firefox') preflightCaches.set(owner, (cache = new PreflightCache()));
   const now = Date.now();
-  const cached = cache.get(facts.origin, facts.url.href, withCredentials, now);
+  const cached = cache?.get(facts.origin, facts.url.href, withCredentials, now);
   if (cached && grantRefusal(cached, facts.method, unsafeNames) === undefined) return undefined;
   let answer: { statusCode: number; headers: HttpHeaders } | undefined;
   const result = await runRequest(
@@ -409,7 +415,7 @@ async function preflight(
   if (result.kind !== 'response' || !answer) return `its preflight (OPTIONS) failed (${result.kind === 'error' ? result.error : result.kind})`;
   const grant = readPreflight(answer.statusCode, answer.headers, facts.origin, withCredentials, now);
   if ('refused' in grant) return grant.refused;
-  cache.put(facts.origin, facts.url.href, withCredentials, grant);
+  cache?.put(facts.origin, facts.url.href, withCredentials, grant);
   return grantRefusal(grant, facts.method, unsafeNames);
 }
 

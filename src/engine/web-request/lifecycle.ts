@@ -41,19 +41,25 @@ import { dnrResourceType } from '../dnr/dnr-resource-type.js';
 
 /** How the lifecycle reaches a cookie store (satisfied by CookieJars). */
 export interface CookieBridge {
-  /** `crossSite`: only cookies a cross-site request carries (SameSite=None). */
-  cookieHeader(url: string, storeId: string, crossSite?: boolean): string;
-  /** `crossSite`: from a cross-site response, which may set only SameSite=None cookies. */
-  setFromResponse(url: string, setCookieHeaders: string[], storeId: string, crossSite?: boolean): { rejected?: readonly { header: string; reason: string }[] } | void;
+  /** `crossSite`: only the cookies a cross-site request carries (SameSite=None; see CrossSite). */
+  cookieHeader(url: string, storeId: string, crossSite?: CrossSite): string;
+  /** `crossSite`: from a cross-site response, which may set only those cookies. */
+  setFromResponse(url: string, setCookieHeaders: string[], storeId: string, crossSite?: CrossSite): { rejected?: readonly { header: string; reason: string }[] } | void;
 }
 
 /**
- * Which of the store's cookies a request carries, and which of its response's it stores: all (a
- * page's requests, an extension's own with host permission), those of a cross-site request
- * (SameSite=None: an extension's fetch with credentials to an origin it has no host permission
- * for), or none (fetch's "omit", or the default "same-origin" across origins).
+ * What a cookie without a SameSite attribute counts as across sites: Lax (Chrome; it stays home)
+ * or None (Firefox, whose laxByDefault is off; it goes).
  */
-export type CookieAccess = 'all' | 'cross-site' | 'none';
+export type CrossSite = { unsetIs: 'lax' | 'none' };
+
+/**
+ * Which of the store's cookies a request carries, and which of its response's it stores: all (a
+ * page's requests, an extension's own with host permission), those of a cross-site request (an
+ * extension's fetch with credentials to an origin it has no host permission for), or none
+ * (fetch's "omit", or the default "same-origin" across origins).
+ */
+export type CookieAccess = 'all' | CrossSite | 'none';
 
 export interface RequestLifecycleOptions {
   registry: ListenerRegistry;
@@ -498,7 +504,7 @@ export class RequestFlight {
     if (cookies && (this.lifecycle.cookieMode === 'send' || this.madeBy) && this.#cookieAccess !== 'none') {
       // A client may split its cookies over several Cookie fields (HTTP/2 does): all of them count.
       const fromClient = getHeaderValues(headers, 'cookie').join('; ') || undefined;
-      const fromJar = cookies.cookieHeader(this.url, this.storeId, this.#cookieAccess === 'cross-site');
+      const fromJar = cookies.cookieHeader(this.url, this.storeId, this.#cookieAccess === 'all' ? undefined : this.#cookieAccess);
       const merged = mergeCookieHeader(fromJar, fromClient);
       if (merged !== fromClient) {
         headers = withHeader(headers, 'Cookie', merged);
@@ -877,7 +883,7 @@ export class RequestFlight {
     if (!cookies || this.#cookieAccess === 'none') return;
     const setCookies = getHeaderValues(responseHeaders, 'set-cookie');
     if (setCookies.length === 0) return;
-    const result = cookies.setFromResponse(this.url, setCookies, this.storeId, this.#cookieAccess === 'cross-site');
+    const result = cookies.setFromResponse(this.url, setCookies, this.storeId, this.#cookieAccess === 'all' ? undefined : this.#cookieAccess);
     for (const { header, reason } of result?.rejected ?? []) {
       // The cookie's name only: its value may be a secret (and a nameless cookie is all value).
       const pair = header.split(';', 1)[0]!;

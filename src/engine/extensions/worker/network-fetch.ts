@@ -14,9 +14,9 @@ export class NetworkFetch {
   readonly #pending = new Map<number, (answer: { response?: ExtensionFetchResponse; failure?: string }) => void>();
   readonly #bodies = new Map<number, IncomingBody>();
   readonly #post: (item: WorkerItem) => void;
-  readonly #scope: () => string | undefined;
+  readonly #scope: () => FetchScope;
 
-  constructor(post: (item: WorkerItem) => void, scope: () => string | undefined = () => undefined) {
+  constructor(post: (item: WorkerItem) => void, scope: () => FetchScope = () => ({ browser: 'chrome', scope: 'WorkerGlobalScope' })) {
     this.#post = post;
     this.#scope = scope;
   }
@@ -107,15 +107,24 @@ export class NetworkFetch {
   }
 }
 
+/** Where fetch runs, as the persona's browser names it in its TypeErrors. */
+export interface FetchScope {
+  browser: 'chrome' | 'firefox';
+  /** WorkerGlobalScope (a service worker) or Window (a background page). */
+  scope: string;
+}
+
 /**
- * A TypeError fetch's arguments raised, in the browser's words where wrtui knows them: Chromium
- * says where it was thrown ("Failed to execute 'fetch' on 'WorkerGlobalScope': "), and quotes a
- * method no-cors refuses whole (Node leaves the closing quote out).
+ * A TypeError fetch's arguments raised, in the browser's words where wrtui knows them: Chromium 156
+ * says where it was thrown ("Failed to execute 'fetch' on 'WorkerGlobalScope': ") and quotes a method
+ * no-cors refuses whole (Node leaves the closing quote out); Firefox ESR 153.7 says "Window.fetch: "
+ * and "Invalid request method PUT.".
  */
-function requestError(error: unknown, scope: string | undefined): unknown {
+function requestError(error: unknown, { browser, scope }: FetchScope): unknown {
   if (!(error instanceof TypeError)) return error;
-  const message = error.message.replace(/^'([A-Z]+) is unsupported in no-cors mode\.$/, "'$1' is unsupported in no-cors mode.");
-  return new TypeError(scope === undefined ? message : `Failed to execute 'fetch' on '${scope}': ${message}`);
+  const noCorsMethod = /^'([A-Z]+) is unsupported in no-cors mode\.$/.exec(error.message)?.[1];
+  if (browser === 'firefox') return new TypeError(`${scope}.fetch: ${noCorsMethod ? `Invalid request method ${noCorsMethod}.` : error.message}`);
+  return new TypeError(`Failed to execute 'fetch' on '${scope}': ${noCorsMethod ? `'${noCorsMethod}' is unsupported in no-cors mode.` : error.message}`);
 }
 
 /**

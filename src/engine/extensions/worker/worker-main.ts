@@ -14,7 +14,7 @@ import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
 import { extensionRelativePath, readExtensionFile } from '../extension-files.js';
 import { lockDownHostRealm } from './host-realm-lockdown.js';
-import { NetworkFetch } from './network-fetch.js';
+import { NetworkFetch, type FetchScope } from './network-fetch.js';
 import { firstUserFrame } from './stack-frames.js';
 
 // The bindings script, inlined by the build (see worker-script.ts).
@@ -134,8 +134,8 @@ function originBroadcastChannel(): typeof BroadcastChannel {
   };
 }
 
-/** Where the extension's fetch runs, as Chromium names it in a TypeError fetch throws ("Failed to execute 'fetch' on 'Window': …"); undefined under Firefox. */
-let fetchScope: string | undefined;
+/** Where the extension's fetch runs, as the browser names it in a TypeError fetch throws. */
+let fetchScope: FetchScope = { browser: 'chrome', scope: 'WorkerGlobalScope' };
 const network = new NetworkFetch(post, () => fetchScope);
 
 /**
@@ -294,7 +294,8 @@ function start(boot: WorkerBoot): void {
   ownOrigin = boot.baseUrl.replace(/\/+$/, '');
   firefoxFetch = boot.persona === 'firefox';
   const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
-  fetchScope = firefoxFetch ? undefined : isPage ? 'Window' : 'WorkerGlobalScope';
+  // Firefox runs an add-on's background scripts in a page (a Window) in both manifest versions.
+  fetchScope = firefoxFetch ? { browser: 'firefox', scope: 'Window' } : { browser: 'chrome', scope: isPage ? 'Window' : 'WorkerGlobalScope' };
   const bindings: BindingsHandle = install(bridge, boot);
 
   // A browser logs these and the worker goes on; so does wrtui, and the journal says where.
