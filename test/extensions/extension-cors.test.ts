@@ -144,7 +144,9 @@ describe("an extension's fetch across origins in wrtui", () => {
     try {
       const told = (fragment: string) => harness.waitFor((entry) => entry.kind === 'log' && entry.source === 'CORS probe' && entry.message.includes(fragment), 10_000);
       const noHeader = await told('/cors/none) refused by CORS: the response has no Access-Control-Allow-Origin header');
-      expect(noHeader).toMatchObject({ level: 'info' });
+      // On the request's own record too: the TUI shows it in the request's detail.
+      const noneId = harness.webRequestEntries((entry) => entry.details.url === `${foreign.url}/cors/none`)[0]!.details.requestId;
+      expect(noHeader).toMatchObject({ level: 'info', requestId: noneId });
       await told('/cors/star-credentials) refused by CORS: its Access-Control-Allow-Origin is "*", which a request with credentials ("include") may not use');
       await told('/cors/preflight-refused) refused by CORS: its preflight (OPTIONS) was refused: the response has no Access-Control-Allow-Origin header; the request was not sent');
       await told('/cors/none-same-origin) refused: its mode is "same-origin"');

@@ -235,7 +235,8 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   const includesCredentials = request.credentials === 'include';
   const body = request.body && request.body.byteLength > 0 ? request.body : undefined;
   const headersFor = owner.persona.name === 'firefox' ? firefoxHeaders : chromeHeaders;
-  const log = (message: string) => lifecycle.journal.append({ kind: 'log', level: 'info', source: owner.id, message });
+  /** Said in the journal, and on the request's own record (the TUI shows it in the request's detail). */
+  const log = (message: string, requestId?: string) => lifecycle.journal.append({ kind: 'log', level: 'info', source: owner.id, message, ...(requestId !== undefined && { requestId }) });
 
   /** What the request is at one URL: its own (host permission) or a cross-origin one, its headers and cookies there. */
   let everCrossOrigin = false;
@@ -274,7 +275,8 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   if (hop.facts.tainting === 'cors' && needsPreflight(method, given)) {
     const refusal = await preflight(lifecycle, owner, network, hop.facts, unsafeHeaderNames(given), includesCredentials, receiver.signal, owner.persona.name === 'firefox' ? firefoxPreflightHeaders : chromePreflightHeaders);
     if (refusal) {
-      log(`fetch(${url.href}) refused by CORS: ${refusal}; the request was not sent. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${origin}`);
+      // Said on the preflight's record: the request itself was never made.
+      log(`fetch(${url.href}) refused by CORS: ${refusal.reason}; the request was not sent. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${origin}`, refusal.requestId);
       throw fetchFailure(owner);
     }
   }
@@ -301,7 +303,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
     {
       signal: receiver.signal,
       ...(request.redirect && { redirect: request.redirect }),
-      admit: (at, response) => {
+      admit: (at, response, requestId) => {
         const location = response.statusCode >= 300 && response.statusCode < 400 ? getHeaderValues(response.headers, 'location')[0] : undefined;
         let refusal = hop.facts.tainting === 'cors' ? corsRefusal(response.headers, hop.facts.origin, includesCredentials) : undefined;
         if (!refusal && location !== undefined && request.redirect !== 'manual' && request.redirect !== 'error') {
@@ -312,7 +314,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
           else if (crossing && needsPreflight(method, given)) refusal = `it redirects to ${next.origin}, where the request would need a preflight, which wrtui does not send after a redirect`;
         }
         if (!refusal) return true;
-        log(`fetch(${at}) refused by CORS: ${refusal}. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${hop.facts.origin}`);
+        log(`fetch(${at}) refused by CORS: ${refusal}. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${hop.facts.origin}`, requestId);
         return false;
       },
       takeBody: async (response, wire) => {
@@ -379,7 +381,7 @@ async function preflight(
   withCredentials: boolean,
   signal: AbortSignal,
   headersFor: (facts: HeaderFacts, unsafeNames: readonly string[]) => HttpHeaders,
-): Promise<string | undefined> {
+): Promise<{ reason: string; requestId?: string } | undefined> {
   // Firefox ESR 153.7 preflights an add-on's every such request, Access-Control-Max-Age or not.
   let cache = owner.persona.name === 'firefox' ? undefined : preflightCaches.get(owner);
   if (!cache && owner.persona.name !== 'firefox') preflightCaches.set(owner, (cache = new PreflightCache()));
@@ -411,12 +413,14 @@ async function preflight(
       },
     },
   );
-  if (result.kind === 'redirect-not-followed') return `its preflight (OPTIONS) answered ${result.statusCode}, a redirect, which a preflight may not follow`;
-  if (result.kind !== 'response' || !answer) return `its preflight (OPTIONS) failed (${result.kind === 'error' ? result.error : result.kind})`;
+  const { requestId } = result;
+  if (result.kind === 'redirect-not-followed') return { reason: `its preflight (OPTIONS) answered ${result.statusCode}, a redirect, which a preflight may not follow`, requestId };
+  if (result.kind !== 'response' || !answer) return { reason: `its preflight (OPTIONS) failed (${result.kind === 'error' ? result.error : result.kind})`, requestId };
   const grant = readPreflight(answer.statusCode, answer.headers, facts.origin, withCredentials, now);
-  if ('refused' in grant) return grant.refused;
+  if ('refused' in grant) return { reason: grant.refused, requestId };
   cache?.put(facts.origin, facts.url.href, withCredentials, grant);
-  return grantRefusal(grant, facts.method, unsafeNames);
+  const refusal = grantRefusal(grant, facts.method, unsafeNames);
+  return refusal === undefined ? undefined : { reason: refusal, requestId };
 }
 
 /**

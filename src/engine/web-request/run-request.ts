@@ -20,7 +20,7 @@ export interface RunRequestOptions {
    * (the request fails with net::ERR_FAILED, the body unread), as Chromium's CORS check refuses a
    * response its reader may not have (the caller says why in the journal).
    */
-  admit?: (url: string, response: TransportResponse) => boolean;
+  admit?: (url: string, response: TransportResponse, requestId: string) => boolean;
   /**
    * Takes the response body as it arrives, for a caller that streams it on (the result's body is then
    * empty); told the response first. The request completes once it resolves; a TransportError it
@@ -87,7 +87,7 @@ export async function runRequest(
         flight.fail(netError);
         return error(netError);
       }
-      if (options.admit && !options.admit(flight.url, response)) {
+      if (options.admit && !options.admit(flight.url, response, flight.requestId)) {
         discard(response);
         flight.fail('net::ERR_FAILED');
         return error('net::ERR_FAILED');
