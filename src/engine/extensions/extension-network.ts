@@ -219,7 +219,7 @@ export function fetchFailure(owner: Owner): TypeError {
  * (Chrome's "Failed to fetch") when the request fails, is cancelled or its body breaks off. The body is never held whole here (the proxy's thread): a
  * large download or a compression bomb costs the extension's worker, which reads it, not the proxy.
  */
-export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest, receiver: ExtensionFetchReceiver): Promise<void> {
+export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest, receiver: ExtensionFetchReceiver, version?: object): Promise<void> {
   const network = lifecycle.network;
   const origin = owner.extensionOrigin;
   if (!network || network === 'offline' || !origin || !owner.extensionHost) throw fetchFailure(owner);
@@ -273,7 +273,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
     throw fetchFailure(owner);
   }
   if (hop.facts.tainting === 'cors' && needsPreflight(method, given)) {
-    const refusal = await preflight(lifecycle, owner, network, hop.facts, unsafeHeaderNames(given), includesCredentials, receiver.signal, owner.persona.name === 'firefox' ? firefoxPreflightHeaders : chromePreflightHeaders);
+    const refusal = await preflight(lifecycle, owner, network, hop.facts, unsafeHeaderNames(given), includesCredentials, receiver.signal, owner.persona.name === 'firefox' ? firefoxPreflightHeaders : chromePreflightHeaders, version);
     if (refusal) {
       // Said on the preflight's record: the request itself was never made.
       log(`fetch(${url.href}) refused by CORS: ${refusal.reason}; the request was not sent. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${origin}`, refusal.requestId);
@@ -295,7 +295,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
       tabId: -1,
       frameId: -1,
       parentFrameId: -1,
-      madeBy: { name: owner.id, origin, host: owner.extensionHost },
+      madeBy: { name: owner.id, origin, host: owner.extensionHost, ...(version && { version }) },
       cookies: hop.cookies,
       atRedirect: (next, nextMethod, withBody) => (hop = hopAt(new URL(next), nextMethod, withBody)),
     },
@@ -381,6 +381,7 @@ async function preflight(
   withCredentials: boolean,
   signal: AbortSignal,
   headersFor: (facts: HeaderFacts, unsafeNames: readonly string[]) => HttpHeaders,
+  version: object | undefined,
 ): Promise<{ reason: string; requestId?: string } | undefined> {
   // Firefox ESR 153.7 preflights an add-on's every such request, Access-Control-Max-Age or not.
   let cache = owner.persona.name === 'firefox' ? undefined : preflightCaches.get(owner);
@@ -399,7 +400,7 @@ async function preflight(
       tabId: -1,
       frameId: -1,
       parentFrameId: -1,
-      madeBy: { name: owner.id, origin: owner.extensionOrigin!, host: owner.extensionHost! },
+      madeBy: { name: owner.id, origin: owner.extensionOrigin!, host: owner.extensionHost!, ...(version && { version }) },
       cookies: 'none',
     },
     extensionWire(network),

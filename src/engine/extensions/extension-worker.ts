@@ -103,7 +103,7 @@ interface PendingCall {
   since: number;
 }
 
-interface StagedListener {
+interface AddedListener {
   lid: number;
   event: WebRequestEventName;
   filter: unknown;
@@ -129,7 +129,6 @@ export class ExtensionWorker implements RemoteEndpoint {
   #rejectLoaded!: (failure: LoadFailure) => void;
   readonly #loadTimer: NodeJS.Timeout;
 
-  #staged: StagedListener[] = [];
   /** Listeners of this worker in the engine's registry, by their id in the worker. */
   readonly #live = new Map<number, { event: WebRequestEventName; stub: () => void }>();
   #outbox: HostItem[] = [];
@@ -220,12 +219,18 @@ export class ExtensionWorker implements RemoteEndpoint {
     return `its worker has not answered for ${forMs} ms (busy or stuck); the request went on without it`;
   }
 
-  /** Makes the staged listeners live, in the order they were added. The previous version must be disposed first. */
+  /**
+   * Makes its listeners live for every request (while it loads they are told only of its own
+   * requests, RemoteEndpoint.loading). The previous version must be disposed first.
+   */
   commit(): void {
     if (this.#state !== 'loading') throw new Error(`cannot commit a ${this.#state} worker`);
     this.#state = 'live';
-    for (const staged of this.#staged) this.#register(staged);
-    this.#staged = [];
+  }
+
+  /** Its top level still runs: its listeners see only its own requests. */
+  get loading(): boolean {
+    return this.#state === 'loading';
   }
 
   /** Sends runtime.onInstalled (or onStartup) to the background. */
@@ -489,16 +494,11 @@ export class ExtensionWorker implements RemoteEndpoint {
     }
   }
 
-  #added(listener: StagedListener): void {
-    if (this.#state === 'live') return this.#register(listener);
-    if (this.#state === 'loading') this.#staged.push(listener);
+  #added(listener: AddedListener): void {
+    if (this.#state !== 'disposed') this.#register(listener);
   }
 
   #removed(lid: number): void {
-    if (this.#state === 'loading') {
-      this.#staged = this.#staged.filter((staged) => staged.lid !== lid);
-      return;
-    }
     const live = this.#live.get(lid);
     if (!live || !this.#owner) return;
     this.#live.delete(lid);
@@ -510,7 +510,7 @@ export class ExtensionWorker implements RemoteEndpoint {
     if (owner.persona.hasActionIgnored) owner.actionIgnored = (requestId, action) => this.#enqueue(['actionIgnored', requestId, action], false);
   }
 
-  #register({ lid, event, filter, extraInfoSpec }: StagedListener): void {
+  #register({ lid, event, filter, extraInfoSpec }: AddedListener): void {
     const owner = this.#owner;
     if (!owner) return;
     // A stand-in callback: dispatch sends remote listeners their events instead of calling it.
@@ -557,7 +557,7 @@ export class ExtensionWorker implements RemoteEndpoint {
     const download = new Download(this.#enqueue.bind(this), id);
     this.#downloads.set(id, download);
     try {
-      await fetchForExtension(this.#engine.lifecycle, owner, request, download);
+      await fetchForExtension(this.#engine.lifecycle, owner, request, download, this);
       this.#enqueue(['fetchEnd', id]);
     } catch (error) {
       counts.failed++;

@@ -115,6 +115,11 @@ export interface ExtensionRequester {
   name: string;
   origin: string;
   host: string;
+  /**
+   * The version of it that made the request (its worker): only that version's listeners are told
+   * of it, even while it still loads (a hot reload's old and new versions each see their own).
+   */
+  version?: object;
 }
 
 export type BeforeRequestDecision =
@@ -914,7 +919,7 @@ export class RequestFlight {
       windowId: this.windowId,
       storeId: this.storeId,
       ...(EXTENSION_PROTOCOLS.has(url.protocol) && { extensionHost: url.host }),
-      ...(this.madeBy && { madeBy: this.madeBy.host }),
+      ...(this.madeBy && { madeBy: this.madeBy.host, ...(this.madeBy.version && { madeByVersion: this.madeBy.version }) }),
       get context() {
         return flight.context;
       },

@@ -47,6 +47,12 @@ export type RemoteResult =
 export interface RemoteEndpoint {
   /** False while the worker does not answer (stuck, restarting): its listeners are skipped, with a failed outcome for blocking ones. */
   readonly responsive: boolean;
+  /**
+   * True while its top level still runs (a new version loading beside the old one): its listeners
+   * are told only of the requests it makes itself, as a browser tells a starting extension's
+   * listeners of its own fetches; every other request waits for it to go live, the atomic swap.
+   */
+  readonly loading?: boolean;
   /** Why it is not responsive, for that outcome. */
   readonly unresponsiveReason: string;
   /**
@@ -160,6 +166,13 @@ export class ListenerRegistry {
     // An extension's own request: it sees it (Chromium 156, Firefox ESR 153.7), no other extension
     // does (Chromium 156) (test/extensions/extension-network.test.ts, test/personas/firefox-network.test.ts).
     if (request.madeBy !== undefined && listener.owner.extensionHost !== request.madeBy) return false;
+    // A version's own request is that version's: a version loading sees only its own requests, and
+    // during a hot reload neither the old nor the new version sees the other's.
+    const endpoint = listener.remote?.endpoint;
+    if (endpoint) {
+      if (request.madeByVersion !== undefined && endpoint !== request.madeByVersion) return false;
+      if (request.madeByVersion === undefined && endpoint.loading) return false;
+    }
     if (!listener.filter.matches(request) || !listener.owner.hostPermissions.matches(request.url)) return false;
     // Chrome shows a CORS preflight only while some listener asked for extraHeaders (checked on Chromium 156).
     if (request.context?.preflight && listener.owner.persona.preflightsNeedExtraHeaders && this.#extraHeadersListeners === 0) return false;

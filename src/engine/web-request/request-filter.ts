@@ -16,6 +16,8 @@ export interface FilterableRequest {
   extensionHost?: string;
   /** Made by an extension itself (its own fetch): the host of its origin. */
   madeBy?: string;
+  /** The version of that extension (its worker) that made it, when known. */
+  madeByVersion?: object;
   /** Where it comes from, for the personas' details fields and Chrome's preflight rule. */
   context?: RequestContext;
   /** A persona's details fields for this request, made once per request (personas/). */
