@@ -59,7 +59,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { WORKER_SCRIPT_FILE, buildWorkerSource } from '../src/engine/extensions/worker-script.js';
+import { PAGE_DOM_SCRIPT_FILE, WORKER_SCRIPT_FILE, buildPageDomSource, buildWorkerSource } from '../src/engine/extensions/worker-script.js';
 import type { FirstByteResult, FromLoad, FromRunner, ListenerSet, ProxyKind, RunResult, ToLoad, ToRunner, Via } from './proxy/protocol.js';
 import { ask } from './proxy/protocol.js';
 
@@ -90,8 +90,11 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
-// …and the script of the rule workers beside it, as dist/ ships it.
-await writeFile(join(dirname(RUNNER), WORKER_SCRIPT_FILE), await buildWorkerSource(fileURLToPath(new URL('../src/engine/extensions/worker', import.meta.url))));
+// …and the scripts of the rule workers beside it, as dist/ ships them (a background page's DOM too:
+// the firefox persona's add-on in section 4 runs in one).
+const WORKER_DIR = fileURLToPath(new URL('../src/engine/extensions/worker', import.meta.url));
+await writeFile(join(dirname(RUNNER), WORKER_SCRIPT_FILE), await buildWorkerSource(WORKER_DIR));
+await writeFile(join(dirname(RUNNER), PAGE_DOM_SCRIPT_FILE), await buildPageDomSource(WORKER_DIR));
 
 /** How long a proxy may take to start (mitmdump's own budget, in its runner, is 60 s). */
 const READY_TIMEOUT_MS = 90_000;
