@@ -9,6 +9,7 @@
 import { Readable } from 'node:stream';
 import type { Owner } from '../owner.js';
 import { corsRefusal, grantRefusal, needsPreflight, PreflightCache, readableHeaders, readPreflight, unsafeHeaderNames, type FetchMode, type ResponseTainting } from './extension-cors.js';
+import { chromeHeaders, chromePreflightHeaders, firefoxHeaders, firefoxPreflightHeaders, isForbidden, type HeaderFacts } from './extension-request-headers.js';
 import type { HttpHeaders, NetError } from '../types.js';
 import { getHeaderValues } from '../headers.js';
 import { decodedStream } from '../web-request/content-decoding.js';
@@ -60,13 +61,6 @@ export interface ExtensionFetchReceiver {
   signal: AbortSignal;
 }
 
-/** What a browser's fetch does not let a script set (the Fetch standard's forbidden request headers). */
-const FORBIDDEN = new Set([
-  'accept-charset', 'accept-encoding', 'access-control-request-headers', 'access-control-request-method', 'connection', 'content-length', 'cookie', 'cookie2',
-  'date', 'dnt', 'expect', 'host', 'keep-alive', 'origin', 'referer', 'set-cookie', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'via',
-]);
-const isForbidden = (name: string) => FORBIDDEN.has(name) || name.startsWith('proxy-') || name.startsWith('sec-');
-
 /** The Fetch standard's bad ports: a browser refuses to connect to them (net::ERR_UNSAFE_PORT in Chromium). */
 const BAD_PORTS = new Set([
   0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
@@ -93,119 +87,6 @@ function extensionWire(network: Transport): Transport {
       }
     },
   };
-}
-
-/** Node cannot undo zstd: wrtui asks for the codings it can (Chromium 156 and Firefox ESR 153.7 add zstd). */
-const ACCEPT_ENCODING = 'gzip, deflate, br';
-
-interface HeaderFacts {
-  url: URL;
-  method: string;
-  /** The script's own headers (forbidden ones dropped), in its order. */
-  given: [string, string][];
-  /** The Origin header's value: the extension's origin, or "null" after a redirect across origins. */
-  origin: string;
-  userAgent: string | undefined;
-  bodyLength: number;
-  /** The request's mode (Sec-Fetch-Mode). */
-  mode: FetchMode;
-  /** "basic": a URL it has host permission for (its own request); else a cross-origin request from its origin. */
-  tainting: ResponseTainting;
-  /** Credentials go with it (the lifecycle adds the jar's cookies, last). */
-  withCredentials: boolean;
-}
-
-const has = (facts: HeaderFacts, name: string) => facts.given.some(([given]) => given.toLowerCase() === name);
-/** The script's own value of `name` where it set one, else the browser's (none when `fallback` is undefined). */
-const valueOf = (facts: HeaderFacts, name: string, fallback: string | undefined): HttpHeaders => {
-  const given = facts.given.find(([given]) => given.toLowerCase() === name.toLowerCase());
-  if (given) return [{ name: given[0], value: given[1] }];
-  return fallback === undefined ? [] : [{ name, value: fallback }];
-};
-const entries = (pairs: [string, string][]) => pairs.map(([name, value]) => ({ name, value }));
-
-/** A request states its origin unless it is a GET or HEAD that needs no CORS check (Fetch, "append a request Origin header"). */
-const sendsOrigin = (facts: HeaderFacts) => facts.tainting === 'cors' || (facts.method !== 'GET' && facts.method !== 'HEAD');
-
-/** Chromium 156's preflight (OPTIONS), in its order: what the request will be, and from whom; no cookies. */
-function chromePreflightHeaders(facts: HeaderFacts, unsafeNames: readonly string[]): HttpHeaders {
-  return [
-    { name: 'Host', value: facts.url.host },
-    { name: 'Connection', value: 'keep-alive' },
-    { name: 'Accept', value: '*/*' },
-    { name: 'Access-Control-Request-Method', value: facts.method },
-    ...(unsafeNames.length > 0 ? [{ name: 'Access-Control-Request-Headers', value: unsafeNames.join(',') }] : []),
-    { name: 'Origin', value: facts.origin },
-    ...(facts.userAgent ? [{ name: 'User-Agent', value: facts.userAgent }] : []),
-    { name: 'Sec-Fetch-Mode', value: 'cors' },
-    { name: 'Sec-Fetch-Site', value: 'cross-site' },
-    { name: 'Sec-Fetch-Dest', value: 'empty' },
-    { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
-    { name: 'Accept-Language', value: 'en-US,en;q=0.9' },
-  ];
-}
-
-/** Firefox ESR 153.7's preflight, in its order. */
-function firefoxPreflightHeaders(facts: HeaderFacts, unsafeNames: readonly string[]): HttpHeaders {
-  return [
-    { name: 'Host', value: facts.url.host },
-    ...(facts.userAgent ? [{ name: 'User-Agent', value: facts.userAgent }] : []),
-    { name: 'Accept', value: '*/*' },
-    { name: 'Accept-Language', value: 'en-US,en;q=0.9' },
-    { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
-    { name: 'Access-Control-Request-Method', value: facts.method },
-    ...(unsafeNames.length > 0 ? [{ name: 'Access-Control-Request-Headers', value: unsafeNames.join(',') }] : []),
-    { name: 'Origin', value: facts.origin },
-    { name: 'Connection', value: 'keep-alive' },
-    { name: 'Sec-Fetch-Dest', value: 'empty' },
-    { name: 'Sec-Fetch-Mode', value: 'cors' },
-    { name: 'Sec-Fetch-Site', value: 'cross-site' },
-    { name: 'Priority', value: 'u=4' },
-  ];
-}
-
-/** Chromium 156's, in its order: the script's headers with Content-Type last among them. */
-function chromeHeaders(facts: HeaderFacts): HttpHeaders {
-  const isContentType = ([name]: [string, string]) => name.toLowerCase() === 'content-type';
-  return [
-    { name: 'Host', value: facts.url.host },
-    { name: 'Connection', value: 'keep-alive' },
-    ...(facts.bodyLength > 0 ? [{ name: 'Content-Length', value: String(facts.bodyLength) }] : []),
-    ...(has(facts, 'user-agent') || !facts.userAgent ? [] : [{ name: 'User-Agent', value: facts.userAgent }]),
-    ...entries(facts.given.filter((header) => !isContentType(header))),
-    ...entries(facts.given.filter(isContentType)),
-    ...(has(facts, 'accept') ? [] : [{ name: 'Accept', value: '*/*' }]),
-    ...(sendsOrigin(facts) ? [{ name: 'Origin', value: facts.origin }] : []),
-    // Its own request comes from no site; any other from the extension's, another site.
-    { name: 'Sec-Fetch-Site', value: facts.tainting === 'basic' ? 'none' : 'cross-site' },
-    { name: 'Sec-Fetch-Mode', value: facts.mode },
-    { name: 'Sec-Fetch-Dest', value: 'empty' },
-    // Chromium 156 says so whenever credentials go with the request, cookies in the jar or not.
-    ...(facts.withCredentials ? [{ name: 'Sec-Fetch-Storage-Access', value: 'active' }] : []),
-    { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
-    ...(has(facts, 'accept-language') ? [] : [{ name: 'Accept-Language', value: 'en-US,en;q=0.9' }]),
-  ];
-}
-
-/** Firefox ESR 153.7's, in its order (it puts the jar's Cookie after Connection; wrtui's jar adds it last). */
-function firefoxHeaders(facts: HeaderFacts): HttpHeaders {
-  return [
-    { name: 'Host', value: facts.url.host },
-    ...valueOf(facts, 'User-Agent', facts.userAgent),
-    ...valueOf(facts, 'Accept', '*/*'),
-    ...valueOf(facts, 'Accept-Language', 'en-US,en;q=0.9'),
-    { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
-    ...entries(facts.given.filter(([name]) => !['user-agent', 'accept', 'accept-language'].includes(name.toLowerCase()))),
-    ...(facts.bodyLength > 0 ? [{ name: 'Content-Length', value: String(facts.bodyLength) }] : []),
-    ...(sendsOrigin(facts) ? [{ name: 'Origin', value: facts.origin }] : []),
-    // Firefox ESR 153.7 says credentials go across sites without storage access.
-    ...(facts.tainting !== 'basic' && facts.withCredentials ? [{ name: 'Sec-Fetch-Storage-Access', value: 'none' }] : []),
-    { name: 'Connection', value: 'keep-alive' },
-    { name: 'Sec-Fetch-Dest', value: 'empty' },
-    { name: 'Sec-Fetch-Mode', value: facts.mode },
-    { name: 'Sec-Fetch-Site', value: facts.tainting === 'basic' ? 'same-origin' : 'cross-site' },
-    { name: 'Priority', value: 'u=4' },
-  ];
 }
 
 /** What the fetch failed with, in the persona's browser's words. */

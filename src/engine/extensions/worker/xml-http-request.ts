@@ -102,7 +102,8 @@ export function createXMLHttpRequest(parts: XhrParts): unknown {
       let timedOut = false;
       const timer = this.timeout > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), this.timeout) : undefined;
       this.#fire('loadstart');
-      const init: Record<string, unknown> = { method: this.#method, headers: this.#headers, signal: controller.signal };
+      // withCredentials is fetch's "include"; without it, "same-origin" (cookies only where it has host permission).
+      const init: Record<string, unknown> = { method: this.#method, headers: this.#headers, signal: controller.signal, credentials: this.withCredentials ? 'include' : 'same-origin' };
       if (body !== null && body !== undefined && this.#method !== 'GET' && this.#method !== 'HEAD') init.body = body;
       fetch(this.#url, init)
         .then(async (response) => {
