@@ -67,15 +67,6 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
     throw error;
   });
   const restoreConsole = captureConsole(engine.journal);
-  // Rules first, so the first request already meets them.
-  const rules = await ExtensionHost.start(engine, {
-    rulesDir: resolve(options.rulesDir),
-    extensions: options.extensions ?? [],
-    watch: options.watchRules,
-    stateDir,
-    ...(options.workerHeapMb !== undefined && { limits: { heapLimitMb: options.workerHeapMb } }),
-    ...(options.persona && { persona: options.persona }),
-  });
   const ca = await loadOrCreateCertificateAuthority(stateDir);
   for (const warning of ca.warnings) engine.journal.append({ kind: 'log', level: 'warn', source: 'ca', message: warning });
 
@@ -99,8 +90,19 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
       // Bodies go into the journal for a recording, and for the TUI, which shows them.
       journalBodies: !!options.record || (options.showBodies ?? false),
     });
+  // Made before the rules start (and started after them): an extension's own requests go out by the
+  // default store's proxy transport, and one may fetch as soon as its top level runs.
   const proxy = proxyFor(options.port, '0');
   const incognitoProxy = options.incognitoPort > 0 ? proxyFor(options.incognitoPort, '1') : undefined;
+  // Rules first, so the first request already meets them.
+  const rules = await ExtensionHost.start(engine, {
+    rulesDir: resolve(options.rulesDir),
+    extensions: options.extensions ?? [],
+    watch: options.watchRules,
+    stateDir,
+    ...(options.workerHeapMb !== undefined && { limits: { heapLimitMb: options.workerHeapMb } }),
+    ...(options.persona && { persona: options.persona }),
+  });
   try {
     await proxy.start();
     await incognitoProxy?.start();

@@ -20,7 +20,26 @@ export async function runHeadless(options: HeadlessOptions): Promise<void> {
   // "listening" line, which the contract puts first: then in seq order.
   const early: JournalEntry[] = [];
   let listening = false;
-  const session = await startCaptureSession(options);
+  // A signal during start-up (the rules loading, the proxies opening) stops it once it has started,
+  // cleanly, rather than killing it half-open; a second one kills it at once, as before.
+  let stopAsked: NodeJS.Signals | undefined;
+  const askStop = (signal: NodeJS.Signals) => {
+    if (!stopAsked) return void (stopAsked = signal);
+    process.off('SIGINT', askStop);
+    process.off('SIGTERM', askStop);
+    process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', askStop);
+  process.on('SIGTERM', askStop);
+  const unaskable = () => {
+    process.off('SIGINT', askStop);
+    process.off('SIGTERM', askStop);
+  };
+  // Kept until the stopping handlers replace it: with no handler at all a signal kills at once.
+  const session = await startCaptureSession(options).catch((error: unknown) => {
+    unaskable();
+    throw error;
+  });
   session.engine.journal.subscribe(
     (entry) => {
       if (listening) print(entry);
@@ -48,5 +67,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<void> {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    unaskable();
+    if (stopAsked) void stop(stopAsked);
   });
 }

@@ -66,6 +66,19 @@ describe('wrtui headless --json', () => {
     expect(await run.exited).toBe(0);
   });
 
+  it('an extension that fetches as soon as its top level runs, before the proxy listens, is journaled as its own request (not sent around the proxy)', async () => {
+    const extension = join(workDir, 'eager');
+    await mkdir(extension, { recursive: true });
+    await writeFile(join(extension, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Eager', version: '1', host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' } }));
+    await writeFile(join(extension, 'sw.js'), `fetch(${JSON.stringify(`${origin.url}/eager-config`)});`);
+    const run = await startHeadless(['--json', '--extension', extension, '--rules', join(workDir, 'no-rules')], workDir);
+    const line = await run.waitFor((text) => text.includes('"onBeforeRequest"') && text.includes('/eager-config'));
+    expect(JSON.parse(line)).toMatchObject({ kind: 'webRequest', madeBy: { extension: 'Eager' } });
+    await run.waitFor((text) => text.includes('"listening"'));
+    run.child.kill('SIGTERM');
+    expect(await run.exited, run.stderr()).toBe(0);
+  });
+
   it('SIGINT stops it cleanly and the cookie store is on disk (0600)', async () => {
     const run = await startHeadless(['--json'], workDir);
     const { url } = JSON.parse(await run.waitFor(() => true));
