@@ -130,8 +130,9 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
     expect(['net::ERR_ABORTED', 'net::ERR_FAILED']).toContain(cancelled.error);
     cancelled.error = 'net::ERR_ABORTED';
     // A fetch made while its top level still runs: its listeners, added just before, are told of it.
-    // Chromium registers them with its browser process while the fetch starts, so in some runs it
-    // tells them only from a later event on; wrtui tells them of every event, as Chromium does in most.
+    // Chromium registers each event's listener with its browser process while the fetch starts, so
+    // in some runs (more under load) it misses an event or two whose listener had not arrived yet;
+    // wrtui tells them of every event, as Chromium does in most runs.
     const early = (report: Report) => {
       const seenOf = report.seen as Record<string, Record<string, unknown>[]>;
       const events = seenOf['/net-probe/early']!.map((event) => event.event);
@@ -140,7 +141,8 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
     };
     const everyEvent = ['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onHeadersReceived', 'onResponseStarted', 'onCompleted'];
     const oracleEarly = early(oracle.report);
-    expect(oracleEarly).toEqual(everyEvent.slice(everyEvent.length - oracleEarly.length));
+    // In their order, each at most once (a subsequence of every event), ending with onCompleted.
+    expect(oracleEarly).toEqual(everyEvent.filter((event) => oracleEarly.includes(event)));
     expect(oracleEarly.at(-1)).toBe('onCompleted');
     expect(early(ours.report)).toEqual(everyEvent);
     expect(normalized(ours.report)).toEqual(normalized(oracle.report));
@@ -168,6 +170,7 @@ describe.skipIf(NO_CHROMIUM)("an extension's own requests: Chromium 156 and wrtu
       // A body that breaks off: reading it rejects, whatever the cause; onErrorOccurred names the cause.
       broken: { broken: { status: 200, read: ['TypeError', 'Failed to fetch'] }, 'broken-chunked': { status: 200, read: ['TypeError', 'Failed to fetch'] }, 'broken-reset': { status: 200, read: ['TypeError', 'Failed to fetch'] } },
       large: 5 * 1024 * 1024,
+      ownBuffers: true,
       // Aborted before the answer; abort()'s default reason in Chromium's words.
       aborted: ['AbortError', 'signal is aborted without reason'],
       reasons: { abort: ['AbortError', 'signal is aborted without reason'], static: ['AbortError', 'signal is aborted without reason'] },
@@ -322,6 +325,32 @@ describe("an extension's own requests in wrtui", () => {
     } finally {
       await host.close();
       await harness.close();
+    }
+  });
+
+  it('a redirect\'s body is read to its end, so the next hop goes over the same kept-alive connection (none is left hanging)', { timeout: 20_000 }, async () => {
+    const sockets: number[] = [];
+    const redirecting = await startOrigin((req, res) => {
+      sockets.push(req.socket.remotePort!);
+      if (req.url === '/hop/1') return res.writeHead(302, { Location: '/hop/2', 'Content-Type': 'text/plain' }).end('moved: '.padEnd(64 * 1024, '.'));
+      res.end('arrived');
+    });
+    const harness = await startProxyHarness();
+    const { host, folder } = await runExtension(
+      harness,
+      'redirects',
+      mv3('Redirects', ['storage']),
+      'sw.js',
+      `fetch(${JSON.stringify(`${redirecting.url}/hop/1`)}).then((r) => r.text()).then((text) => chrome.storage.local.set({ report: text }));`,
+    );
+    try {
+      expect(await reportOnceClosed(harness, host, folder)).toBe('arrived');
+      expect(sockets).toHaveLength(2);
+      expect(sockets[1]).toBe(sockets[0]);
+    } finally {
+      await host.close();
+      await harness.close();
+      await redirecting.close();
     }
   });
 

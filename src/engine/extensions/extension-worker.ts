@@ -717,7 +717,9 @@ class Download implements ExtensionFetchReceiver {
   }
 
   async chunk(bytes: Uint8Array): Promise<void> {
-    this.send(['fetchBody', this.id, bytes]);
+    // A chunk may be a view into a larger buffer (a pool, a socket's read): postMessage would copy
+    // all of that buffer, and the extension would find it behind its Uint8Array. Its own bytes go.
+    this.send(['fetchBody', this.id, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes)]);
     this.#unread += bytes.byteLength;
     while (this.#unread > FETCH_WINDOW_BYTES && !this.signal.aborted) await new Promise<void>((resolve) => (this.#wake = resolve));
   }

@@ -93,7 +93,13 @@ export async function runRequest(
         return error('net::ERR_FAILED');
       }
       const decision = await flight.headersReceived(response);
-      if (decision.action === 'cancel') return error(decision.error);
+      if (decision.action === 'cancel') {
+        discard(response);
+        return error(decision.error);
+      }
+      // A body nobody reads (a redirect's, an auth challenge's): read to its end first, so its
+      // connection serves the next hop, as a browser reads a small one; a large one is dropped.
+      if (decision.action !== 'respond') await drain(response);
       if (decision.action === 'retry-auth') continue;
       if (decision.action === 'redirect') {
         if (flight.finished) return { kind: 'non-web-redirect', requestId: flight.requestId, url: decision.redirectUrl };
@@ -140,6 +146,24 @@ async function readBody(body: TransportResponse['body']): Promise<Uint8Array> {
 async function* chunksOf(body: TransportResponse['body']): AsyncIterable<Uint8Array> {
   if (body instanceof Uint8Array) yield body;
   else if (body) yield* body;
+}
+
+/** A body read to its end, unused, before the next hop; past this size it is dropped with its connection instead. */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
+
+/** Reads a streamed body to its end, unused (or drops it, past DRAIN_LIMIT_BYTES). */
+async function drain(response: TransportResponse): Promise<void> {
+  const { body } = response;
+  if (!body || body instanceof Uint8Array) return;
+  let bytes = 0;
+  try {
+    for await (const chunk of body) {
+      bytes += chunk.byteLength;
+      if (bytes > DRAIN_LIMIT_BYTES) return discard(response);
+    }
+  } catch {
+    // its connection failed: nothing was waiting for it
+  }
 }
 
 /** Drops a response's body unread (its connection with it). */

@@ -60,6 +60,7 @@ export class NetworkFetch {
       settled = await Promise.race([answer, aborted]);
     } catch (error) {
       signal.removeEventListener('abort', onAbort!);
+      this.#bodies.delete(id);
       throw error;
     }
     incoming.whenDone(() => {
