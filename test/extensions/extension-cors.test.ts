@@ -11,91 +11,43 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corsRefusal, grantRefusal, needsPreflight, PreflightCache, readableHeaders, readPreflight, unsafeHeaderNames } from '../../src/engine/extensions/extension-cors.js';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { NO_CHROMIUM, reportInChromium, reportInWrtui, type Report } from '../helpers/chromium-probe.js';
-import { startOrigin, type Origin } from '../helpers/origin.js';
+import { startCorsOrigins, type CorsOrigins } from '../helpers/cors-origins.js';
 import { startProxyHarness } from '../helpers/proxy-harness.js';
 
 const PROBE = fileURLToPath(new URL('../../fixtures/extensions/cors-probe', import.meta.url));
 
-let permitted: Origin;
-let foreign: Origin;
+let origins: CorsOrigins;
 let work: string;
 let probe: string;
 
 beforeAll(async () => {
-  permitted = await startOrigin((req, res) => {
-    if (req.url === '/cors/to-foreign') return res.writeHead(302, { Location: `${foreign.url}/cors/none-redirected` }).end();
-    res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Custom': '1' }).end('secret');
-  });
-  foreign = await startOrigin(
-    (req, res) => {
-      const url = req.url ?? '';
-      if (req.method === 'OPTIONS') {
-        if (url.startsWith('/cors/preflight-ok')) {
-          return res.writeHead(204, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'POST, PUT', 'Access-Control-Allow-Headers': 'content-type, x-probe', ...(url.endsWith('aged') && { 'Access-Control-Max-Age': '60' }) }).end();
-        }
-        return res.writeHead(204).end();
-      }
-      if (url === '/cors/star-exposed') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': '*', 'X-Custom': '1', 'Set-Cookie': 'hidden=1' }).end('star');
-      if (url.startsWith('/cors/star')) return res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*', 'X-Custom': '1', 'Cache-Control': 'no-store' }).end('star');
-      if (url === '/cors/exposed') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'X-Custom', 'X-Custom': '1', 'X-Other': '2' }).end('exposed');
-      if (url.startsWith('/cors/echo')) {
-        return res
-          .writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': req.headers.origin ?? 'null', 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin', 'Set-Cookie': `f${url.length}=1; Path=/` })
-          .end(`echo ${req.headers.cookie ?? 'no cookie'}`);
-      }
-      if (url.startsWith('/cors/preflight-ok')) return res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' }).end('done');
-      res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Custom': '1' }).end('secret');
-    },
-    { address: '127.0.0.2' },
-  );
+  origins = await startCorsOrigins();
   work = await mkdtemp(path.join(tmpdir(), 'wrtui-extension-cors-'));
   probe = path.join(work, 'probe');
   await mkdir(probe);
   const manifest = JSON.parse(await readFile(path.join(PROBE, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-  await writeFile(path.join(probe, 'manifest.json'), JSON.stringify({ ...manifest, homepage_url: `${foreign.url}/?permitted=${permitted.url}` }));
+  await writeFile(path.join(probe, 'manifest.json'), JSON.stringify({ ...manifest, homepage_url: `${origins.foreign.url}/?permitted=${origins.permitted.url}` }));
   await writeFile(path.join(probe, 'background.js'), await readFile(path.join(PROBE, 'background.js')));
 }, 30_000);
 
 afterAll(async () => {
-  await permitted?.close();
-  await foreign?.close();
+  await origins?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-/** What both origins received since `since`, as method, path and header lines in order (ports and the browser's build named). */
-function receivedSince(since: [number, number]): string[] {
-  const lines: string[] = [];
-  for (const [name, origin, start] of [['permitted', permitted, since[0]], ['foreign', foreign, since[1]]] as const) {
-    for (const request of origin.received.slice(start)) {
-      const headers: string[] = [];
-      for (let i = 0; i < request.rawHeaders.length; i += 2) headers.push(`${request.rawHeaders[i]!.toLowerCase()}: ${request.rawHeaders[i + 1]}`);
-      lines.push(`${name} ${request.method} ${request.url} | ${headers.join(' | ')}`);
-    }
-  }
-  return lines.map(named);
-}
-
-function named(text: string): string {
-  return text
-    .replaceAll(String(permitted.port), 'PERMITTED_PORT')
-    .replaceAll(String(foreign.port), 'FOREIGN_PORT')
-    .replaceAll('HeadlessChrome/', 'Chrome/')
-    .replaceAll('gzip, deflate, br, zstd', 'gzip, deflate, br');
-}
-
-const marks = (): [number, number] => [permitted.received.length, foreign.received.length];
+const named = (report: Report) => JSON.parse(JSON.stringify(report).replaceAll(String(origins.permitted.port), 'PERMITTED_PORT').replaceAll(String(origins.foreign.port), 'FOREIGN_PORT')) as Report;
 
 describe.skipIf(NO_CHROMIUM)("an extension's fetch across origins: Chromium 156 and wrtui's chrome persona", () => {
   it('answer alike: CORS applies where it has no host permission (simple and preflighted requests, credentials, no-cors and same-origin modes), not where it has', { timeout: 90_000 }, async () => {
-    const before = marks();
+    const before = origins.marks();
     const oracle = await reportInChromium(probe);
-    const oracleWire = receivedSince(before);
-    const middle = marks();
+    const oracleWire = origins.receivedSince(before);
+    const middle = origins.marks();
     const ours = await reportInWrtui(probe);
-    const ourWire = receivedSince(middle);
+    const ourWire = origins.receivedSince(middle);
 
     expect(ours.failures).toEqual([]);
-    expect(JSON.parse(named(JSON.stringify(ours.report))) as Report).toEqual(JSON.parse(named(JSON.stringify(oracle))) as Report);
+    expect(named(ours.report)).toEqual(named(oracle));
     expect(ourWire).toEqual(oracleWire);
 
     // Spelled out, so that a Chromium that changed is seen as such.
@@ -124,16 +76,16 @@ describe.skipIf(NO_CHROMIUM)("an extension's fetch across origins: Chromium 156 
     });
     const sent = (line: string) => oracleWire.some((request) => request.startsWith(line));
     // A preflight asks first, and its answer is reused for the same request.
-    expect(oracleWire.filter((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok |'))).toHaveLength(1);
-    expect(oracleWire.filter((request) => request.startsWith('foreign POST /cors/preflight-ok |'))).toHaveLength(2);
-    expect(oracleWire.filter((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok-aged |'))).toHaveLength(1);
-    expect(oracleWire.find((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok |'))).toContain('access-control-request-method: POST | access-control-request-headers: content-type,x-probe | origin: chrome-extension://');
+    expect(oracleWire.filter((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok ('))).toHaveLength(1);
+    expect(oracleWire.filter((request) => request.startsWith('foreign POST /cors/preflight-ok ('))).toHaveLength(2);
+    expect(oracleWire.filter((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok-aged ('))).toHaveLength(1);
+    expect(oracleWire.find((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok ('))).toContain('access-control-request-method: POST | access-control-request-headers: content-type,x-probe | origin: chrome-extension://');
     // A refused preflight, and mode "same-origin" across origins, send nothing more.
     expect(sent('foreign POST /cors/preflight-refused')).toBe(false);
     expect(sent('foreign GET /cors/none-same-origin')).toBe(false);
     // Across origins the request says where it comes from; after a redirect across origins, "null".
-    expect(oracleWire.find((request) => request.startsWith('foreign GET /cors/none |'))).toContain('origin: chrome-extension://');
-    expect(oracleWire.find((request) => request.startsWith('foreign GET /cors/none-redirected |'))).toContain('origin: null | sec-fetch-site: cross-site');
+    expect(oracleWire.find((request) => request.startsWith('foreign GET /cors/none ('))).toContain('origin: chrome-extension://');
+    expect(oracleWire.find((request) => request.startsWith('foreign GET /cors/none-redirected ('))).toContain('origin: null | sec-fetch-site: cross-site');
   });
 });
 
@@ -145,17 +97,17 @@ describe("an extension's fetch across origins in wrtui", () => {
       const told = (fragment: string) => harness.waitFor((entry) => entry.kind === 'log' && entry.source === 'CORS probe' && entry.message.includes(fragment), 10_000);
       const noHeader = await told('/cors/none) refused by CORS: the response has no Access-Control-Allow-Origin header');
       // On the request's own record too: the TUI shows it in the request's detail.
-      const noneId = harness.webRequestEntries((entry) => entry.details.url === `${foreign.url}/cors/none`)[0]!.details.requestId;
+      const noneId = harness.webRequestEntries((entry) => entry.details.url === `${origins.foreign.url}/cors/none`)[0]!.details.requestId;
       expect(noHeader).toMatchObject({ level: 'info', requestId: noneId });
       await told('/cors/star-credentials) refused by CORS: its Access-Control-Allow-Origin is "*", which a request with credentials ("include") may not use');
       await told('/cors/preflight-refused) refused by CORS: its preflight (OPTIONS) was refused: the response has no Access-Control-Allow-Origin header; the request was not sent');
       await told('/cors/none-same-origin) refused: its mode is "same-origin"');
       // The refused response ends the request as Chromium's CORS check does: net::ERR_FAILED.
-      const none = harness.webRequestEntries((entry) => entry.details.url === `${foreign.url}/cors/none`);
+      const none = harness.webRequestEntries((entry) => entry.details.url === `${origins.foreign.url}/cors/none`);
       expect(none.map((entry) => entry.event)).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onErrorOccurred']);
       expect(none.at(-1)!.details).toMatchObject({ error: 'net::ERR_FAILED' });
       const preflights = harness.webRequestEntries((entry) => entry.event === 'onBeforeRequest' && entry.details.method === 'OPTIONS');
-      expect(preflights.map((entry) => [entry.details.url.replace(foreign.url, ''), entry.details.type, entry.madeBy?.extension])).toEqual([
+      expect(preflights.map((entry) => [entry.details.url.replace(origins.foreign.url, ''), entry.details.type, entry.madeBy?.extension])).toEqual([
         ['/cors/preflight-ok', 'other', 'CORS probe'],
         ['/cors/preflight-ok-aged', 'other', 'CORS probe'],
         ['/cors/preflight-refused', 'other', 'CORS probe'],

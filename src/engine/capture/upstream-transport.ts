@@ -186,26 +186,10 @@ export class UpstreamTransport implements Transport {
 
   /** The whole exchange, body buffered: for auth retries of buffered requests and cache revalidation. */
   async send(request: OutgoingRequest, signal?: AbortSignal): Promise<TransportResponse> {
-    const pending: { request?: http.ClientRequest } = {};
-    const abort = () => pending.request?.destroy(Object.assign(new Error('aborted'), { code: 'ECONNABORTED' }));
-    signal?.addEventListener('abort', abort, { once: true });
-    try {
-      const { response, ip } = await this.open({ url: new URL(request.url), method: request.method, headers: request.headers, ...(request.body && { body: request.body }) }, pending);
-      const chunks: Buffer[] = [];
-      for await (const chunk of response) chunks.push(chunk as Buffer);
-      return {
-        statusCode: response.statusCode ?? 0,
-        statusMessage: response.statusMessage ?? '',
-        httpVersion: response.httpVersion,
-        headers: headersFromRaw(response.rawHeaders),
-        ...(ip !== undefined && { ip }),
-        body: Buffer.concat(chunks),
-      };
-    } catch (error) {
-      throw error instanceof TransportError ? error : new TransportError(netErrorOf(error), (error as Error).message);
-    } finally {
-      signal?.removeEventListener('abort', abort);
-    }
+    const { discard: _unused, body, ...head } = await this.streaming.send(request, signal);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
+    return { ...head, body: Buffer.concat(chunks) };
   }
 
   /**

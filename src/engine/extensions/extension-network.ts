@@ -264,7 +264,8 @@ async function preflight(
   headersFor: (facts: HeaderFacts, unsafeNames: readonly string[]) => HttpHeaders,
   version: object | undefined,
 ): Promise<{ reason: string; requestId?: string } | undefined> {
-  // Firefox ESR 153.7 preflights an add-on's every such request, Access-Control-Max-Age or not.
+  // Firefox ESR 153.7 preflights an add-on's repeated request again in most runs, Access-Control-Max-Age
+  // or not (in some it reuses the first answer, its cache filled as the preflight ends): never reused here.
   let cache = owner.persona.name === 'firefox' ? undefined : preflightCaches.get(owner);
   if (!cache && owner.persona.name !== 'firefox') preflightCaches.set(owner, (cache = new PreflightCache()));
   const now = Date.now();
