@@ -73,7 +73,12 @@ describe.skipIf(NO_CHROMIUM)("an extension's fetch across origins: Chromium 156 
       noCorsPut: ['TypeError', "Failed to execute 'fetch' on 'WorkerGlobalScope': 'PUT' is unsupported in no-cors mode."],
       sameOrigin: refused,
       redirected: refused,
+      // Redirected across origins, a request that needs a preflight is preflighted there, from "null".
+      redirectedPreflighted: { type: 'cors', body: 'done' },
+      redirectedRefused: refused,
     });
+    expect(oracleWire.find((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok-redirected ('))).toContain('origin: null');
+    expect(oracleWire.find((request) => request.startsWith('foreign POST /cors/preflight-ok-redirected ('))).toContain('origin: null');
     const sent = (line: string) => oracleWire.some((request) => request.startsWith(line));
     // A preflight asks first, and its answer is reused for the same request.
     expect(oracleWire.filter((request) => request.startsWith('foreign OPTIONS /cors/preflight-ok ('))).toHaveLength(1);
@@ -102,6 +107,8 @@ describe("an extension's fetch across origins in wrtui", () => {
       await told('/cors/star-credentials) refused by CORS: its Access-Control-Allow-Origin is "*", which a request with credentials ("include") may not use');
       await told('/cors/preflight-refused) refused by CORS: its preflight (OPTIONS) was refused: the response has no Access-Control-Allow-Origin header; the request was not sent');
       await told('/cors/none-same-origin) refused: its mode is "same-origin"');
+      // The last of its requests: redirected to the other origin, whose preflight refuses it.
+      await told('/cors/to-foreign-refused) refused by CORS: it redirects to http://127.0.0.2:');
       // The refused response ends the request as Chromium's CORS check does: net::ERR_FAILED.
       const none = harness.webRequestEntries((entry) => entry.details.url === `${origins.foreign.url}/cors/none`);
       expect(none.map((entry) => entry.event)).toEqual(['onBeforeRequest', 'onBeforeSendHeaders', 'onSendHeaders', 'onErrorOccurred']);
@@ -112,6 +119,8 @@ describe("an extension's fetch across origins in wrtui", () => {
         ['/cors/preflight-ok-aged', 'other', 'CORS probe'],
         ['/cors/preflight-refused', 'other', 'CORS probe'],
         ['/cors/preflight-ok-put', 'other', 'CORS probe'],
+        ['/cors/preflight-ok-redirected', 'other', 'CORS probe'],
+        ['/cors/preflight-refused-redirected', 'other', 'CORS probe'],
       ]);
     } finally {
       await host.close();

@@ -27,6 +27,9 @@ export async function startCorsOrigins(onReport?: (body: Buffer) => void): Promi
       return res.end();
     }
     if (req.url === '/cors/to-foreign') return res.writeHead(302, { Location: `${foreignUrl}/cors/none-redirected` }).end();
+    // A 307 keeps the method and body: the next hop, across origins, needs a preflight there.
+    if (req.url === '/cors/to-foreign-preflighted') return res.writeHead(307, { Location: `${foreignUrl}/cors/preflight-ok-redirected` }).end();
+    if (req.url === '/cors/to-foreign-refused') return res.writeHead(307, { Location: `${foreignUrl}/cors/preflight-refused-redirected` }).end();
     res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Custom': '1' }).end('secret');
   });
   const foreign = await startOrigin(answerAcrossOrigins, { address: '127.0.0.2' });

@@ -13,7 +13,7 @@ import { chromeHeaders, chromePreflightHeaders, firefoxHeaders, firefoxPreflight
 import type { HttpHeaders, NetError } from '../types.js';
 import { getHeaderValues } from '../headers.js';
 import { decodedStream } from '../web-request/content-decoding.js';
-import type { CookieAccess, RequestLifecycle } from '../web-request/lifecycle.js';
+import { redirectMethod, type CookieAccess, type RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { runRequest } from '../web-request/run-request.js';
 import { TransportError, type Transport } from '../web-request/transport.js';
@@ -123,7 +123,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   let everCrossOrigin = false;
   let tainted = false;
   let previous = url;
-  const hopAt = (target: URL, hopMethod: string, withBody: boolean) => {
+  const hopAt = (target: URL, hopMethod: string, withBody: boolean, afterRedirect = false) => {
     // A redirect across origins taints the request's origin: it says "null" from then on.
     if (target.origin !== previous.origin) tainted = true;
     previous = target;
@@ -144,6 +144,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
       mode,
       tainting,
       withCredentials: cookies !== 'none',
+      afterRedirect,
     };
     return { facts, cookies, requestHeaders: headersFor(facts) };
   };
@@ -178,21 +179,35 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
       parentFrameId: -1,
       madeBy: { name: owner.id, origin, host: owner.extensionHost, ...(version && { version }) },
       cookies: hop.cookies,
-      atRedirect: (next, nextMethod, withBody) => (hop = hopAt(new URL(next), nextMethod, withBody)),
+      atRedirect: (next, nextMethod, withBody) => (hop = hopAt(new URL(next), nextMethod, withBody, true)),
     },
     extensionWire(network),
     {
       signal: receiver.signal,
       ...(request.redirect && { redirect: request.redirect }),
-      admit: (at, response, requestId) => {
+      admit: async (at, response, requestId) => {
         const location = response.statusCode >= 300 && response.statusCode < 400 ? getHeaderValues(response.headers, 'location')[0] : undefined;
         let refusal = hop.facts.tainting === 'cors' ? corsRefusal(response.headers, hop.facts.origin, includesCredentials) : undefined;
         if (!refusal && location !== undefined && request.redirect !== 'manual' && request.redirect !== 'error') {
           const next = urlOrNull(location, at);
           const crossing = next !== null && !owner.hostPermissions.matches(next);
           if (crossing && mode === 'same-origin') refusal = `it redirects to ${next.origin}, another origin, and its mode is "same-origin"`;
-          // Chromium would preflight the next hop; wrtui does not, and says so.
-          else if (crossing && needsPreflight(method, given)) refusal = `it redirects to ${next.origin}, where the request would need a preflight, which wrtui does not send after a redirect`;
+          else if (crossing && mode === 'cors') {
+            // The next hop goes to another origin: one that needs a preflight is preflighted there
+            // first, from the origin the redirect leaves it with ("null" once it crossed origins).
+            const nextMethod = redirectMethod(hop.facts.method, response.statusCode);
+            const withBody = nextMethod === hop.facts.method && body !== undefined;
+            const nextGiven = withBody ? given : given.filter(([name]) => !/^content-/i.test(name));
+            if (needsPreflight(nextMethod, nextGiven)) {
+              // Chromium's preflight says the origin the redirect leaves ("null" once it crossed
+              // origins); Firefox ESR 153.7's still says the extension's own.
+              const crossed = next.origin !== new URL(at).origin;
+              const preflightOrigin = owner.persona.name === 'firefox' ? origin : crossed ? 'null' : hop.facts.origin;
+              const facts: HeaderFacts = { ...hop.facts, url: next, method: nextMethod, given: nextGiven, origin: preflightOrigin, tainting: 'cors' };
+              const preflighted = await preflight(lifecycle, owner, network, facts, unsafeHeaderNames(nextGiven), includesCredentials, receiver.signal, owner.persona.name === 'firefox' ? firefoxPreflightHeaders : chromePreflightHeaders, version);
+              if (preflighted) refusal = `it redirects to ${next.origin}, and there ${preflighted.reason}`;
+            }
+          }
         }
         if (!refusal) return true;
         log(`fetch(${at}) refused by CORS: ${refusal}. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${hop.facts.origin}`, requestId);

@@ -31,6 +31,8 @@ export interface HeaderFacts {
   tainting: ResponseTainting;
   /** Credentials go with it (the lifecycle adds the jar's cookies, last). */
   withCredentials: boolean;
+  /** A hop after a redirect was followed (Firefox re-adds the script's headers then, in another place). */
+  afterRedirect?: boolean;
 }
 
 const has = (facts: HeaderFacts, name: string) => facts.given.some(([given]) => given.toLowerCase() === name);
@@ -107,15 +109,18 @@ export function chromeHeaders(facts: HeaderFacts): HttpHeaders {
 
 /** Firefox ESR 153.7's, in its order (it puts the jar's Cookie after Connection; wrtui's jar adds it last). */
 export function firefoxHeaders(facts: HeaderFacts): HttpHeaders {
+  const scriptHeaders = facts.given.filter(([name]) => !['user-agent', 'accept', 'accept-language'].includes(name.toLowerCase()));
   return [
     { name: 'Host', value: facts.url.host },
     ...valueOf(facts, 'User-Agent', facts.userAgent),
     ...valueOf(facts, 'Accept', '*/*'),
     ...valueOf(facts, 'Accept-Language', 'en-US,en;q=0.9'),
     { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
-    ...entries(facts.given.filter(([name]) => !['user-agent', 'accept', 'accept-language'].includes(name.toLowerCase()))),
+    ...entries(scriptHeaders.filter(([name]) => !facts.afterRedirect || name.toLowerCase() === 'content-type')),
     ...(facts.bodyLength > 0 ? [{ name: 'Content-Length', value: String(facts.bodyLength) }] : []),
     ...(sendsOrigin(facts) ? [{ name: 'Origin', value: facts.origin }] : []),
+    // After a redirect, Firefox ESR 153.7 sends the script's headers but Content-Type after Origin (seen on a 307 across origins).
+    ...entries(scriptHeaders.filter(([name]) => facts.afterRedirect && name.toLowerCase() !== 'content-type')),
     // Firefox ESR 153.7 says credentials go across sites without storage access.
     ...(facts.tainting !== 'basic' && facts.withCredentials ? [{ name: 'Sec-Fetch-Storage-Access', value: 'none' }] : []),
     { name: 'Connection', value: 'keep-alive' },

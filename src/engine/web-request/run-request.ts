@@ -16,11 +16,12 @@ export interface RunRequestOptions {
    */
   redirect?: 'follow' | 'manual' | 'error';
   /**
-   * Looks at each hop's response before webRequest is told of it: true lets it on; false refuses it
+   * Looks at each hop's response before webRequest is told of it (and may ask the server more, as a
+   * preflight for a redirect's next hop does): true lets it on; false refuses it
    * (the request fails with net::ERR_FAILED, the body unread), as Chromium's CORS check refuses a
    * response its reader may not have (the caller says why in the journal).
    */
-  admit?: (url: string, response: TransportResponse, requestId: string) => boolean;
+  admit?: (url: string, response: TransportResponse, requestId: string) => boolean | Promise<boolean>;
   /**
    * Takes the response body as it arrives, for a caller that streams it on (the result's body is then
    * empty); told the response first. The request completes once it resolves; a TransportError it
@@ -87,7 +88,7 @@ export async function runRequest(
         flight.fail(netError);
         return error(netError);
       }
-      if (options.admit && !options.admit(flight.url, response, flight.requestId)) {
+      if (options.admit && !(await options.admit(flight.url, response, flight.requestId))) {
         discard(response);
         flight.fail('net::ERR_FAILED');
         return error('net::ERR_FAILED');
