@@ -26,6 +26,7 @@ beforeAll(async () => {
     if (req.url === '/report') reports.deliver(JSON.parse(body.toString('utf8')) as ProbeReport);
     if (req.url === '/ff-net/get') res.setHeader('Set-Cookie', 'fromorigin=1; Path=/');
     if (req.url === '/ff-net/redirect-manual' || req.url === '/ff-net/redirect-error') return void res.writeHead(302, { Location: '/ff-net/target' }).end();
+    if (req.url === '/ff-net/redirect-307') return void res.writeHead(307, { Location: '/ff-net/after-307' }).end();
     if (req.url === '/ff-net/slow') return void setTimeout(() => res.end('late'), 1_000);
     if (req.url?.startsWith('/ff-net/broken')) {
       res.writeHead(200, req.url.endsWith('chunked') ? {} : { 'Content-Length': '100000' });
@@ -76,7 +77,7 @@ describe.skipIf(NO_FIREFOX)("an add-on's own requests: Firefox ESR 153.7 and wrt
     expect(oracle).toMatchObject({
       refused: ['TypeError', 'NetworkError when attempting to fetch resource.'],
       cookies: ['fromorigin=1', 'jar=one'],
-      seen: ['BASE/ff-net/get', 'BASE/ff-net/post', 'BASE/ff-net/omit', 'BASE/ff-net/include', 'BASE/ff-net/slow', 'BASE/ff-net/redirect-manual', 'BASE/ff-net/redirect-error', 'BASE/ff-net/broken', 'BASE/ff-net/broken-chunked', 'BASE/ff-net/broken-reset', 'BASE/ff-net/dnr-self'],
+      seen: ['BASE/ff-net/get', 'BASE/ff-net/post', 'BASE/ff-net/omit', 'BASE/ff-net/include', 'BASE/ff-net/redirect-307', 'BASE/ff-net/after-307', 'BASE/ff-net/slow', 'BASE/ff-net/redirect-manual', 'BASE/ff-net/redirect-error', 'BASE/ff-net/broken', 'BASE/ff-net/broken-chunked', 'BASE/ff-net/broken-reset', 'BASE/ff-net/dnr-self'],
       // Its own declarativeNetRequest rule blocks its own request (its listener is told of it first).
       dnr: ['TypeError', 'NetworkError when attempting to fetch resource.'],
       aborted: ['AbortError', 'The operation was aborted. '],
@@ -90,6 +91,8 @@ describe.skipIf(NO_FIREFOX)("an add-on's own requests: Firefox ESR 153.7 and wrt
       },
     });
     expect(oracleWire.cookies).toEqual({ '/ff-net/get': 'jar=one', '/ff-net/post': 'jar=one; fromorigin=1', '/ff-net/include': 'jar=one; fromorigin=1',
+      '/ff-net/redirect-307': 'jar=one; fromorigin=1',
+      '/ff-net/after-307': 'jar=one; fromorigin=1',
       '/ff-net/slow': 'jar=one; fromorigin=1',
       '/ff-net/redirect-manual': 'jar=one; fromorigin=1',
       '/ff-net/redirect-error': 'jar=one; fromorigin=1',

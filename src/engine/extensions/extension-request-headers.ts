@@ -110,6 +110,7 @@ export function chromeHeaders(facts: HeaderFacts): HttpHeaders {
 /** Firefox ESR 153.7's, in its order (it puts the jar's Cookie after Connection; wrtui's jar adds it last). */
 export function firefoxHeaders(facts: HeaderFacts): HttpHeaders {
   const scriptHeaders = facts.given.filter(([name]) => !['user-agent', 'accept', 'accept-language'].includes(name.toLowerCase()));
+  const redirectedHeaders = scriptHeaders.filter(([name]) => name.toLowerCase() !== 'content-type');
   return [
     { name: 'Host', value: facts.url.host },
     ...valueOf(facts, 'User-Agent', facts.userAgent),
@@ -118,9 +119,11 @@ export function firefoxHeaders(facts: HeaderFacts): HttpHeaders {
     { name: 'Accept-Encoding', value: ACCEPT_ENCODING },
     ...entries(scriptHeaders.filter(([name]) => !facts.afterRedirect || name.toLowerCase() === 'content-type')),
     ...(facts.bodyLength > 0 ? [{ name: 'Content-Length', value: String(facts.bodyLength) }] : []),
+    // After a redirect Firefox ESR 153.7 sends the script's headers but Content-Type after
+    // Content-Length: before Origin on its own request, after it on one across origins (seen on 307s).
+    ...entries(facts.afterRedirect && facts.tainting === 'basic' ? redirectedHeaders : []),
     ...(sendsOrigin(facts) ? [{ name: 'Origin', value: facts.origin }] : []),
-    // After a redirect, Firefox ESR 153.7 sends the script's headers but Content-Type after Origin (seen on a 307 across origins).
-    ...entries(scriptHeaders.filter(([name]) => facts.afterRedirect && name.toLowerCase() !== 'content-type')),
+    ...entries(facts.afterRedirect && facts.tainting !== 'basic' ? redirectedHeaders : []),
     // Firefox ESR 153.7 says credentials go across sites without storage access.
     ...(facts.tainting !== 'basic' && facts.withCredentials ? [{ name: 'Sec-Fetch-Storage-Access', value: 'none' }] : []),
     { name: 'Connection', value: 'keep-alive' },
