@@ -43,6 +43,7 @@ beforeAll(async () => {
     if (req.url === '/net-probe/get') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Set-Cookie': 'fromorigin=1; Path=/' }).end('got');
     if (req.url === '/net-probe/post') return res.writeHead(201, 'Made', { 'Content-Type': 'text/plain' }).end(`posted ${body.toString('utf8')}`);
     if (req.url === '/net-probe/redirect-manual' || req.url === '/net-probe/redirect-error') return res.writeHead(302, { Location: `/net-probe/get?${req.url.slice(-6)}=1` }).end();
+    if (req.url === '/net-probe/redirect-307') return res.writeHead(307, { Location: '/net-probe/after-307' }).end();
     if (req.url === '/net-probe/redirect') return res.writeHead(302, { Location: '/net-probe/get?again=1' }).end();
     if (req.url === '/net-probe/get?again=1') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('again');
     if (req.url === '/net-probe/slow') return void setTimeout(() => res.writeHead(200).end('late'), 1_000);
