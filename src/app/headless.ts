@@ -25,16 +25,15 @@ export async function runHeadless(options: HeadlessOptions): Promise<void> {
   let stopAsked: NodeJS.Signals | undefined;
   const askStop = (signal: NodeJS.Signals) => {
     if (!stopAsked) return void (stopAsked = signal);
-    process.off('SIGINT', askStop);
-    process.off('SIGTERM', askStop);
+    unaskable();
     process.kill(process.pid, signal);
   };
-  process.on('SIGINT', askStop);
-  process.on('SIGTERM', askStop);
   const unaskable = () => {
     process.off('SIGINT', askStop);
     process.off('SIGTERM', askStop);
   };
+  process.on('SIGINT', askStop);
+  process.on('SIGTERM', askStop);
   // Kept until the stopping handlers replace it: with no handler at all a signal kills at once.
   const session = await startCaptureSession(options).catch((error: unknown) => {
     unaskable();

@@ -7,10 +7,9 @@
 // tab, wrtui always lists both (a proxy can route traffic into either at any time).
 import { Cookie as ToughCookie, CookieJar, canonicalDomain, type CreateCookieJarOptions } from 'tough-cookie';
 import { DEFAULT_STORE_ID, INCOGNITO_STORE_ID, type CookieChangeInfo, type CookieStore } from '../types.js';
-import type { CrossSite } from '../web-request/lifecycle.js';
 import { chromeRefusalReason, domainAttributeMeansHostOnly } from './chrome-cookie-rules.js';
 import { clockWithNow, systemClock, type Clock } from './clock.js';
-import { cookieAppliesTo, domainCandidates, requestTargetOf, sortForCookieHeader, type RequestTarget } from './cookie-match.js';
+import { cookieAppliesTo, domainCandidates, goesCrossSite, requestTargetOf, sortForCookieHeader, type CrossSite, type RequestTarget } from './cookie-match.js';
 import type { CookieLimits } from './eviction.js';
 import { isSessionCookie } from './expiry.js';
 import { ObservableCookieStore, type StoreChange } from './observable-store.js';
@@ -271,9 +270,4 @@ function parseUrl(url: string | URL): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Whether a cookie goes with a cross-site request (and may be set by its response): SameSite=None, or unset where the browser counts that as None. */
-function goesCrossSite(cookie: ToughCookie, crossSite: CrossSite): boolean {
-  return cookie.sameSite === 'none' || (cookie.sameSite === undefined && crossSite.unsetIs === 'none');
 }

@@ -119,3 +119,14 @@ export function permissionUrlOf(cookie: { domain: string | null; secure: boolean
   const hostInUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return `${cookie.secure ? 'https' : 'http'}://${hostInUrl}/`;
 }
+
+/**
+ * What a cookie without a SameSite attribute counts as across sites: Lax (Chrome; it stays home)
+ * or None (Firefox, whose laxByDefault is off; it goes).
+ */
+export type CrossSite = { unsetIs: 'lax' | 'none' };
+
+/** Whether a cookie goes with a cross-site request (and may be set by its response): SameSite=None, or unset where the browser counts that as None. */
+export function goesCrossSite(cookie: ToughCookie, crossSite: CrossSite): boolean {
+  return cookie.sameSite === 'none' || (cookie.sameSite === undefined && crossSite.unsetIs === 'none');
+}

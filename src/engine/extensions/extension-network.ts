@@ -12,7 +12,7 @@ import { corsRefusal, grantRefusal, needsPreflight, PreflightCache, readableHead
 import { chromeHeaders, chromePreflightHeaders, firefoxHeaders, firefoxPreflightHeaders, isForbidden, type HeaderFacts } from './extension-request-headers.js';
 import type { HttpHeaders, NetError } from '../types.js';
 import { getHeaderValues } from '../headers.js';
-import { decodedStream } from '../web-request/content-decoding.js';
+import { decodedStream, isDecodingFailure } from '../web-request/content-decoding.js';
 import { redirectMethod, type CookieAccess, type RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { runRequest } from '../web-request/run-request.js';
@@ -105,9 +105,11 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   const origin = owner.extensionOrigin;
   if (!network || network === 'offline' || !origin || !owner.extensionHost) throw fetchFailure(owner);
   const url = new URL(request.url);
+  /** Said in the journal, and on the request's own record (the TUI shows it in the request's detail). */
+  const log = (message: string, requestId?: string) => lifecycle.journal.append({ kind: 'log', level: 'info', source: owner.id, message, ...(requestId !== undefined && { requestId }) });
   if (owner.persona.name === 'firefox' && isBadPort(url)) {
     // Firefox refuses it before webRequest sees it (test/personas/firefox-network.test.ts): no events.
-    lifecycle.journal.append({ kind: 'log', level: 'info', source: owner.id, message: `fetch(${url.origin}/…) refused: port ${url.port} is one browsers refuse to connect to (the Fetch standard's bad ports); Firefox refuses it before webRequest sees it` });
+    log(`fetch(${url.origin}/…) refused: port ${url.port} is one browsers refuse to connect to (the Fetch standard's bad ports); Firefox refuses it before webRequest sees it`);
     throw fetchFailure(owner);
   }
   const method = request.method.toUpperCase();
@@ -116,8 +118,6 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
   const includesCredentials = request.credentials === 'include';
   const body = request.body && request.body.byteLength > 0 ? request.body : undefined;
   const headersFor = owner.persona.name === 'firefox' ? firefoxHeaders : chromeHeaders;
-  /** Said in the journal, and on the request's own record (the TUI shows it in the request's detail). */
-  const log = (message: string, requestId?: string) => lifecycle.journal.append({ kind: 'log', level: 'info', source: owner.id, message, ...(requestId !== undefined && { requestId }) });
 
   /** What the request is at one URL: its own (host permission) or a cross-origin one, its headers and cookies there. */
   let everCrossOrigin = false;
@@ -155,7 +155,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
     throw fetchFailure(owner);
   }
   if (hop.facts.tainting === 'cors' && needsPreflight(method, given)) {
-    const refusal = await preflight(lifecycle, owner, network, hop.facts, unsafeHeaderNames(given), includesCredentials, receiver.signal, owner.persona.name === 'firefox' ? firefoxPreflightHeaders : chromePreflightHeaders, version);
+    const refusal = await preflight(lifecycle, owner, network, hop.facts, unsafeHeaderNames(given), includesCredentials, receiver.signal, version);
     if (refusal) {
       // Said on the preflight's record: the request itself was never made.
       log(`fetch(${url.href}) refused by CORS: ${refusal.reason}; the request was not sent. An extension reads another origin's responses only with host permission for it, or when the server allows its origin ${origin}`, refusal.requestId);
@@ -204,7 +204,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
               const crossed = next.origin !== new URL(at).origin;
               const preflightOrigin = owner.persona.name === 'firefox' ? origin : crossed ? 'null' : hop.facts.origin;
               const facts: HeaderFacts = { ...hop.facts, url: next, method: nextMethod, given: nextGiven, origin: preflightOrigin, tainting: 'cors' };
-              const preflighted = await preflight(lifecycle, owner, network, facts, unsafeHeaderNames(nextGiven), includesCredentials, receiver.signal, owner.persona.name === 'firefox' ? firefoxPreflightHeaders : chromePreflightHeaders, version);
+              const preflighted = await preflight(lifecycle, owner, network, facts, unsafeHeaderNames(nextGiven), includesCredentials, receiver.signal, version);
               if (preflighted) refusal = `it redirects to ${next.origin}, and there ${preflighted.reason}`;
             }
           }
@@ -237,10 +237,7 @@ export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owne
           }
         } catch (failure) {
           if (receiver.signal.aborted) throw new TransportError('net::ERR_ABORTED');
-          const code = (failure as { code?: unknown })?.code;
-          throw typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ERR_BROTLI'))
-            ? new TransportError('net::ERR_CONTENT_DECODING_FAILED')
-            : failure;
+          throw isDecodingFailure(failure) ? new TransportError('net::ERR_CONTENT_DECODING_FAILED') : failure;
         }
         if (receiver.signal.aborted) throw new TransportError('net::ERR_ABORTED');
       },
@@ -276,7 +273,6 @@ async function preflight(
   unsafeNames: string[],
   withCredentials: boolean,
   signal: AbortSignal,
-  headersFor: (facts: HeaderFacts, unsafeNames: readonly string[]) => HttpHeaders,
   version: object | undefined,
 ): Promise<{ reason: string; requestId?: string } | undefined> {
   // Firefox ESR 153.7 preflights an add-on's repeated request again in most runs, Access-Control-Max-Age
@@ -292,7 +288,7 @@ async function preflight(
     {
       url: facts.url.href,
       method: 'OPTIONS',
-      requestHeaders: headersFor(facts, unsafeNames),
+      requestHeaders: (owner.persona.name === 'firefox' ? firefoxPreflightHeaders : chromePreflightHeaders)(facts, unsafeNames),
       type: 'other',
       tabId: -1,
       frameId: -1,

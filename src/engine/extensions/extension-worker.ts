@@ -696,8 +696,8 @@ export class ExtensionWorker implements RemoteEndpoint {
 
 /**
  * One of the extension's own responses on its way to the worker: the head, then the body in chunks,
- * never more than FETCH_WINDOW_BYTES of it unread in the worker (the rest waits upstream, as a
- * browser's network stack stops reading a socket its reader does not drain).
+ * never more than FETCH_WINDOW_BYTES of it unread in the worker (the rest waits upstream, its
+ * socket no longer read until the extension reads).
  */
 class Download implements ExtensionFetchReceiver {
   headed = false;

@@ -140,7 +140,7 @@ export type WorkerItem =
 
 /**
  * How much of an extension's own response body may wait in its worker unread: a small response
- * completes whether or not the extension reads it (as in a browser, whose network stack buffers
- * ahead), and a large one waits for the reader instead of filling memory.
+ * completes whether or not the extension reads it, and a large one waits for the reader instead of
+ * filling memory. wrtui's choice of bound, not compared with a browser's buffering.
  */
 export const FETCH_WINDOW_BYTES = 1024 * 1024;

@@ -25,6 +25,12 @@ function decodersFor(contentEncoding: string | undefined): Transform[] | undefin
   return decoders;
 }
 
+/** Whether `error` is a decoder's (zlib says Z_…, brotli ERR__ERROR_… or ERR_BROTLI…): the body could not be decoded. */
+export function isDecodingFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ERR_BROTLI'));
+}
+
 /** `body` with the Content-Encoding `headers` name undone, and whether it was; a decoding error surfaces as the returned stream's 'error'. */
 export function decodedStream(body: Readable, headers: HttpHeaders): { stream: Readable; decoded: boolean } {
   const decoders = decodersFor(getHeaderValues(headers, 'content-encoding').join(', ') || undefined);

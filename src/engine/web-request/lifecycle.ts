@@ -11,6 +11,7 @@
 //   fail(error)          onErrorOccurred
 //
 // The live proxy calls the phases from its hooks; runRequest() drives them over a Transport.
+import type { CrossSite } from '../cookies/cookie-match.js';
 import { EXTENSION_PROTOCOLS } from '../match-pattern.js';
 import { getHeader, getHeaderValues, withHeader } from '../headers.js';
 import type { Journal, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
@@ -46,12 +47,6 @@ export interface CookieBridge {
   /** `crossSite`: from a cross-site response, which may set only those cookies. */
   setFromResponse(url: string, setCookieHeaders: string[], storeId: string, crossSite?: CrossSite): { rejected?: readonly { header: string; reason: string }[] } | void;
 }
-
-/**
- * What a cookie without a SameSite attribute counts as across sites: Lax (Chrome; it stays home)
- * or None (Firefox, whose laxByDefault is off; it goes).
- */
-export type CrossSite = { unsetIs: 'lax' | 'none' };
 
 /**
  * Which of the store's cookies a request carries, and which of its response's it stores: all (a
@@ -509,7 +504,7 @@ export class RequestFlight {
     if (cookies && (this.lifecycle.cookieMode === 'send' || this.madeBy) && this.#cookieAccess !== 'none') {
       // A client may split its cookies over several Cookie fields (HTTP/2 does): all of them count.
       const fromClient = getHeaderValues(headers, 'cookie').join('; ') || undefined;
-      const fromJar = cookies.cookieHeader(this.url, this.storeId, this.#cookieAccess === 'all' ? undefined : this.#cookieAccess);
+      const fromJar = cookies.cookieHeader(this.url, this.storeId, this.#crossSite);
       const merged = mergeCookieHeader(fromJar, fromClient);
       if (merged !== fromClient) {
         headers = withHeader(headers, 'Cookie', merged);
@@ -809,13 +804,15 @@ export class RequestFlight {
       );
     }
     const next = new URL(url);
-    if (this.#atRedirect && WEB_SCHEMES.has(next.protocol)) {
-      const hop = this.#atRedirect(url, method, this.body !== undefined);
-      this.requestHeaders = hop.requestHeaders;
-      this.#cookieAccess = hop.cookies;
-    } else if (WEB_SCHEMES.has(next.protocol)) {
-      // The next hop is sent to its own host.
-      this.requestHeaders = this.requestHeaders.map((header) => (/^host$/i.test(header.name) ? { name: header.name, value: next.host } : header));
+    if (WEB_SCHEMES.has(next.protocol)) {
+      if (this.#atRedirect) {
+        const hop = this.#atRedirect(url, method, this.body !== undefined);
+        this.requestHeaders = hop.requestHeaders;
+        this.#cookieAccess = hop.cookies;
+      } else {
+        // The next hop is sent to its own host.
+        this.requestHeaders = this.requestHeaders.map((header) => (/^host$/i.test(header.name) ? { name: header.name, value: next.host } : header));
+      }
     }
     if (next.origin !== this.#filterable.url.origin) {
       // Credentials meant for one origin are not sent to another.
@@ -883,12 +880,17 @@ export class RequestFlight {
     return { action: 'retry-auth' };
   }
 
+  /** The cross-site rule its cookies follow, when they do. */
+  get #crossSite(): CrossSite | undefined {
+    return typeof this.#cookieAccess === 'object' ? this.#cookieAccess : undefined;
+  }
+
   #storeCookies(responseHeaders: HttpHeaders): void {
     const cookies = this.lifecycle.cookies;
     if (!cookies || this.#cookieAccess === 'none') return;
     const setCookies = getHeaderValues(responseHeaders, 'set-cookie');
     if (setCookies.length === 0) return;
-    const result = cookies.setFromResponse(this.url, setCookies, this.storeId, this.#cookieAccess === 'all' ? undefined : this.#cookieAccess);
+    const result = cookies.setFromResponse(this.url, setCookies, this.storeId, this.#crossSite);
     for (const { header, reason } of result?.rejected ?? []) {
       // The cookie's name only: its value may be a secret (and a nameless cookie is all value).
       const pair = header.split(';', 1)[0]!;

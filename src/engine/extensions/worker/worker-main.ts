@@ -24,8 +24,9 @@ const port = parentPort!;
 /** The extension's folder and origin (chrome-extension://id), once the worker knows its extension. */
 let ownFolder: string | undefined;
 let ownOrigin: string | undefined;
-/** Firefox's fetch answers a missing file of the extension's own differently (below). */
-let firefoxFetch = false;
+/** Where the extension's fetch runs, as the browser names it in a TypeError fetch throws; Firefox's fetch also answers a missing file of its own differently (below). */
+let fetchScope: FetchScope = { browser: 'chrome', scope: 'WorkerGlobalScope' };
+const inFirefox = () => fetchScope.browser === 'firefox';
 
 // ── outgoing: one message per turn ─────────────────────────────────────────
 let outbox: WorkerItem[] = [];
@@ -76,7 +77,7 @@ const OWN_GLOBALS: Partial<Record<(typeof WEB_GLOBALS)[number], () => unknown>> 
  * "signal is aborted without reason"; Firefox ESR 153.7: "The operation was aborted. "; Node: "This
  * operation was aborted"), compared in the extension-network and firefox-network tests.
  */
-const defaultAbortReason = () => new DOMException(firefoxFetch ? 'The operation was aborted. ' : 'signal is aborted without reason', 'AbortError');
+const defaultAbortReason = () => new DOMException(inFirefox() ? 'The operation was aborted. ' : 'signal is aborted without reason', 'AbortError');
 function browserAbortController(): typeof AbortController {
   return class AbortController extends globalThis.AbortController {
     override abort(reason?: unknown): void {
@@ -134,8 +135,6 @@ function originBroadcastChannel(): typeof BroadcastChannel {
   };
 }
 
-/** Where the extension's fetch runs, as the browser names it in a TypeError fetch throws. */
-let fetchScope: FetchScope = { browser: 'chrome', scope: 'WorkerGlobalScope' };
 const network = new NetworkFetch(post, () => fetchScope);
 
 /**
@@ -160,7 +159,7 @@ async function extensionFetch(input: unknown, init?: unknown): Promise<Response>
   const relative = extensionRelativePath(url);
   const file = relative === undefined ? undefined : await readExtensionFile(ownFolder, relative);
   if (!file) {
-    if (!firefoxFetch) throw new TypeError('Failed to fetch');
+    if (!inFirefox()) throw new TypeError('Failed to fetch');
     // Firefox ESR 153.7 answers 200, and reading the body fails (test/personas/firefox-identity.test.ts).
     const aborted = new ReadableStream({ start: (controller) => controller.error(new DOMException('The operation was aborted. ', 'AbortError')) });
     return new Response(aborted, { status: 200 });
@@ -292,10 +291,9 @@ const bridge: Bridge = {
 function start(boot: WorkerBoot): void {
   ownFolder = realFolder(boot.rootDir);
   ownOrigin = boot.baseUrl.replace(/\/+$/, '');
-  firefoxFetch = boot.persona === 'firefox';
   const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
   // Firefox runs an add-on's background scripts in a page (a Window) in both manifest versions.
-  fetchScope = firefoxFetch ? { browser: 'firefox', scope: 'Window' } : { browser: 'chrome', scope: isPage ? 'Window' : 'WorkerGlobalScope' };
+  fetchScope = boot.persona === 'firefox' ? { browser: 'firefox', scope: 'Window' } : { browser: 'chrome', scope: isPage ? 'Window' : 'WorkerGlobalScope' };
   const bindings: BindingsHandle = install(bridge, boot);
 
   // A browser logs these and the worker goes on; so does wrtui, and the journal says where.
