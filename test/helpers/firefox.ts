@@ -82,10 +82,25 @@ const QUIET: Record<string, unknown> = {
   'services.settings.server': 'http://127.0.0.1:1/',
 };
 
-/** A profile folder `dir` with the quiet preferences and `prefs`. */
+/**
+ * The preferences web-ext gives the Firefox it runs an add-on in (its own module, read from the
+ * installed web-ext). Every profile gets them, so that the oracle (web-ext's Firefox) and a Firefox
+ * browsing through wrtui (launched plainly) run with the same effective preferences. The one that
+ * matters most: `extensions.enabledScopes` 5 loads add-ons from the profile and the application
+ * only. A plainly launched Firefox also loads the system's add-ons (Debian's webext-* packages put
+ * Privacy Badger, uBlock Origin and Lightbeam in /usr/share/mozilla/extensions), and Privacy Badger
+ * then adds `DNT: 1` and `Sec-GPC: 1` to every request once it has started (README, firefox persona).
+ */
+async function webExtPreferences(): Promise<Record<string, unknown>> {
+  const module = (await import(new URL('../../node_modules/web-ext/lib/firefox/preferences.js', import.meta.url).href)) as { getPrefs(app: string): Record<string, unknown> };
+  return module.getPrefs('firefox');
+}
+
+/** A profile folder `dir` with web-ext's preferences, the quiet ones and `prefs`. */
 export async function firefoxProfile(dir: string, prefs: Record<string, unknown> = {}): Promise<string> {
   await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'user.js'), Object.entries({ ...QUIET, ...prefs }).map(([key, value]) => `user_pref(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n'));
+  const all = { ...(await webExtPreferences()), ...QUIET, ...prefs };
+  await writeFile(path.join(dir, 'user.js'), Object.entries(all).map(([key, value]) => `user_pref(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n'));
   return dir;
 }
 
