@@ -18,11 +18,12 @@ import type { HttpHeaders, NetError, ResourceType } from '../types.js';
 import type { HeadersDecision, InternalRedirect, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
+import type { ClientFault } from './client-guard.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead } from './client-response.js';
 import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
@@ -163,7 +164,11 @@ export class CaptureProxy {
 
     const host = this.#options.host ?? 'localhost';
     listenOn(this.#server, host === 'localhost' ? '127.0.0.1' : host);
+    // What mockttp and Node throw on while parsing a client's request is that client's 400, not the end of wrtui.
+    const onFault = (fault: ClientFault) => this.#clientFault(fault);
+    guardClientInput(this.#server, onFault);
     await this.#server.start(this.#options.port ?? 8080);
+    guardUpgrades(this.#server, onFault);
     rememberListeningAddress(this.#server);
     this.#addresses = [host === 'localhost' ? '127.0.0.1' : host];
     if (host === 'localhost') await this.#alsoListenOn('::1');
@@ -173,6 +178,11 @@ export class CaptureProxy {
     if (!setRequestHeadLimit(this.#server, MAX_REQUEST_HEAD_BYTES)) {
       this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: "mockttp's HTTP/1 server is not where wrtui expects it: request heads over 16 KiB are answered 431" });
     }
+  }
+
+  /** A request wrtui could not read was answered 400: the journal says what came and why. */
+  #clientFault(fault: ClientFault): void {
+    this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `a client sent a request wrtui cannot read, answered 400: ${fault.method} ${JSON.stringify(fault.target)} (${fault.reason})` });
   }
 
   // ── CONNECT ───────────────────────────────────────────────────────────────
@@ -296,8 +306,10 @@ export class CaptureProxy {
     let url: URL;
     try {
       url = new URL(request.url);
-    } catch {
-      return this.#sendWhole(request, response, plainText(400, 'Bad Request', `wrtui: cannot parse the request's URL ${JSON.stringify(request.url)}`));
+    } catch (error) {
+      this.#clientFault({ method: request.method, target: request.url, reason: (error as Error).message });
+      const close: HttpHeaders = isHttp2(request) ? [] : [{ name: 'Connection', value: 'close' }];
+      return this.#sendWhole(request, response, plainText(400, 'Bad Request', `wrtui: cannot parse the request's URL ${JSON.stringify(request.url)}`, close));
     }
     const headers = headersToForward(headersFromPairs(request.rawHeaders), url, isHttp2(request));
     let body: RequestBodyRead;
@@ -706,7 +718,7 @@ export class CaptureProxy {
         storeId: this.storeId,
       });
     } catch (error) {
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `not a web request, refused: ${(error as Error).message}` });
+      this.#clientFault({ method: request.method, target: request.url, reason: (error as Error).message });
       socket.end(rawResponseHead(400, 'Bad Request', [{ name: 'Content-Length', value: '0' }, { name: 'Connection', value: 'close' }]));
       return;
     }

@@ -5,6 +5,7 @@ import type * as mockttp from 'mockttp';
 import type { IncomingMessage } from 'node:http';
 import { Socket as NetSocket, type Server, type Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
+import { guarded, targetProblem, type ClientFaultListener, type NodeListener } from './client-guard.js';
 
 const requireFromHere = createRequire(import.meta.url);
 
@@ -95,21 +96,34 @@ export function releaseHandshakeSocket(socket: Socket): void {
  * listener, the mockttp instance's express app).
  */
 const listenHosts = new WeakMap<object, string>();
+/** The servers registered with guardClientInput, by the same key: their request handler and who is told of a client's fault. */
+const faultListeners = new WeakMap<object, { handleRequest: NodeListener; onFault: ClientFaultListener }>();
 let comboServerPatched = false;
 
-export function listenOn(server: mockttp.Mockttp, host: string): void {
+type ComboOptions = { requestListener: object };
+
+/** mockttp's express app: the key its createComboServer call can be recognised by. */
+function appOf(server: mockttp.Mockttp): object {
   const app = (server as unknown as { app?: object }).app;
-  const comboModule = requireFromHere('mockttp/dist/server/http-combo-server') as { createComboServer?: (options: { requestListener: object }) => Promise<Server> };
-  if (!app || typeof comboModule.createComboServer !== 'function') {
-    throw new Error("mockttp's server construction has changed (app, createComboServer): wrtui cannot bind its socket to one address; refusing to listen on every interface (see mockttp-hooks.ts)");
-  }
-  listenHosts.set(app, host);
+  if (!app) throw new Error("mockttp's server construction has changed (app): wrtui cannot hook its server (see mockttp-hooks.ts)");
+  return app;
+}
+
+/** Redirects mockttp's createComboServer through wrtui's hooks (once per process). */
+function patchComboServer(): void {
   if (comboServerPatched) return;
+  const comboModule = requireFromHere('mockttp/dist/server/http-combo-server') as { createComboServer?: (options: ComboOptions) => Promise<Server> };
+  if (typeof comboModule.createComboServer !== 'function') {
+    throw new Error("mockttp's server construction has changed (createComboServer): wrtui cannot bind its socket to one address or guard what clients send; refusing to start (see mockttp-hooks.ts)");
+  }
   comboServerPatched = true;
   const original = comboModule.createComboServer;
   comboModule.createComboServer = async (options) => {
-    const combo = await original(options);
-    const bound = listenHosts.get(options.requestListener);
+    const key = options.requestListener;
+    const guard = faultListeners.get(key);
+    // The listener also serves 'checkContinue' and 'checkExpectation' (createComboServer passes it on).
+    const combo = await original(guard ? { ...options, requestListener: guarded(guard.handleRequest, guard.onFault, (request) => (request.httpVersionMajor === 1 ? targetProblem(request.method, request.url) : undefined)) } : options);
+    const bound = listenHosts.get(key);
     if (bound !== undefined) {
       const listen = combo.listen.bind(combo) as (...args: unknown[]) => Server;
       (combo as unknown as { listen: (...args: unknown[]) => Server }).listen = (...args: unknown[]) =>
@@ -117,6 +131,45 @@ export function listenOn(server: mockttp.Mockttp, host: string): void {
     }
     return combo;
   };
+}
+
+export function listenOn(server: mockttp.Mockttp, host: string): void {
+  listenHosts.set(appOf(server), host);
+  patchComboServer();
+}
+
+/**
+ * Call before start: whatever a client sends that mockttp or the libraries under it throw on (a
+ * request target Node's url.parse refuses, say) is answered 400 and told to `onFault`, instead of
+ * ending the process (client-guard.ts). After start, call guardUpgrades too.
+ */
+export function guardClientInput(server: mockttp.Mockttp, onFault: ClientFaultListener): void {
+  // Requests go straight to mockttp's handleRequest, past connect, the app's only middleware (with
+  // cors: false): connect's parseurl is what threw on `http://[zz/`, and its final handler answered
+  // a target it could not route (`http://%zz/`) "404 Cannot GET" without a word to wrtui.
+  const app = appOf(server) as { stack?: unknown[] };
+  const handleRequest = (server as unknown as { handleRequest?: NodeListener }).handleRequest;
+  if (!Array.isArray(app.stack) || app.stack.length !== 1 || typeof handleRequest !== 'function') {
+    throw new Error(`mockttp's request handling has changed (its app has ${Array.isArray(app.stack) ? app.stack.length : 'no'} middleware, handleRequest ${typeof handleRequest}); see mockttp-hooks.ts`);
+  }
+  faultListeners.set(app, { handleRequest: (request, answer) => handleRequest.call(server, request, answer), onFault });
+  patchComboServer();
+}
+
+/**
+ * The 'upgrade' listeners mockttp added to its server (they reach Node's HTTP/1 and HTTP/2 servers
+ * through httpolyglot) get the same guard as requests: mockttp's WebSocket handling is async, and a
+ * rejection there would be unhandled.
+ */
+export function guardUpgrades(server: mockttp.Mockttp, onFault: ClientFaultListener): void {
+  const combo = listeningServer(server) as unknown as { _httpServer?: Server; _http2Server?: Server };
+  for (const sub of [combo._httpServer, combo._http2Server]) {
+    if (!sub) throw new Error("mockttp's HTTP servers are not where wrtui expects them (httpolyglot _httpServer, _http2Server); see mockttp-hooks.ts");
+    for (const listener of sub.listeners('upgrade')) {
+      sub.removeListener('upgrade', listener as (...args: unknown[]) => void);
+      sub.on('upgrade', guarded(listener as NodeListener, onFault, (request) => (request.httpVersionMajor === 1 ? targetProblem(request.method, request.url) : undefined)));
+    }
+  }
 }
 
 /**
@@ -179,10 +232,12 @@ export function handleConnect(server: mockttp.Mockttp, handler: ConnectHandler):
   if (listeners.length !== 1) throw new Error(`mockttp's CONNECT handling has changed (${listeners.length} 'connect' listeners); see mockttp-hooks.ts`);
   const original = listeners[0] as (request: IncomingMessage, resOrSocket: unknown) => void;
   combo.removeListener('connect', original);
-  combo.on('connect', (request: IncomingMessage, resOrSocket: unknown) => {
+  const onFault = faultListeners.get(appOf(server))?.onFault;
+  const listener = (request: IncomingMessage, resOrSocket: unknown) => {
     if (!(resOrSocket instanceof NetSocket)) return original.call(combo, request, resOrSocket);
     handler(request, resOrSocket, () => original.call(combo, request, resOrSocket));
-  });
+  };
+  combo.on('connect', onFault ? guarded(listener as NodeListener, onFault) : listener);
 }
 
 /**
