@@ -80,6 +80,7 @@ const flags = cli.flags as {
   json?: boolean;
   watch?: boolean;
   insecureUpstream?: string[];
+  resolve?: string[];
   maxBodySize?: number;
   listenerTimeout?: number;
   upstreamTimeout?: number;
@@ -110,6 +111,7 @@ const sessionOptions = {
   stateDir,
   dryRun: flags.dryRun ?? false,
   insecureUpstream: flags.insecureUpstream ?? [],
+  resolve: flags.resolve ?? [],
   // The TUI shows bodies: 16 MiB each by default (all of them within --body-memory); headless keeps 1 MiB.
   maxBodySize: flags.maxBodySize ?? (command === 'headless' ? 1024 * 1024 : 16 * 1024 * 1024),
   listenerTimeoutMs: flags.listenerTimeout ?? 5000,

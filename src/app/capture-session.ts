@@ -10,6 +10,7 @@ import { ExtensionHost } from '../engine/extensions/extension-host.js';
 import type { SessionRecorder } from '../engine/session/session-recorder.js';
 import { captureConsole } from './console-capture.js';
 import { startRecording } from './record-session.js';
+import { HostMap, parseHostMapping } from '../engine/capture/host-map.js';
 
 export interface SessionOptions {
   port: number;
@@ -19,6 +20,8 @@ export interface SessionOptions {
   stateDir: string;
   dryRun: boolean;
   insecureUpstream: string[];
+  /** --resolve: where to connect for some hostnames. */
+  resolve?: string[];
   maxBodySize: number;
   listenerTimeoutMs: number;
   /** An upstream connection silent this long fails its request (net::ERR_TIMED_OUT); absent: 60 s. */
@@ -70,6 +73,14 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
   const ca = await loadOrCreateCertificateAuthority(stateDir);
   for (const warning of ca.warnings) engine.journal.append({ kind: 'log', level: 'warn', source: 'ca', message: warning });
 
+  // --resolve, told once at start (each host it sends elsewhere is journaled when first used).
+  const hostMap = new HostMap((options.resolve ?? []).map((text) => {
+    const mapping = parseHostMapping(text);
+    if (typeof mapping === 'string') throw new Error(`--resolve ${text}: ${mapping}`);
+    return mapping;
+  }));
+  if (!hostMap.empty) engine.journal.append({ kind: 'log', level: 'info', source: 'capture', message: `--resolve: ${hostMap.mappings.map((mapping) => `${mapping.host}${mapping.port ? `:${mapping.port}` : ''} → ${mapping.address}`).join(', ')}` });
+
   const cacheFor = () => {
     if (!options.cache) return undefined;
     const cache = new HttpCache();
@@ -85,6 +96,7 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
       storeId,
       maxBodySize: options.maxBodySize,
       insecureUpstreamHosts: options.insecureUpstream,
+      ...(!hostMap.empty && { hostMap }),
       ...(options.upstreamTimeoutMs !== undefined && { upstreamTimeoutMs: options.upstreamTimeoutMs }),
       ...(options.cache && { cache: cacheFor() }),
       // Bodies go into the journal for a recording, and for the TUI, which shows them.

@@ -3,6 +3,7 @@
 // parses it, so that a mistake stops with one line naming it (a typo gets a did-you-mean, a bad
 // value is quoted as typed) and never with a stack trace.
 import { isIP } from 'node:net';
+import { parseHostMapping } from '../engine/capture/host-map.js';
 
 export type Command = 'tui' | 'browser' | 'headless' | 'replay' | 'ca';
 export const COMMANDS: readonly Command[] = ['tui', 'browser', 'headless', 'replay', 'ca'];
@@ -54,6 +55,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'watch', type: 'boolean', commands: LIVE, help: '--no-watch: load rules and extensions once, do not reload on save' },
   { name: 'cookies', type: 'string', commands: LIVE, value: '<mode>', help: "send: requests carry the jar's cookies; observe: the jar only learns (your client has its own)", shownDefault: 'send', check: (value) => (['send', 'observe'].includes(value) ? undefined : 'must be send or observe') },
   { name: 'insecure-upstream', type: 'string', multiple: true, commands: LIVE, value: '<host>', help: 'do not verify the TLS certificate of this host (repeatable)' },
+  { name: 'resolve', type: 'string', multiple: true, commands: LIVE, value: '<host:addr>', help: 'connect to addr for host (host:port:addr for one port; *.example.com for subdomains, * for all; repeatable); the request keeps its name', check: (value) => { const parsed = parseHostMapping(value); return typeof parsed === 'string' ? parsed : undefined; } },
   { name: 'max-body-size', type: 'number', commands: LIVE, value: '<bytes>', help: 'body bytes kept (requestBody, journal, cache, the TUI); more streams', shownDefault: '16777216 in the TUI, 1048576 headless', check: wholeNumber() },
   { name: 'listener-timeout', type: 'number', commands: RULES, value: '<ms>', help: "a blocking listener's time to answer (replay: the recording's own)", shownDefault: '5000', check: wholeNumber() },
   { name: 'upstream-timeout', type: 'number', commands: LIVE, value: '<ms>', help: 'an upstream silent this long: net::ERR_TIMED_OUT (0: never)', shownDefault: '60000', check: wholeNumber() },

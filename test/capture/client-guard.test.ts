@@ -3,7 +3,10 @@
 import type { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { guarded, targetProblem, type ClientAnswer, type ClientFault } from '../../src/engine/capture/client-guard.js';
+import { guarded as guard, targetProblem, type ClientAnswer, type ClientFault, type NodeListener } from '../../src/engine/capture/client-guard.js';
+
+/** guard() over a listener of any shape, called as Node calls it. */
+const guarded = (listener: () => unknown, onFault: (fault: ClientFault) => unknown, check?: () => string | undefined) => guard(listener as NodeListener, onFault as (fault: ClientFault) => void, check);
 
 describe('targetProblem: only the request-target forms a proxy serves', () => {
   it('takes origin-form, absolute http(s) URLs (any case), OPTIONS *, and leaves CONNECT to its own check', () => {

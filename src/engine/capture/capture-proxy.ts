@@ -19,6 +19,7 @@ import type { HeadersDecision, InternalRedirect, RequestFlight, RequestLifecycle
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import type { ClientFault } from './client-guard.js';
+import type { HostMap, HostMapping } from './host-map.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead } from './client-response.js';
 import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
@@ -53,6 +54,8 @@ export interface CaptureProxyOptions {
   http2?: boolean;
   /** Hosts whose upstream certificates are not verified. */
   insecureUpstreamHosts?: string[];
+  /** Where to connect for some hostnames (--resolve), the request itself unchanged. */
+  hostMap?: HostMap;
   /** How long a redirect waits for the client's follow-up before the request ends as aborted. */
   followUpTimeoutMs?: number;
   /** An upstream connection silent this long fails the request with net::ERR_TIMED_OUT. */
@@ -104,11 +107,12 @@ export class CaptureProxy {
     this.#cache = options.cache;
     this.#upstream = new UpstreamTransport({
       insecureHosts: options.insecureUpstreamHosts ?? [],
+      ...(options.hostMap && { hostMap: options.hostMap, onMapped: (hostname, port, mapping) => this.#toldMapped(hostname, port, mapping) }),
       ...(options.upstreamTimeoutMs !== undefined && { timeoutMs: options.upstreamTimeoutMs }),
     });
     // Extensions' own requests go out as the proxy's do (insecure hosts, timeouts), in the default store.
     if (this.storeId === '0') this.lifecycle.network ??= this.#upstream.streaming;
-    this.#tunnels = new TunnelCheck({ timeoutMs: Math.min(options.upstreamTimeoutMs || 15_000, 15_000) });
+    this.#tunnels = new TunnelCheck({ timeoutMs: Math.min(options.upstreamTimeoutMs || 15_000, 15_000), ...(options.hostMap && { hostMap: options.hostMap }) });
     this.#followUps = new FollowUps({
       ...(options.followUpTimeoutMs !== undefined && { ttlMs: options.followUpTimeoutMs }),
       onUnclaimed: (flight) => {
@@ -178,6 +182,15 @@ export class CaptureProxy {
     if (!setRequestHeadLimit(this.#server, MAX_REQUEST_HEAD_BYTES)) {
       this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: "mockttp's HTTP/1 server is not where wrtui expects it: request heads over 16 KiB are answered 431" });
     }
+  }
+
+  /** Each host:port --resolve sends elsewhere, said once (the request's own `ip` says it every time). */
+  readonly #mappedHosts = new Set<string>();
+  #toldMapped(hostname: string, port: number, mapping: HostMapping): void {
+    const key = `${hostname}:${port}`;
+    if (this.#mappedHosts.has(key) || this.#mappedHosts.size >= 1000) return;
+    this.#mappedHosts.add(key);
+    this.journal.append({ kind: 'log', level: 'info', source: 'capture', message: `${key} is connected to at ${mapping.address} (--resolve ${mapping.text}); the request keeps its URL, Host and TLS name` });
   }
 
   /** A request wrtui could not read was answered 400: the journal says what came and why. */

@@ -2,7 +2,9 @@
 // "eager" connection strategy does the same): a malformed authority is a 400, a target that cannot
 // be reached (refused, unresolvable, silent) a 502 naming the net::ERR_*. A target reached in the
 // last minute is not checked again, so a browser's parallel tunnels to one site cost one probe.
+import { lookup as systemLookup } from 'node:dns';
 import { isIP, connect } from 'node:net';
+import type { HostMap } from './host-map.js';
 
 export interface Authority {
   host: string;
@@ -33,8 +35,11 @@ export class TunnelCheck {
   readonly #timeoutMs: number;
   readonly #reached = new Map<string, number>();
 
-  constructor(options: { timeoutMs: number }) {
+  readonly #hostMap: HostMap | undefined;
+
+  constructor(options: { timeoutMs: number; hostMap?: HostMap }) {
     this.#timeoutMs = options.timeoutMs;
+    this.#hostMap = options.hostMap;
   }
 
   /** Resolves once a TCP connection to the target could be opened; rejects with the socket's error. */
@@ -43,7 +48,8 @@ export class TunnelCheck {
     const at = this.#reached.get(key);
     if (at !== undefined && performance.now() - at < REACHED_TTL_MS) return;
     await new Promise<void>((resolve, reject) => {
-      const socket = connect({ host: authority.host, port: authority.port });
+      const mapped = this.#hostMap?.find(authority.host, authority.port);
+      const socket = connect({ host: authority.host, port: authority.port, ...(mapped && { lookup: this.#hostMap!.lookupFor(authority.port, systemLookup) }) });
       socket.setTimeout(this.#timeoutMs, () => socket.destroy(Object.assign(new Error(`connecting to ${key} timed out`), { code: 'ETIMEDOUT' })));
       socket.once('connect', () => {
         socket.destroy();

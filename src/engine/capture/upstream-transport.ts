@@ -6,6 +6,7 @@
 // TLS is verified as Node does (default roots plus NODE_EXTRA_CA_CERTS) unless the host is one the
 // user named as insecure. Upstream is always HTTP/1.1 (what Chrome speaks to a proxy's origin when it
 // cannot negotiate h2 is not observable through webRequest beyond statusLine; see README).
+import { lookup as systemLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -16,6 +17,7 @@ import type { HttpHeaders } from '../types.js';
 import type { OutgoingRequest, Transport, TransportResponse } from '../web-request/transport.js';
 import { TransportError } from '../web-request/transport.js';
 import { tlsFactsReader, type TlsFacts } from '../web-request/security-info.js';
+import type { HostMap, HostMapping } from './host-map.js';
 import { UpstreamSockets } from './loop-guard.js';
 import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
 
@@ -27,6 +29,9 @@ export interface UpstreamTransportOptions {
   insecureHosts?: readonly string[];
   /** An upstream connection silent for this long fails the request with net::ERR_TIMED_OUT. */
   timeoutMs?: number;
+  /** Where to connect for some hostnames (--resolve); told to `onMapped` as each is used. */
+  hostMap?: HostMap;
+  onMapped?: (hostname: string, port: number, mapping: HostMapping) => void;
 }
 
 export interface StreamingRequest {
@@ -100,6 +105,8 @@ export class UpstreamTransport implements Transport {
   readonly sockets = new UpstreamSockets();
   readonly #insecure: ReadonlySet<string>;
   readonly #timeoutMs: number;
+  readonly #hostMap: HostMap | undefined;
+  readonly #onMapped: UpstreamTransportOptions['onMapped'];
   // One pool per scheme; the https agent keys its pool by TLS options, so insecure hosts are separate.
   readonly #http = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
   readonly #https = new https.Agent({ keepAlive: true, scheduling: 'lifo' });
@@ -107,6 +114,8 @@ export class UpstreamTransport implements Transport {
   constructor(options: UpstreamTransportOptions = {}) {
     this.#insecure = new Set(options.insecureHosts ?? []);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+    this.#hostMap = options.hostMap?.empty ? undefined : options.hostMap;
+    this.#onMapped = options.onMapped;
   }
 
   /**
@@ -150,13 +159,15 @@ export class UpstreamTransport implements Transport {
     const { url } = request;
     const secure = url.protocol === 'https:' || url.protocol === 'wss:';
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const port = Number(url.port || (secure ? 443 : 80));
     const outgoing = (secure ? https : http).request({
       // An upgraded connection leaves the pool anyway: give it its own from the start.
       agent: upgrade ? false : secure ? this.#https : this.#http,
       method: request.method,
       hostname,
-      port: url.port || (secure ? 443 : 80),
+      port,
       path: url.pathname + url.search,
+      ...(this.#hostMap?.find(hostname, port) && { lookup: this.#hostMap.lookupFor(port, systemLookup, (name, mapping) => this.#onMapped?.(name, port, mapping)) }),
       headers: headersToRaw(request.headers) as unknown as http.OutgoingHttpHeaders,
       setHost: false,
       ...(secure && {
