@@ -69,6 +69,15 @@ describe('an MV3 extension written for Chrome, loaded unchanged', () => {
     expect(logsOf(harness!.entries, 'MV3 Blocker')).toContain('completed GET /page 200');
   });
 
+  it('under --persona chrome its "webRequestBlocking" is granted as to a policy-installed extension, and the journal says so once (Chrome 156 grants it to MV3 only by policy)', async () => {
+    await loadFixtures(['mv3-blocker'], { persona: 'chrome' });
+    const said = () => harness!.entries.filter((e) => e.kind === 'rule' && e.action === 'warning' && e.message?.includes('only when it is installed by policy'));
+    await expect.poll(() => host!.rules()[0]?.state).toBe('active');
+    expect(said()).toHaveLength(1);
+    const blocked = await harness!.curl([`${origin!.url}/blocked/pixel.png`]);
+    expect(blocked.code).not.toBe(0);
+  });
+
   it('runtime.onInstalled fires once its listeners are live; chrome.storage.local persists in the state dir (0600)', async () => {
     await loadFixtures(['mv3-blocker']);
     await expect.poll(async () => readFile(storageFileOf(harness!.stateDir, MV3_ID), 'utf8').catch(() => ''), { timeout: 3000 }).toContain('"installedBecause": "install"');

@@ -51,8 +51,12 @@ const START = `<!doctype html><script>(async () => { for (;;) {
 
 // The page's last steps: fetch the body the add-on's StreamFilter rewrites and report the text it
 // got, then say it is done once its last request had time to finish.
-const FINISH = `const filtered = await (await fetch('/probe/filtered')).text();
+const FINISH = `await fetch('/probe/cancel').catch(() => {});
+  await fetch('/probe/br-redirect').then((r) => r.text()).catch(() => {});
+  await fetch('/probe/hr-redirect').then((r) => r.text()).catch(() => {});
+  const filtered = await (await fetch('/probe/filtered')).text();
   await fetch('/__probe', { method: 'POST', body: JSON.stringify({ event: 'page', path: '/probe/filtered', body: filtered }) });
+  await fetch('/probe/auth').then((r) => r.text()).catch(() => {});
   await new Promise((r) => setTimeout(r, 500)); await fetch('/__done');`;
 
 beforeAll(async () => {
@@ -66,11 +70,18 @@ beforeAll(async () => {
     }
     if (url === '/__seen') return res.end(records.some((record) => record.path === '/probe/ping') ? 'yes' : 'no');
     if (url === '/__done') {
-      // The last events (the beacon's onCompleted) may still be on their way.
-      setTimeout(() => done(), 1500);
+      // The last events (the beacon's onCompleted) may still be on their way: done once none came for 2 s.
+      let seen = -1;
+      const settle = () => (records.length === seen ? done() : ((seen = records.length), setTimeout(settle, 2_000)));
+      settle();
       return res.end('ok');
     }
     if (url === '/start') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(START);
+    if (url === '/probe/br-landed' || url === '/probe/hr-landed' || url === '/probe/hr-redirect' || url === '/probe/cancel') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('landed');
+    if (url === '/probe/auth') {
+      if (req.headers.authorization === `Basic ${Buffer.from('probe:secret').toString('base64')}`) return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('welcome');
+      return res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="probe"', 'Content-Type': 'text/plain' }).end('who are you?');
+    }
     if (url === '/probe/filtered') return res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync('filtered by the add-on'));
     // The page ends by asking for /__done, once its last request had time to finish.
     if (answerProbe(req, res, probePage(origin.port, FINISH))) return;

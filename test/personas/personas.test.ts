@@ -353,3 +353,39 @@ describe('the cookie type of each persona', () => {
     }
   });
 });
+
+describe("how Firefox words a verdict's events (Firefox ESR 153.8, test/personas/firefox-differential.test.ts)", () => {
+  /** What a Firefox and a Chrome listener each see of onErrorOccurred and onBeforeRedirect. */
+  async function seenAfter(verdict: (url: string) => object | undefined, at: 'onBeforeRequest' | 'onHeadersReceived', route = () => ok()) {
+    const h = createHarness();
+    h.origin.route = route;
+    const seen: Record<string, unknown[]> = { firefox: [], chrome: [] };
+    h.webRequest(owner(firefoxPersona, 'decider'))[at].addListener((d) => verdict(d.url) as never, ALL_URLS, ['blocking']);
+    for (const persona of [firefoxPersona, chromePersona]) {
+      const api = h.webRequest(owner(persona, `watch-${persona.name}`));
+      api.onErrorOccurred.addListener((d) => void seen[persona.name]!.push({ error: d.error }), ALL_URLS);
+      api.onBeforeRedirect.addListener((d) => void seen[persona.name]!.push({ statusCode: d.statusCode, statusLine: d.statusLine }), ALL_URLS);
+    }
+    await h.run({ url: 'http://app.test/x', type: 'xmlhttprequest' });
+    return { seen, journal: h.webRequestEntries().filter((e) => e.event === 'onErrorOccurred' || e.event === 'onBeforeRedirect').map((e) => e.details) };
+  }
+
+  it('a cancelled request fails with NS_ERROR_ABORT for Firefox listeners; the journal and Chrome say net::ERR_BLOCKED_BY_CLIENT', async () => {
+    const { seen, journal } = await seenAfter(() => ({ cancel: true }), 'onBeforeRequest');
+    expect(seen.firefox).toEqual([{ error: 'NS_ERROR_ABORT' }]);
+    expect(seen.chrome).toEqual([{ error: 'net::ERR_BLOCKED_BY_CLIENT' }]);
+    expect(journal).toMatchObject([{ error: 'net::ERR_BLOCKED_BY_CLIENT' }]);
+  });
+
+  it("a redirect decided in onBeforeRequest: Firefox reports 200 with an empty reason phrase, Chrome its 307 Internal Redirect", async () => {
+    const { seen } = await seenAfter((url) => (url.endsWith('/x') ? { redirectUrl: 'http://app.test/y' } : undefined), 'onBeforeRequest');
+    expect(seen.firefox).toEqual([{ statusCode: 200, statusLine: 'HTTP/1.1 200 ' }]);
+    expect(seen.chrome).toEqual([{ statusCode: 307, statusLine: 'HTTP/1.1 307 Internal Redirect' }]);
+  });
+
+  it('a redirect decided in onHeadersReceived: Firefox reports the response it replaced, Chrome its 302 Found', async () => {
+    const { seen } = await seenAfter((url) => (url.endsWith('/x') ? { redirectUrl: 'http://app.test/y' } : undefined), 'onHeadersReceived', () => ({ ...ok(), statusCode: 404, statusMessage: 'Not Found' }));
+    expect(seen.firefox).toEqual([{ statusCode: 404, statusLine: 'HTTP/1.1 404 Not Found' }]);
+    expect(seen.chrome).toEqual([{ statusCode: 302, statusLine: 'HTTP/1.1 302 Found' }]);
+  });
+});

@@ -456,6 +456,10 @@ export class ExtensionHost {
     this.#trackInputs(record, pkg.inputs);
     if (pkg.manifest) record.name = pkg.manifest.name;
     for (const warning of pkg.manifest?.warnings ?? []) this.#journalRule(record, 'warning', warning, path.join(record.key, MANIFEST_FILE));
+    // Granted, as to a policy-installed extension, so that an extension under test works; said once per load, not per restart.
+    if (cause !== 'restart' && pkg.persona === 'chrome' && pkg.manifest?.manifestVersion === 3 && pkg.manifest.permissions.includes('webRequestBlocking')) {
+      this.#journalRule(record, 'warning', 'Chrome 156 grants "webRequestBlocking" to a Manifest V3 extension only when it is installed by policy (or allowlisted with --allowlisted-extension-id); wrtui grants it, as to a policy-installed extension', path.join(record.key, MANIFEST_FILE));
+    }
     record.extensionId = pkg.manifest?.id ?? pkg.boot.extensionId;
     record.services ??= await ExtensionServices.open(this.engine, {
       stateDir: this.#options.stateDir,

@@ -29,10 +29,8 @@ const FIREFOX_EXTRA_INFO_SPEC: { readonly [E in WebRequestEventName]: readonly s
 // Content-Length: 0 to a bodiless PUT: seen on Firefox ESR 153.7, which sends both to a proxy but
 // shows no listener either (onBeforeSendHeaders lists every other header; a body's Content-Length
 // it shows).
-const belowWebRequest = (header: HttpHeader) => {
-  const name = header.name.toLowerCase();
-  return name === 'priority' || (name === 'content-length' && headerText(header).trim() === '0');
-};
+const emptyContentLength = (header: HttpHeader) => header.name.toLowerCase() === 'content-length' && headerText(header).trim() === '0';
+const belowWebRequest = (header: HttpHeader) => header.name.toLowerCase() === 'priority' || emptyContentLength(header);
 
 export const firefoxPersona: Persona = {
   name: 'firefox',
@@ -50,7 +48,8 @@ export const firefoxPersona: Persona = {
   },
   enumKey: firefoxEnumKey,
   ...showsEveryHeader,
-  visibleRequestHeaders: (headers) => withoutHeaders(headers, belowWebRequest),
+  // The retry after onAuthRequired is the request as already sent: Firefox ESR 153.8 shows its Priority.
+  visibleRequestHeaders: (headers, _extraHeaders, facts) => withoutHeaders(headers, facts?.authRetry ? emptyContentLength : belowWebRequest),
   restoreRequestHeaders: (full, answered) => restoreHidden(full, answered, belowWebRequest),
   preflightsNeedExtraHeaders: false,
   refiresAuthRetry: true,
@@ -63,6 +62,14 @@ export const firefoxPersona: Persona = {
   redirectNoticeWhenFollowed: true,
   // Firefox's SameSiteStatus has no "unspecified": a cookie without the attribute is stored as None.
   cookieSameSite: (attribute) => (attribute === 'lax' || attribute === 'strict' ? attribute : 'no_restriction'),
+  // Checked on Firefox ESR 153.8 (test/personas/firefox-differential.test.ts): a cancelled request
+  // fails with NS_ERROR_ABORT; a redirect an add-on decides in onHeadersReceived reports the status
+  // of the response it replaced, one decided in onBeforeRequest "200" with an empty reason phrase.
+  eventFields(event, details, facts) {
+    if (event === 'onErrorOccurred' && details.error === 'net::ERR_BLOCKED_BY_CLIENT') return { error: 'NS_ERROR_ABORT' };
+    if (event === 'onBeforeRedirect' && facts?.decidedRedirect) return facts.decidedRedirect.replaced ?? { statusCode: 200, statusLine: 'HTTP/1.1 200 ' };
+    return undefined;
+  },
   contextFields(context, storeId) {
     const incognito = storeId === '1';
     // Assigned one by one rather than spread: made for every request a Firefox listener sees.

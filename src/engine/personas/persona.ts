@@ -30,7 +30,7 @@ export interface Persona {
   /** `chrome.webRequest.ResourceType`, `OnBeforeRequestOptions` …: key spelling for a value. */
   enumKey(value: string): string;
   /** Which headers a listener is shown; `extraHeaders` says whether it asked for Chrome's extraHeaders. */
-  visibleRequestHeaders(headers: HttpHeaders, extraHeaders: boolean): HttpHeaders;
+  visibleRequestHeaders(headers: HttpHeaders, extraHeaders: boolean, facts?: EventFacts): HttpHeaders;
   visibleResponseHeaders(headers: HttpHeaders, extraHeaders: boolean): HttpHeaders;
   /**
    * A listener's answer made whole: the headers it was not shown are put back as they were, and
@@ -62,12 +62,29 @@ export interface Persona {
   /** The details fields this browser adds to every event, from what the request showed. */
   contextFields(context: RequestContext, storeId: string): Record<string, unknown>;
   /**
+   * Fields this browser words its own way for one event, over the spec's (undefined: none). Firefox
+   * says `NS_ERROR_ABORT` for a blocked request, and gives a listener's redirect the status of the
+   * response it replaced.
+   */
+  eventFields?(event: WebRequestEventName, details: Readonly<Record<string, unknown>>, facts: EventFacts | undefined): Record<string, unknown> | undefined;
+  /**
    * The cookies.Cookie `sameSite` this browser reports for a cookie's SameSite attribute (tough-
    * cookie's "strict", "lax", "none" or undefined when the cookie has none); undefined: the
    * browser's Cookie type has no such field (the spec's).
    */
   cookieSameSite(attribute: string | undefined): string | undefined;
 }
+
+/** What the lifecycle knows of an event beyond its details, for personas that word it differently. */
+export interface EventFacts {
+  /** onBeforeRedirect of a redirect a listener or rule decided; `replaced`: the response it replaced (none before onHeadersReceived). */
+  decidedRedirect?: { replaced?: { statusCode: number; statusLine: string } };
+  /** onBeforeSendHeaders and onSendHeaders of the retry with onAuthRequired's credentials (Firefox fires them again). */
+  authRetry?: boolean;
+}
+
+/** The field of a worker's details JSON that carries the event's facts (removed before a listener sees the details). */
+export const FACTS_FIELD = '$wrtuiFacts';
 
 /** Whole messages; `where` is the call (`webRequest.onBeforeRequest.addListener`). */
 export interface PersonaErrors {

@@ -7,6 +7,7 @@ import { cloneHeaders } from '../headers.js';
 import type { ListenerOutcome } from '../journal.js';
 import type { BlockingResponse, HttpHeaders, WebRequestBody, WebRequestDetails, WebRequestEventName } from '../types.js';
 import { specPersona, type Persona } from '../personas/index.js';
+import { FACTS_FIELD, type EventFacts } from '../personas/persona.js';
 import { checkBlockingResponse, type CheckedBlockingResponse } from './blocking-response.js';
 import { OPTIONAL_FIELDS, type RegisteredListener, type RemoteEndpoint, type RemoteResult } from './listener-registry.js';
 import type { FilterableRequest } from './request-filter.js';
@@ -30,6 +31,8 @@ export interface DispatchOptions {
   onLateFailure: (outcome: ListenerOutcome) => void;
   /** The request as filters saw it (its type as seen, store, context): what personas build their details from. */
   request?: FilterableRequest;
+  /** What the lifecycle knows of this event beyond its details (Persona.eventFields). */
+  facts?: EventFacts;
 }
 
 const byRegistration = (a: ListenerAnswer, b: ListenerAnswer) => a.listener.id - b.listener.id;
@@ -74,12 +77,16 @@ function baseDetails(full: WebRequestDetails): Record<string, unknown> {
 class PersonaBases {
   readonly #base: Record<string, unknown>;
   readonly #request: FilterableRequest | undefined;
+  readonly #event: WebRequestEventName;
+  readonly #facts: EventFacts | undefined;
   /** Made on first use: most events reach listeners of one persona, often the spec's, which needs none. */
   #bases: Map<Persona, Record<string, unknown>> | undefined;
 
-  constructor(base: Record<string, unknown>, request: FilterableRequest | undefined) {
+  constructor(event: WebRequestEventName, base: Record<string, unknown>, request: FilterableRequest | undefined, facts: EventFacts | undefined) {
+    this.#event = event;
     this.#base = base;
     this.#request = request;
+    this.#facts = facts;
   }
 
   for(persona: Persona): Record<string, unknown> {
@@ -89,7 +96,7 @@ class PersonaBases {
     let base = this.#bases.get(persona);
     if (!base) {
       const fields = request.fieldsFor ? request.fieldsFor(persona) : request.context && persona.contextFields(request.context, request.storeId ?? '0');
-      base = Object.assign({}, this.#base, fields);
+      base = Object.assign({}, this.#base, fields, persona.eventFields?.(this.#event, this.#base, this.#facts));
       base.type = persona.typeOf(request.type);
       this.#bases.set(persona, base);
     }
@@ -106,21 +113,23 @@ class PersonaBases {
     this.#specJson ??= JSON.stringify(this.#base);
     if (persona === specPersona || !request) return this.#specJson;
     if (!request.fieldsJsonFor) return JSON.stringify(this.for(persona));
-    return `${this.#specJson.slice(0, -1)},${request.fieldsJsonFor(persona).slice(1)}`;
+    const worded = persona.eventFields?.(this.#event, this.#base, this.#facts);
+    const json = `${this.#specJson.slice(0, -1)},${request.fieldsJsonFor(persona).slice(1)}`;
+    return worded && Object.keys(worded).length > 0 ? `${json.slice(0, -1)},${JSON.stringify(worded).slice(1)}` : json;
   }
 
   #specJson: string | undefined;
 }
 
 /** The details a listener may see: its own shallow copy, with optional fields only when asked for. */
-export function detailsForListener(listener: RegisteredListener, full: WebRequestDetails, base = baseDetails(full)): WebRequestDetails {
+export function detailsForListener(listener: RegisteredListener, full: WebRequestDetails, base = baseDetails(full), facts?: EventFacts): WebRequestDetails {
   const copy: Record<string, unknown> = { ...base };
   const spec = listener.extraInfoSpec;
   if (spec.size > 0) {
     const persona = listener.owner.persona;
     const extraHeaders = spec.has('extraHeaders');
     const { requestHeaders, responseHeaders, requestBody } = full as Partial<Record<'requestHeaders' | 'responseHeaders', HttpHeaders>> & { requestBody?: WebRequestBody };
-    if (requestHeaders && spec.has('requestHeaders')) copy.requestHeaders = cloneHeaders(persona.visibleRequestHeaders(requestHeaders, extraHeaders));
+    if (requestHeaders && spec.has('requestHeaders')) copy.requestHeaders = cloneHeaders(persona.visibleRequestHeaders(requestHeaders, extraHeaders, facts));
     if (responseHeaders && spec.has('responseHeaders')) copy.responseHeaders = cloneHeaders(persona.visibleResponseHeaders(responseHeaders, extraHeaders));
     if (requestBody && spec.has('requestBody')) copy.requestBody = cloneRequestBody(requestBody);
   }
@@ -165,7 +174,7 @@ export function dispatch(
   const failures: ListenerOutcome[] = [];
   const pending: Promise<void>[] = [];
 
-  const bases = new PersonaBases(baseDetails(full), options.request);
+  const bases = new PersonaBases(event, baseDetails(full), options.request, options.facts);
   // One group per worker, in the order their first listener comes (an array: a handful at most).
   let remote: RemoteGroup[] | undefined;
   for (const listener of listeners) {
@@ -181,7 +190,7 @@ export function dispatch(
     let result: unknown;
     let asyncAnswer: Promise<unknown> | undefined;
     try {
-      const details = detailsForListener(listener, full, bases.for(listener.owner.persona));
+      const details = detailsForListener(listener, full, bases.for(listener.owner.persona), options.facts);
       if (listener.asyncBlocking) {
         // onAuthRequired's asyncBlocking form: the answer comes through a callback.
         asyncAnswer = new Promise((resolve) => listener.callback(details, (response?: BlockingResponse) => resolve(response)));
@@ -224,7 +233,7 @@ export function dispatch(
     );
   }
   if (remote) {
-    const json = new DetailsJson(full, bases);
+    const json = new DetailsJson(full, bases, options.facts);
     for (const { endpoint, listeners: group } of remote) {
       const waiting = sendToWorker(endpoint, group, event, json, options, answers, failures);
       if (waiting) pending.push(waiting);
@@ -314,10 +323,13 @@ class DetailsJson {
   #otherJson: Map<Persona, string> | undefined;
   readonly #fieldJson: (string | undefined)[] = [];
 
-  constructor(full: WebRequestDetails, bases: PersonaBases) {
+  readonly #facts: EventFacts | undefined;
+
+  constructor(full: WebRequestDetails, bases: PersonaBases, facts: EventFacts | undefined) {
     this.full = full;
     this.#bases = bases;
     this.url = full.url;
+    this.#facts = facts;
   }
 
   /** One worker's listeners (one owner, so one persona); the worker applies the persona's header visibility itself. */
@@ -345,6 +357,8 @@ class DetailsJson {
       const text = (this.#fieldJson[bit] ??= field === 'requestBody' && (value as WebRequestBody).raw ? JSON.stringify(value, bytesAsBase64) : JSON.stringify(value));
       json = `${json.slice(0, -1)},"${field}":${text}}`;
     }
+    // The worker applies header visibility, some of which depends on the event's facts: it reads and removes this.
+    if (this.#facts?.authRetry && 'requestHeaders' in this.full) json = `${json.slice(0, -1)},"${FACTS_FIELD}":${JSON.stringify({ authRetry: true })}}`;
     return json;
   }
 }

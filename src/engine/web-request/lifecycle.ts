@@ -26,7 +26,7 @@ import {
   type CommonDetails,
 } from '../types.js';
 import type { Owner } from '../owner.js';
-import { specPersona, type Persona } from '../personas/index.js';
+import { specPersona, type EventFacts, type Persona } from '../personas/index.js';
 import { DocumentTracker, requestContext, type KnownDocument, type KnownTab, type RequestContext } from '../personas/request-context.js';
 import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
 import { dispatch, type DispatchResult } from './dispatch.js';
@@ -168,6 +168,7 @@ const toldWhenFollowed = (persona: Persona) => persona.redirectNoticeWhenFollowe
 const AUTH_RETRY_REFIRES: PersonaFilter = { test: (persona) => persona.refiresAuthRetry, names: ['firefox'], journalAlways: true };
 
 /** onBeforeRequest is re-fired for Firefox only, and journaled only then (a journaled onBeforeRequest starts a request). */
+const AUTH_RETRY_FACTS: EventFacts = { authRetry: true };
 const AUTH_RETRY_BEFORE_REQUEST: PersonaFilter = { ...AUTH_RETRY_REFIRES, journalAlways: false };
 
 const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
@@ -266,6 +267,7 @@ export class RequestLifecycle {
     merge: { shownRequestHeaders?: HttpHeaders; shownResponseHeaders?: HttpHeaders; responseHeadersOwner?: string } = {},
     only?: PersonaFilter,
     note: Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy'> = {},
+    facts?: EventFacts,
   ): Promise<{ verdict: MergedVerdict; responseHeadersOwner?: string }> {
     const listeners = this.registry.listenersFor(event, request, only?.test);
     if (listeners.length === 0) {
@@ -278,7 +280,7 @@ export class RequestLifecycle {
       const flight = this.#inFlight.get(details.requestId);
       if (flight) (flight.tracedBy ??= new Set()).add(listener.owner.id);
     }
-    const dispatched = dispatch(event, listeners, details, this.#dispatchOptions(event, request));
+    const dispatched = dispatch(event, listeners, details, facts ? { ...this.#dispatchOptions(event, request), facts } : this.#dispatchOptions(event, request));
     if (dispatched instanceof Promise) this.listenerWaits++;
     const { answers, failures } = await dispatched;
     const merged = mergeVerdicts(answers, { event, dryRun: this.dryRun, ...merge });
@@ -296,6 +298,7 @@ export class RequestLifecycle {
     only?: PersonaFilter,
     note: Pick<WebRequestEntry, 'ending' | 'madeBy'> = {},
     skip?: (persona: Persona) => boolean,
+    facts?: EventFacts,
   ): void {
     const test = skip ? (persona: Persona) => !skip(persona) && (!only || only.test(persona)) : only?.test;
     const listeners = this.registry.listenersFor(event, request, test);
@@ -304,7 +307,7 @@ export class RequestLifecycle {
       return;
     }
     let failures: ListenerOutcome[] = [];
-    if (listeners.length > 0) failures = (dispatch(event, listeners, details, this.#dispatchOptions(event, request)) as DispatchResult).failures;
+    if (listeners.length > 0) failures = (dispatch(event, listeners, details, { ...this.#dispatchOptions(event, request), ...(facts && { facts }) }) as DispatchResult).failures;
     this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }), ...note });
   }
 
@@ -548,11 +551,11 @@ export class RequestFlight {
     let headers = withHeader(this.#lastSent ?? this.requestHeaders, authorization.header, authorization.value);
     const before = await this.lifecycle.fire('onBeforeRequest', { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) }, this.#filterable, {}, AUTH_RETRY_BEFORE_REQUEST);
     if (before.verdict.cancelledBy !== undefined) return this.#cancel();
-    const { verdict } = await this.lifecycle.fire('onBeforeSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, { shownRequestHeaders: headers }, AUTH_RETRY_REFIRES);
+    const { verdict } = await this.lifecycle.fire('onBeforeSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, { shownRequestHeaders: headers }, AUTH_RETRY_REFIRES, {}, AUTH_RETRY_FACTS);
     if (verdict.cancelledBy !== undefined) return this.#cancel();
     headers = verdict.requestHeaders ?? headers;
     if (transport.frame) headers = transport.frame(headers, true);
-    this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, AUTH_RETRY_REFIRES);
+    this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, AUTH_RETRY_REFIRES, {}, undefined, AUTH_RETRY_FACTS);
     this.#lastSent = headers;
     return { action: 'send', requestHeaders: headers };
   }
@@ -734,7 +737,8 @@ export class RequestFlight {
       { name: 'Location', value: redirectUrl },
       { name: 'Non-Authoritative-Reason', value: 'WebRequest API' },
     ];
-    this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, false, undefined);
+    const replaced = this.#response && { statusCode: this.#response.statusCode, statusLine: this.#response.statusLine };
+    this.#beforeRedirect(redirectUrl, statusCode, statusLine, responseHeaders, false, undefined, false, { decidedRedirect: replaced ? { replaced } : {} });
     this.#nextHop(redirectUrl, toGet ? 'GET' : this.method, false, undefined);
     return { action: 'redirect', redirectUrl, statusCode, statusLine, responseHeaders, internal: true };
   }
@@ -778,11 +782,12 @@ export class RequestFlight {
     fromCache: boolean,
     ip: string | undefined,
     server = false,
+    facts?: EventFacts,
   ): void {
     const details = { ...this.#common(), statusCode, statusLine, redirectUrl, responseHeaders, fromCache, ...(ip !== undefined && { ip }) };
     // A server's redirect: Firefox tells its listeners only when the client follows it (see redirectNotFollowed).
     this.#redirectNotice = server ? { details, filterable: this.#filterable } : undefined;
-    this.lifecycle.notify('onBeforeRedirect', details, this.#filterable, undefined, {}, server ? toldWhenFollowed : undefined);
+    this.lifecycle.notify('onBeforeRedirect', details, this.#filterable, undefined, {}, server ? toldWhenFollowed : undefined, facts);
   }
 
   /** The same request goes on at a new URL. webRequest never sees data: and about: URLs, so there the request ends. */

@@ -7,7 +7,7 @@ import type { ListenerResult, WorkerItem } from '../protocol.js';
 import { BLOCKING_PERMISSION_MESSAGE, validateExtraInfoSpec } from '../../web-request/listener-registry.js';
 import { compileRequestFilter } from '../../web-request/request-filter.js';
 import { MAX_HANDLER_BEHAVIOR_CHANGED_CALLS_PER_10_MINUTES, WEB_REQUEST_EVENTS, type HttpHeaders, type WebRequestEventName } from '../../types.js';
-import { enumObjects, type Persona } from '../../personas/persona.js';
+import { enumObjects, FACTS_FIELD, type EventFacts, type Persona } from '../../personas/persona.js';
 import type { Bridge } from './bridge.js';
 import type { HostCalls } from './host-calls.js';
 import { SimpleEvent } from './simple-event.js';
@@ -202,7 +202,9 @@ function detailsFor(listener: LocalListener, json: string, persona: Persona): Re
   }
   // Chrome shows some headers only to listeners that asked for extraHeaders (the host restores them in the answer).
   const extraHeaders = listener.spec.has('extraHeaders');
-  if (details.requestHeaders) details.requestHeaders = persona.visibleRequestHeaders(details.requestHeaders as HttpHeaders, extraHeaders);
+  const facts = details[FACTS_FIELD] as EventFacts | undefined;
+  if (facts !== undefined) delete details[FACTS_FIELD];
+  if (details.requestHeaders) details.requestHeaders = persona.visibleRequestHeaders(details.requestHeaders as HttpHeaders, extraHeaders, facts);
   if (details.responseHeaders) details.responseHeaders = persona.visibleResponseHeaders(details.responseHeaders as HttpHeaders, extraHeaders);
   const body = details.requestBody as { raw?: { bytes?: unknown }[] } | undefined;
   if (body?.raw) for (const data of body.raw) if (data.bytes !== undefined) data.bytes = bytesFromWire(data.bytes);
