@@ -113,6 +113,35 @@ describe('malformed or unusual client input', () => {
     await expectHealthy();
   });
 
+  it('no silent truncation: 3,000 request headers reach the origin whole (Node kept 2,000); a head too large for wrtui is answered 431 and journaled', async () => {
+    const headers = (n: number) => Array.from({ length: n }, (_, i) => `X-Many-${i}: v`).join('\r\n');
+    // An origin that takes big heads (Node's default is 16 KiB), saying how many header lines it got.
+    const counting = http.createServer({ maxHeaderSize: 1 << 20 }, (req, res) => res.end(`got ${req.rawHeaders.length / 2}`));
+    counting.maxHeadersCount = 0;
+    const port = await listen(counting);
+    const whole = await raw(`GET http://127.0.0.1:${port}/count HTTP/1.1\r\nHost: x\r\n${headers(3000)}\r\nConnection: close\r\n\r\n`);
+    expect(whole).toMatch(/^HTTP\/1\.1 200 [\s\S]*got 3002$/); // with Host and Connection
+    expect(await raw(`GET ${origin.url}/too-many HTTP/1.1\r\nHost: x\r\n${headers(6000)}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 /);
+    await harness.waitFor((entry) => entry.kind === 'log' && entry.level === 'warn' && entry.message.startsWith('a request head too large for wrtui'));
+    await expectHealthy();
+  });
+
+  it('a response with 2,500 header lines reaches the client whole', async () => {
+    const many = await rawOrigin((socket) => socket.end(`HTTP/1.1 200 OK\r\n${Array.from({ length: 2500 }, (_, i) => `X-Back-${i}: v\r\n`).join('')}Content-Length: 2\r\nConnection: close\r\n\r\nok`));
+    const answer = await raw(`GET ${many}/many-back HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(answer.match(/X-Back-\d+: v/g)).toHaveLength(2500);
+    await expectHealthy();
+  });
+
+  it('a good request followed by garbage in the same write: the request is served (the origin gets it), then the 400', async () => {
+    const before = origin.received.length;
+    const answer = await raw(`GET ${origin.url}/before-garbage HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE GARBAGE GARBAGE\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*origin GET \/before-garbage(HTTP\/1\.1 400 Bad Request\r\n|$)/);
+    expect(answer).toContain('HTTP/1.1 400 Bad Request');
+    expect(origin.received.slice(before).map((request) => request.url)).toContain('/before-garbage');
+    await expectHealthy();
+  });
+
   it('header injection: a listener answering a value with CR/LF is a failed outcome; nothing is injected, the request goes on', async () => {
     const api = harness.api('injector');
     const listener = (details: { requestHeaders?: { name: string; value?: string }[] }) => ({

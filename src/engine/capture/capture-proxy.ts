@@ -24,7 +24,7 @@ import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead }
 import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
@@ -163,7 +163,12 @@ export class CaptureProxy {
     await this.#server.on('tls-client-error', (failure) => void this.#tlsFailed(failure));
     // Malformed requests never become requests; a debug line says why the client was answered 400.
     await this.#server.on('client-error', (failure) =>
-      this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `malformed request from a client: ${failure.errorCode ?? 'error'} (answered ${failure.request?.method ?? ''} ${failure.request?.url ?? ''})`.trim() }),
+      this.journal.append(
+        failure.errorCode === 'HPE_HEADER_OVERFLOW'
+          ? // Refused, not truncated: the client is told (431) and so is the user.
+            { kind: 'log', level: 'warn', source: 'capture', message: `a request head too large for wrtui (over ${MAX_REQUEST_HEAD_BYTES / 1024} KiB, or too many header lines) was answered 431: ${failure.request?.method ?? ''} ${JSON.stringify(String(failure.request?.url ?? '').slice(0, 200))}` }
+          : { kind: 'log', level: 'debug', source: 'capture', message: `malformed request from a client: ${failure.errorCode ?? 'error'} (answered ${failure.request?.method ?? ''} ${failure.request?.url ?? ''})`.trim() },
+      ),
     );
 
     const host = this.#options.host ?? 'localhost';
@@ -177,6 +182,7 @@ export class CaptureProxy {
     this.#addresses = [host === 'localhost' ? '127.0.0.1' : host];
     if (host === 'localhost') await this.#alsoListenOn('::1');
     handleConnect(this.#server, (request, socket, proceed) => void this.#handleConnect(request, socket, proceed));
+    deferClientErrorsToResponses(this.#server);
     // wrtui should not refuse (431) a request head the origin would take, a browser's big Cookie
     // header say: servers commonly allow 16–64 KiB. Past that it is answered 431, as before.
     if (!setRequestHeadLimit(this.#server, MAX_REQUEST_HEAD_BYTES)) {

@@ -212,10 +212,48 @@ export function listeningServer(server: mockttp.Mockttp): Server {
  * not shaped as expected (the default limit stays).
  */
 export function setRequestHeadLimit(server: mockttp.Mockttp, bytes: number): boolean {
-  const http1 = (listeningServer(server) as unknown as { _httpServer?: { maxHeaderSize?: number; listenerCount?: unknown } })._httpServer;
+  const http1 = (listeningServer(server) as unknown as { _httpServer?: { maxHeaderSize?: number; maxHeadersCount?: number | null; listenerCount?: unknown } })._httpServer;
   if (!http1 || typeof http1.listenerCount !== 'function') return false;
   http1.maxHeaderSize = bytes;
+  // Node keeps the first 2,000 header lines of a request and drops the rest without a word (a
+  // request with 2,503 reached the origin with 1,024). The head's size is bounded above; its
+  // number of headers need not be.
+  http1.maxHeadersCount = 0;
   return true;
+}
+
+/** What Node keeps on a socket for the response being written to it (`_httpMessage`). */
+type SocketWithResponse = Socket & { _httpMessage?: (NodeJS.EventEmitter & { writableFinished?: boolean; destroyed?: boolean; req?: { complete?: boolean } }) | null };
+
+/** Resolves once no response is being written to `socket` (Node assigns the next queued one as each finishes). */
+async function responsesFinished(socket: SocketWithResponse): Promise<void> {
+  for (let message = socket._httpMessage; message && !message.writableFinished && !message.destroyed && !socket.destroyed; message = socket._httpMessage) {
+    await new Promise<void>((resolve) => {
+      message!.once('finish', resolve);
+      message!.once('close', resolve);
+    });
+  }
+}
+
+/**
+ * Bytes that are not HTTP after a good request on one connection (pipelined garbage) made mockttp
+ * answer 400 and close at once, and the good request, still in flight, never reached the origin.
+ * Its 'clientError' handler now runs once the responses in flight on that socket are written:
+ * the request is served, then the 400.
+ */
+export function deferClientErrorsToResponses(server: mockttp.Mockttp): void {
+  const http1 = (listeningServer(server) as unknown as { _httpServer?: Server })._httpServer;
+  if (!http1) throw new Error("mockttp's HTTP/1 server is not where wrtui expects it (httpolyglot _httpServer); see mockttp-hooks.ts");
+  for (const listener of http1.listeners('clientError') as ((error: Error, socket: Socket) => void)[]) {
+    http1.removeListener('clientError', listener);
+    http1.on('clientError', (error: Error, socket: SocketWithResponse) => {
+      const message = socket._httpMessage;
+      // Only bytes after a whole request wait: an error inside the request in flight (bad chunked
+      // framing in its body) is that request's, answered at once.
+      if (!message || message.writableFinished || message.req?.complete !== true) return listener.call(http1, error, socket);
+      void responsesFinished(socket).then(() => listener.call(http1, error, socket));
+    });
+  }
 }
 
 export type ConnectHandler = (request: IncomingMessage, socket: Socket, proceed: () => void) => void;

@@ -181,6 +181,8 @@ export class UpstreamTransport implements Transport {
       // with many or long Set-Cookie or CSP headers that a browser loads.
       maxHeaderSize: MAX_RESPONSE_HEAD_BYTES,
     });
+    // Node keeps a response's first 2,000 header lines and drops the rest silently; its head is bounded by maxHeaderSize.
+    outgoing.maxHeadersCount = 0;
     pending.request = outgoing;
     let settled = false;
     outgoing.once('response', () => (settled = true));
