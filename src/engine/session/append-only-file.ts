@@ -1,7 +1,7 @@
 // A file that only ever grows, line by line: the session recorder's output. Lines are buffered in
 // memory and appended every `flushIntervalMs` (or as soon as 64 KiB are waiting), each append whole
-// lines in one O_APPEND write, and fdatasync'd every `syncIntervalMs`. A crashing process loses at
-// most the lines of the last interval; whatever reached the file is complete lines (a write cut
+// lines in one O_APPEND write, and fdatasync'd every `syncIntervalMs` beside the writes (a slow
+// sync never holds one back). A crashing process loses at most the lines of the last interval; whatever reached the file is complete lines (a write cut
 // short by the kernel or a full disk can leave one partial last line, which readers skip).
 //
 // The file is created, never reused ('ax': an existing file is an error, so a recording cannot
@@ -32,6 +32,8 @@ export class AppendOnlyFile {
   #pending: string[] = [];
   #pendingBytes = 0;
   #chain: Promise<void> = Promise.resolve();
+  /** The fdatasync in progress, beside the chain of writes, never in it. */
+  #syncing: Promise<void> | undefined;
   #unsynced = false;
   #failed: Error | undefined;
   #closed = false;
@@ -90,15 +92,25 @@ export class AppendOnlyFile {
     clearInterval(this.#syncTimer);
     await this.flush();
     this.#closed = true;
+    await this.#syncing;
     this.#sync();
-    await this.#chain;
+    await this.#syncing;
     await this.#handle.close();
   }
 
+  /**
+   * Asks the disk to keep what was written, without holding later writes: a sync on a loaded
+   * machine can take seconds, and a write queued behind it was still in this process's memory,
+   * lost to a kill -9 (one run kept 79.8 % of what it had served). Writes reach the kernel within
+   * the flush interval whatever the disk does; a sync covers what was written when it began.
+   */
   #sync(): void {
-    if (!this.#unsynced) return;
+    if (!this.#unsynced || this.#syncing) return;
     this.#unsynced = false;
-    this.#chain = this.#chain.then(() => this.#handle.datasync().catch((error: unknown) => this.#fail(error)));
+    this.#syncing = this.#handle
+      .datasync()
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => (this.#syncing = undefined));
   }
 
   #fail(error: unknown): void {
