@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corsRefusal, grantRefusal, needsPreflight, PreflightCache, readableHeaders, readPreflight, unsafeHeaderNames } from '../../src/engine/extensions/extension-cors.js';
+import { corsRefusal, grantRefusal, needsPreflight, PreflightCache, PREFLIGHT_CACHE_ENTRIES, readableHeaders, readPreflight, unsafeHeaderNames } from '../../src/engine/extensions/extension-cors.js';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { CHROMIUM, NO_CHROMIUM, reportInChromium, reportInWrtui, type Report } from '../helpers/chromium-probe.js';
 import { startCorsOrigins, type CorsOrigins } from '../helpers/cors-origins.js';
@@ -175,11 +175,23 @@ describe('the CORS rules an extension\'s fetch follows (extension-cors.ts, after
   it('a cached preflight answer is reused until it expires, per origin, URL and credentials mode', () => {
     const cache = new PreflightCache();
     const grant = { methods: new Set(['PUT']), headers: new Set<string>(), anyMethod: false, anyHeader: false, expires: 5_000 };
-    cache.put(ORIGIN, 'http://a.test/x', false, grant);
+    cache.put(ORIGIN, 'http://a.test/x', false, grant, 0);
     expect(cache.get(ORIGIN, 'http://a.test/x', false, 4_999)).toBe(grant);
     expect(cache.get(ORIGIN, 'http://a.test/x', true, 4_999)).toBeUndefined();
     expect(cache.get(ORIGIN, 'http://a.test/y', false, 4_999)).toBeUndefined();
     expect(cache.get(ORIGIN, 'http://a.test/x', false, 5_000)).toBeUndefined();
+  });
+
+  it("the preflight cache holds at most Chromium's 1,024 answers (expired ones go first, then the oldest) and no key over 1,024 characters", () => {
+    const cache = new PreflightCache();
+    const grant = (expires: number) => ({ methods: new Set(['PUT']), headers: new Set<string>(), anyMethod: false, anyHeader: false, expires });
+    cache.put(ORIGIN, 'http://a.test/expired', false, grant(10), 0);
+    for (let i = 0; i < 5_000; i++) cache.put(ORIGIN, `http://a.test/${i}`, false, grant(60_000), 100);
+    expect(cache.size).toBeLessThanOrEqual(PREFLIGHT_CACHE_ENTRIES);
+    expect(cache.get(ORIGIN, 'http://a.test/4999', false, 200)).toBeDefined();
+    expect(cache.get(ORIGIN, 'http://a.test/0', false, 200)).toBeUndefined();
+    cache.put(ORIGIN, `http://a.test/${'x'.repeat(1_100)}`, false, grant(60_000), 100);
+    expect(cache.get(ORIGIN, `http://a.test/${'x'.repeat(1_100)}`, false, 200)).toBeUndefined();
   });
 
   it('what a script may read: its own response all but Set-Cookie, a "cors" one the safelisted and exposed headers, an opaque one nothing', () => {

@@ -19,6 +19,8 @@ import type { HeadersDecision, InternalRedirect, RequestFlight, RequestLifecycle
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import type { ClientFault } from './client-guard.js';
+import { ClientConnections } from './client-connections.js';
+import { DescriptorWatch } from './descriptor-watch.js';
 import type { HostMap, HostMapping } from './host-map.js';
 import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead } from './client-response.js';
 import { relayFiltered } from './filtered-body.js';
@@ -64,6 +66,8 @@ export interface CaptureProxyOptions {
   cache?: HttpCache;
   /** Journal request and response bodies (up to maxBodySize) as `body` entries, for the recorder. */
   journalBodies?: boolean;
+  /** A client connection that sends nothing this long is closed (default 60 s, client-connections.ts). */
+  clientFirstByteTimeoutMs?: number;
 }
 
 /** A response to send whole (from the cache, or a redirect wrtui answers itself). */
@@ -104,6 +108,7 @@ export class CaptureProxy {
     this.journal = options.lifecycle.journal;
     this.storeId = options.storeId ?? '0';
     this.#maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY;
+    this.#clients = new ClientConnections(options.clientFirstByteTimeoutMs);
     this.#cache = options.cache;
     this.#upstream = new UpstreamTransport({
       insecureHosts: options.insecureUpstreamHosts ?? [],
@@ -183,12 +188,23 @@ export class CaptureProxy {
     if (host === 'localhost') await this.#alsoListenOn('::1');
     handleConnect(this.#server, (request, socket, proceed) => void this.#handleConnect(request, socket, proceed));
     deferClientErrorsToResponses(this.#server);
+    this.#clients.watch(listeningServer(this.#server));
+    // One watch per process: the default store's proxy keeps it.
+    if (this.storeId === '0') {
+      this.#descriptors = await DescriptorWatch.start({
+        holders: () => `${this.#clients.open} client connections, ${this.#upstream.sockets.size} upstream (${this.#upstream.idleSockets} idle)`,
+        warn: (message) => this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message }),
+      });
+    }
     // wrtui should not refuse (431) a request head the origin would take, a browser's big Cookie
     // header say: servers commonly allow 16–64 KiB. Past that it is answered 431, as before.
     if (!setRequestHeadLimit(this.#server, MAX_REQUEST_HEAD_BYTES)) {
       this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: "mockttp's HTTP/1 server is not where wrtui expects it: request heads over 16 KiB are answered 431" });
     }
   }
+
+  #clients!: ClientConnections;
+  #descriptors: DescriptorWatch | undefined;
 
   /** Each host:port --resolve sends elsewhere, said once (the request's own `ip` says it every time). */
   readonly #mappedHosts = new Set<string>();
@@ -308,6 +324,7 @@ export class CaptureProxy {
   }
 
   async stop(): Promise<void> {
+    this.#descriptors?.stop();
     this.#followUps.drain();
     for (const flight of this.#inFlight) flight.fail('net::ERR_ABORTED');
     this.#inFlight.clear();

@@ -127,8 +127,16 @@ export function grantRefusal(grant: PreflightGrant, method: string, unsafeNames:
 }
 
 /** Preflight answers an extension may reuse, by its origin, the URL and the credentials mode (as Chromium's cache keys them). */
+/** Chromium's bounds (services/network/cors/preflight_cache.cc): entries, and the longest key kept. */
+export const PREFLIGHT_CACHE_ENTRIES = 1024;
+const PREFLIGHT_KEY_LENGTH = 1024;
+
 export class PreflightCache {
   readonly #grants = new Map<string, PreflightGrant>();
+
+  get size(): number {
+    return this.#grants.size;
+  }
 
   get(origin: string, url: string, withCredentials: boolean, now: number): PreflightGrant | undefined {
     const key = `${origin} ${withCredentials} ${url}`;
@@ -137,8 +145,18 @@ export class PreflightCache {
     return grant && grant.expires > now ? grant : undefined;
   }
 
-  put(origin: string, url: string, withCredentials: boolean, grant: PreflightGrant): void {
-    this.#grants.set(`${origin} ${withCredentials} ${url}`, grant);
+  /** Kept unless its key is too long; a full cache first drops what expired, else its 10 oldest (Chromium drops 10 at random). */
+  put(origin: string, url: string, withCredentials: boolean, grant: PreflightGrant, now: number): void {
+    const key = `${origin} ${withCredentials} ${url}`;
+    if (key.length > PREFLIGHT_KEY_LENGTH) return;
+    if (!this.#grants.has(key) && this.#grants.size >= PREFLIGHT_CACHE_ENTRIES) {
+      for (const [old, kept] of this.#grants) if (kept.expires <= now) this.#grants.delete(old);
+      for (const old of this.#grants.keys()) {
+        if (this.#grants.size <= PREFLIGHT_CACHE_ENTRIES - 10) break;
+        this.#grants.delete(old);
+      }
+    }
+    this.#grants.set(key, grant);
   }
 }
 

@@ -8,6 +8,7 @@
 // Runs on the proxy thread, for the extension's worker, which awaits the answer.
 import { Readable } from 'node:stream';
 import type { Owner } from '../owner.js';
+import { EXTENSION_FETCH_CONCURRENCY, EXTENSION_FETCH_WAITING, FetchSlots } from './fetch-slots.js';
 import { corsRefusal, grantRefusal, needsPreflight, PreflightCache, readableHeaders, readPreflight, unsafeHeaderNames, type FetchMode, type ResponseTainting } from './extension-cors.js';
 import { chromeHeaders, chromePreflightHeaders, firefoxHeaders, firefoxPreflightHeaders, isForbidden, type HeaderFacts } from './extension-request-headers.js';
 import type { HttpHeaders, NetError } from '../types.js';
@@ -101,6 +102,24 @@ export function fetchFailure(owner: Owner): TypeError {
  * large download or a compression bomb costs the extension's worker, which reads it, not the proxy.
  */
 export async function fetchForExtension(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest, receiver: ExtensionFetchReceiver, version?: object): Promise<void> {
+  let slots = fetchSlots.get(owner);
+  if (!slots) fetchSlots.set(owner, (slots = new FetchSlots(EXTENSION_FETCH_CONCURRENCY, EXTENSION_FETCH_WAITING)));
+  const release = await slots.acquire();
+  if (!release) {
+    lifecycle.journal.append({ kind: 'log', level: 'warn', source: owner.id, message: `fetch(${request.url.slice(0, 200)}) refused: ${EXTENSION_FETCH_CONCURRENCY} of this extension's requests are running and ${EXTENSION_FETCH_WAITING} more wait` });
+    throw fetchFailure(owner);
+  }
+  try {
+    return await fetchInSlot(lifecycle, owner, request, receiver, version);
+  } finally {
+    release();
+  }
+}
+
+/** Each extension's requests in flight (fetch-slots.ts). */
+const fetchSlots = new WeakMap<Owner, FetchSlots>();
+
+async function fetchInSlot(lifecycle: RequestLifecycle, owner: Owner, request: ExtensionFetchRequest, receiver: ExtensionFetchReceiver, version?: object): Promise<void> {
   const network = lifecycle.network;
   const origin = owner.extensionOrigin;
   if (!network || network === 'offline' || !origin || !owner.extensionHost) throw fetchFailure(owner);
@@ -312,7 +331,7 @@ async function preflight(
   if (result.kind !== 'response' || !answer) return { reason: `its preflight (OPTIONS) failed (${result.kind === 'error' ? result.error : result.kind})`, requestId };
   const grant = readPreflight(answer.statusCode, answer.headers, facts.origin, withCredentials, now);
   if ('refused' in grant) return { reason: grant.refused, requestId };
-  cache?.put(facts.origin, facts.url.href, withCredentials, grant);
+  cache?.put(facts.origin, facts.url.href, withCredentials, grant, now);
   const refusal = grantRefusal(grant, facts.method, unsafeNames);
   return refusal === undefined ? undefined : { reason: refusal, requestId };
 }
