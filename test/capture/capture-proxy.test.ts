@@ -158,8 +158,11 @@ describe('blocking actions on the wire', () => {
       ALL_URLS,
       ['blocking'],
     );
-    const { code } = await h.curl([`${origin.url}/ads/banner.js`]);
-    expect(code).not.toBe(0); // curl: empty reply / connection reset
+    const { code, stdout, stderr } = await h.curl([`${origin.url}/ads/banner.js`]);
+    // curl prints the body that names the blocker, then fails on the second Content-Length (a browser rejects the head).
+    expect(code).toBe(18);
+    expect(stdout).toBe(`wrtui: ${origin.url}/ads/banner.js was blocked by blocker (net::ERR_BLOCKED_BY_CLIENT)\n`);
+    expect(stderr).toMatch(/transfer closed with 1 bytes remaining/);
     const id = requestIdOf(h, `${origin.url}/ads/banner.js`);
     await finished(h, id);
     expect(h.events(id)).toEqual(['onBeforeRequest', 'onErrorOccurred']);

@@ -413,20 +413,20 @@ export class CaptureProxy {
     });
 
     const before = await flight.beforeRequest();
-    if (before.action === 'cancel') return this.#block(request, response);
+    if (before.action === 'cancel') return this.#block(flight, request, response);
     if (before.action === 'redirect') return this.#answerRedirect(flight, request, response, before, 'Internal Redirect', client);
     if (flight.finished) return this.#reset(request, response); // the client left while listeners thought
 
     const frame = (sent: HttpHeaders) => framed(sent, body);
     const send = await flight.prepareToSend({ frame });
-    if (send.action === 'cancel') return this.#block(request, response);
+    if (send.action === 'cancel') return this.#block(flight, request, response);
     if (flight.finished) return this.#reset(request, response);
     let sentHeaders = send.requestHeaders;
     let cacheRequest: CacheRequest | undefined;
     if (this.#cache) {
       cacheRequest = { url: flight.url, method: flight.method, headers: headerObject(sentHeaders) };
       const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client, request.socket);
-      if (answer === 'reset') return this.#block(request, response);
+      if (answer === 'reset') return this.#block(flight, request, response);
       if (answer && 'failed' in answer) return this.#upstreamFailed(flight, request, response, url, answer.failed);
       // A listener redirected the cached answer to an extension's own URL: wrtui takes that hop.
       if (answer && 'internalRedirect' in answer) return this.#answerRedirect(flight, request, response, answer.internalRedirect, 'Found', client);
@@ -464,7 +464,7 @@ export class CaptureProxy {
       const decision: HeadersDecision = await flight.headersReceived(head);
       if (decision.action === 'cancel') {
         upstream.request.destroy();
-        return this.#block(request, response);
+        return this.#block(flight, request, response);
       }
       if (decision.action === 'retry-auth') {
         incoming.resume(); // the challenge's body is of no use; draining keeps the connection
@@ -474,7 +474,7 @@ export class CaptureProxy {
           return this.#reset(request, response);
         }
         const again = await flight.prepareToSend({ frame });
-        if (again.action === 'cancel') return this.#block(request, response);
+        if (again.action === 'cancel') return this.#block(flight, request, response);
         if (flight.finished) return this.#reset(request, response);
         sentHeaders = again.requestHeaders;
         continue;
@@ -566,10 +566,10 @@ export class CaptureProxy {
     if (flight.atExtensionUrl) {
       // No client can follow a redirect to an extension's own URL: wrtui takes the hop itself.
       const before = await flight.beforeRequest();
-      if (before.action === 'cancel') return this.#block(request, response);
+      if (before.action === 'cancel') return this.#block(flight, request, response);
       if (before.action === 'redirect') return this.#answerRedirect(flight, request, response, before, 'Internal Redirect', client);
       const served = await flight.serveExtensionResource();
-      if (!served) return this.#block(request, response);
+      if (!served) return this.#block(flight, request, response);
       return this.#sendWhole(request, response, { statusCode: 200, statusMessage: 'OK', headers: served.headers, body: served.body });
     }
     this.#followUps.expect(flight, client, request.socket);
@@ -704,8 +704,8 @@ export class CaptureProxy {
    * before any answer (Chromium 156 sent a blocked fetch up to three times), so the journal would
    * show one cancellation as several requests; an answer the client must reject does not invite that.
    */
-  #block(request: OngoingRequest, response: OngoingResponse): void {
-    refuseClient(request);
+  #block(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse): void {
+    refuseClient(request, `${flight.url} was blocked by ${flight.cancelledBy ?? 'wrtui'} (net::ERR_BLOCKED_BY_CLIENT)`);
     destroyResponse(response);
   }
 

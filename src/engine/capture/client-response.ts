@@ -55,19 +55,27 @@ export function writeResponseHead(request: ClientRequestLike, response: ClientRe
 }
 
 /**
- * What a cancelled HTTP/1 request gets: a response head with two different Content-Lengths,
- * which clients must reject (RFC 9112 §6.3; Chromium: ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH,
- * curl: an error), so a browser reports a failed request and, unlike after a reset, does not send
- * it again. The status line says why, for a human reading the bytes.
+ * What a cancelled HTTP/1 request gets: a response head with two different Content-Lengths, which
+ * a browser must reject (RFC 9112 §6.3; Chromium: ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH), so
+ * it reports a failed request and, unlike after a reset, does not send it again. The body says what
+ * was blocked and by whom; the second length is one byte more than it, so a client that takes the
+ * last length (curl) shows the body and then fails ("transfer closed with 1 bytes remaining", exit
+ * 18), and one that takes the first reads it whole.
  */
-const REFUSAL = 'HTTP/1.1 400 Blocked by wrtui\r\nContent-Length: 0\r\nContent-Length: 1\r\nConnection: close\r\n\r\n';
+export function refusal(text: string): Buffer {
+  const body = Buffer.from(`wrtui: ${text}\n`, 'utf8');
+  return Buffer.concat([
+    Buffer.from(`HTTP/1.1 400 Blocked by wrtui\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nContent-Length: ${body.length + 1}\r\nConnection: close\r\n\r\n`, 'latin1'),
+    body,
+  ]);
+}
 
 /** Fails the client's request without inviting a retry (HTTP/1), or resets its HTTP/2 stream. */
-export function refuseClient(request: ClientRequestLike): void {
+export function refuseClient(request: ClientRequestLike, why: string): void {
   if (isHttp2(request)) return resetClient(request);
   const socket = request.socket;
   if (socket.destroyed || !socket.writable) return resetClient(request);
-  socket.end(REFUSAL, () => socket.destroy());
+  socket.end(refusal(why), () => socket.destroy());
 }
 
 /**

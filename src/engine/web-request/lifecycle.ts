@@ -14,7 +14,7 @@
 import type { CrossSite } from '../cookies/cookie-match.js';
 import { EXTENSION_PROTOCOLS } from '../match-pattern.js';
 import { getHeader, getHeaderValues, withHeader } from '../headers.js';
-import type { Journal, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
+import type { DnrEntry, Journal, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
 import {
   ERR_BLOCKED_BY_CLIENT,
   type HttpHeaders,
@@ -332,7 +332,15 @@ export class RequestLifecycle {
   }
 }
 
+/** Who a declarativeNetRequest block came from, in words: `rule main#3 of Blocker`. */
+function dnrBlocker(entry: DnrEntry | undefined): string | undefined {
+  const match = entry?.matches.find((candidate) => candidate.status === 'applied');
+  return match && `declarativeNetRequest rule ${match.rulesetId}#${match.ruleId} of ${match.extension}`;
+}
+
 export class RequestFlight {
+  /** The rule or extension that cancelled it (a listener's owner, or a declarativeNetRequest rule), once cancelled. */
+  cancelledBy: string | undefined;
   readonly requestId: string;
   readonly lifecycle: RequestLifecycle;
   readonly type: ResourceType;
@@ -478,13 +486,13 @@ export class RequestFlight {
     if (dnr && dnr.action.kind !== 'none') {
       this.lifecycle.notify('onBeforeRequest', details, this.#filterable, undefined, this.#madeByNote());
       this.lifecycle.dnr!.journal(dnr.entry!);
-      if (dnr.action.kind === 'block') return this.#cancel();
+      if (dnr.action.kind === 'block') return this.#cancel(dnrBlocker(dnr.entry));
       return this.#internalRedirect(dnr.action.url, 307, 'Internal Redirect', false);
     }
     const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable, {}, undefined, this.#madeByNote());
     // The rules' entry follows the event's: the journal's first entry for a request is its onBeforeRequest.
     if (dnr?.entry) this.lifecycle.dnr!.journal(dnr.entry);
-    if (verdict.cancelledBy !== undefined) return this.#cancel();
+    if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
     if (verdict.redirectUrl !== undefined) return this.#internalRedirect(verdict.redirectUrl, 307, 'Internal Redirect', false);
     if (verdict.upgradeToSecure) {
       const secure = secureUrlOf(this.url);
@@ -527,7 +535,7 @@ export class RequestFlight {
       undefined,
       added.length > 0 ? { wrtuiAdded: added } : {},
     );
-    if (verdict.cancelledBy !== undefined) return this.#cancel();
+    if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
     let sent = verdict.requestHeaders ?? headers;
     // Rules change request headers after the listeners: onSendHeaders shows their work, onBeforeSendHeaders did not.
     if (this.lifecycle.dnr?.active) sent = this.lifecycle.dnr.requestHeaders(this.#dnrInfo(), sent);
@@ -550,9 +558,9 @@ export class RequestFlight {
     const authorization = this.#authorization!;
     let headers = withHeader(this.#lastSent ?? this.requestHeaders, authorization.header, authorization.value);
     const before = await this.lifecycle.fire('onBeforeRequest', { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) }, this.#filterable, {}, AUTH_RETRY_BEFORE_REQUEST);
-    if (before.verdict.cancelledBy !== undefined) return this.#cancel();
+    if (before.verdict.cancelledBy !== undefined) return this.#cancel(before.verdict.cancelledBy);
     const { verdict } = await this.lifecycle.fire('onBeforeSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, { shownRequestHeaders: headers }, AUTH_RETRY_REFIRES, {}, AUTH_RETRY_FACTS);
-    if (verdict.cancelledBy !== undefined) return this.#cancel();
+    if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
     headers = verdict.requestHeaders ?? headers;
     if (transport.frame) headers = transport.frame(headers, true);
     this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, AUTH_RETRY_REFIRES, {}, undefined, AUTH_RETRY_FACTS);
@@ -580,7 +588,7 @@ export class RequestFlight {
     );
     const { verdict } = merged;
     this.#responseHeadersOwner ??= merged.responseHeadersOwner;
-    if (verdict.cancelledBy !== undefined) return this.#cancel();
+    if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
     if (verdict.redirectUrl !== undefined) {
       // Chrome turns the response into a "302 Found" to the new URL: the next hop is a GET (§2.8).
       return this.#internalRedirect(verdict.redirectUrl, 302, 'Found', true);
@@ -589,7 +597,7 @@ export class RequestFlight {
     // Rules change response headers after the listeners (onResponseStarted shows it, onHeadersReceived did not).
     if (this.lifecycle.dnr?.active) {
       const ruled = this.lifecycle.dnr.responseHeaders(this.#dnrInfo(), responseHeaders);
-      if (ruled.blocked) return this.#cancel();
+      if (ruled.blocked) return this.#cancel('a declarativeNetRequest rule');
       responseHeaders = ruled.headers;
     }
     this.#response.responseHeaders = responseHeaders;
@@ -726,7 +734,9 @@ export class RequestFlight {
     return { requestId: this.requestId, url: this.url, method: this.method, type: dnrResourceType(this.type), tabId: this.tabId, frameId: this.frameId, ...(initiator !== undefined && { initiator }), ...(frameUrls.length > 0 && { frameUrls }), ...(this.madeBy && { madeBy: this.madeBy.host }) };
   }
 
-  #cancel(): { action: 'cancel'; error: NetError } {
+  /** Ends the request as blocked; `by` (a rule's or extension's name) is kept for the client's answer. */
+  #cancel(by?: string): { action: 'cancel'; error: NetError } {
+    this.cancelledBy = by;
     this.fail(ERR_BLOCKED_BY_CLIENT);
     return { action: 'cancel', error: ERR_BLOCKED_BY_CLIENT };
   }
@@ -871,7 +881,7 @@ export class RequestFlight {
     );
     // Chrome's cancel here is CancelAuth: the 401 itself is shown, so the request completes with it.
     // Firefox's ends the request: its test_ext_webRequest_auth.js expects onErrorOccurred.
-    if (verdict.cancelledBy !== undefined && verdict.canceller?.persona.authCancelFails) return this.#cancel();
+    if (verdict.cancelledBy !== undefined && verdict.canceller?.persona.authCancelFails) return this.#cancel(verdict.cancelledBy);
     if (verdict.cancelledBy !== undefined || !verdict.authCredentials) return undefined;
     const value = authorizationFor(challenge, verdict.authCredentials, { method: this.method, url: this.url });
     if (value === undefined) {
