@@ -113,6 +113,7 @@ export class CaptureProxy {
     this.#upstream = new UpstreamTransport({
       insecureHosts: options.insecureUpstreamHosts ?? [],
       ...(options.hostMap && { hostMap: options.hostMap, onMapped: (hostname, port, mapping) => this.#toldMapped(hostname, port, mapping) }),
+      knownFailure: (hostname, port) => this.#tunnels.recentFailure(hostname, port),
       ...(options.upstreamTimeoutMs !== undefined && { timeoutMs: options.upstreamTimeoutMs }),
     });
     // Extensions' own requests go out as the proxy's do (insecure hosts, timeouts), in the default store.
@@ -234,7 +235,16 @@ export class CaptureProxy {
     try {
       await this.#tunnels.reach(authority);
     } catch (error) {
-      return this.#tunnelFailed(request, socket, authority, error);
+      // Chromium (without a proxy) shows the request itself (BR, BSH, SH) ending with the connection
+      // error. So the tunnel is granted: the request inside it is learnt and fails at once with this
+      // error (UpstreamTransport's knownFailure). A client that sends none (a TLS client that does
+      // not trust wrtui, a non-HTTP tunnel) leaves the origin's failure in the journal when it closes.
+      const client = `${socket.remoteAddress}:${socket.remotePort}`;
+      this.#unreachableTunnels.set(client, () => void this.#tunnelFailed(request, authority, error));
+      socket.once('close', () => {
+        this.#unreachableTunnels.get(client)?.();
+        this.#unreachableTunnels.delete(client);
+      });
     }
     if (isIP(authority.host) !== 0) {
       try {
@@ -251,8 +261,11 @@ export class CaptureProxy {
     proceed();
   }
 
-  /** The tunnel's target cannot be reached: the request the tunnel was for fails with why; the client gets a 502 saying so. */
-  async #tunnelFailed(request: IncomingMessage, socket: Socket, authority: Authority, error: unknown): Promise<void> {
+  /** Tunnels to a target that could not be reached, by client address, until a request comes through one. */
+  readonly #unreachableTunnels = new Map<string, () => void>();
+
+  /** No request came through a tunnel to a target that cannot be reached: the journal names the origin and why. */
+  async #tunnelFailed(request: IncomingMessage, authority: Authority, error: unknown): Promise<void> {
     const netError = error instanceof TransportError ? error.netError : netErrorOf(error);
     const target = authorityText(authority);
     // What the client meant to fetch is inside the tunnel, never sent: the journal names the origin.
@@ -264,7 +277,6 @@ export class CaptureProxy {
     } catch (failure) {
       this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `CONNECT ${target}: ${netError} (${(failure as Error).message})` });
     }
-    socket.end(rawResponse(netError === 'net::ERR_TIMED_OUT' ? 504 : 502, netError === 'net::ERR_TIMED_OUT' ? 'Gateway Timeout' : 'Bad Gateway', `wrtui: ${netError} from ${target} (${(error as Error).message})`, netError));
   }
 
   /**
@@ -358,6 +370,7 @@ export class CaptureProxy {
     }
     const requestBody = parseRequestBody({ method: request.method, contentType: getHeader(headers, 'content-type'), bytes: body.bytes, truncated: !body.complete });
     const client = `${request.remoteIpAddress}:${request.remotePort}`;
+    if (this.#unreachableTunnels.size > 0) this.#unreachableTunnels.delete(client); // a request came through it
     let flight = this.#followUps.claim(request.url, request.method, client);
     if (flight) {
       // The client followed a redirect: the same request's next hop, with the client's headers.

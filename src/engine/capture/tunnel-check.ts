@@ -31,9 +31,13 @@ export function authorityText({ host, port }: Authority): string {
 
 const REACHED_TTL_MS = 60_000;
 
+/** How long a target that could not be reached is taken as such, for the request inside its tunnel. */
+const FAILED_TTL_MS = 10_000;
+
 export class TunnelCheck {
   readonly #timeoutMs: number;
   readonly #reached = new Map<string, number>();
+  readonly #failed = new Map<string, { error: Error; at: number }>();
 
   readonly #hostMap: HostMap | undefined;
 
@@ -55,9 +59,26 @@ export class TunnelCheck {
         socket.destroy();
         resolve();
       });
-      socket.once('error', reject);
+      socket.once('error', (error) => {
+        if (this.#failed.size > 1000) this.#failed.clear();
+        this.#failed.set(key, { error, at: performance.now() });
+        reject(error);
+      });
     });
     if (this.#reached.size > 1000) this.#reached.clear();
     this.#reached.set(key, performance.now());
+    this.#failed.delete(key);
+  }
+
+  /**
+   * Why `host:port` could not be reached by a check in the last 10 s, if it could not: the request
+   * inside a tunnel granted anyway fails with that at once, instead of waiting for it a second time.
+   */
+  recentFailure(host: string, port: number): Error | undefined {
+    const key = authorityText({ host, port });
+    const failed = this.#failed.get(key);
+    if (failed && performance.now() - failed.at < FAILED_TTL_MS) return failed.error;
+    if (failed) this.#failed.delete(key);
+    return undefined;
   }
 }

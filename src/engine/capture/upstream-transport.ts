@@ -33,6 +33,8 @@ export interface UpstreamTransportOptions {
   /** Where to connect for some hostnames (--resolve); told to `onMapped` as each is used. */
   hostMap?: HostMap;
   onMapped?: (hostname: string, port: number, mapping: HostMapping) => void;
+  /** Why a host:port is known not to answer right now (a tunnel check just failed): requests to it fail at once. */
+  knownFailure?: (hostname: string, port: number) => Error | undefined;
 }
 
 export interface StreamingRequest {
@@ -108,6 +110,7 @@ export class UpstreamTransport implements Transport {
   readonly #timeoutMs: number;
   readonly #hostMap: HostMap | undefined;
   readonly #onMapped: UpstreamTransportOptions['onMapped'];
+  readonly #knownFailure: UpstreamTransportOptions['knownFailure'];
   // One pool per scheme; the https agent keys its pool by TLS options, so insecure hosts are separate.
   // Idle connections are bounded (idle-sockets.ts): one client visiting 1,500 hosts left ~1,000
   // open and then ran out of descriptors.
@@ -125,6 +128,7 @@ export class UpstreamTransport implements Transport {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
     this.#hostMap = options.hostMap?.empty ? undefined : options.hostMap;
     this.#onMapped = options.onMapped;
+    this.#knownFailure = options.knownFailure;
   }
 
   /**
@@ -134,6 +138,8 @@ export class UpstreamTransport implements Transport {
    * which costs ~4 % of a small request's CPU).
    */
   open(request: StreamingRequest, pending: { request?: http.ClientRequest } = {}): Promise<UpstreamResponse> {
+    const known = this.#known(request.url);
+    if (known) return Promise.reject(known);
     return new Promise<UpstreamResponse>((resolve, reject) => {
       const outgoing = this.#request(request, pending, reject, false);
       outgoing.on('response', (response) =>
@@ -156,12 +162,23 @@ export class UpstreamTransport implements Transport {
    * switched connection, or with the ordinary response of an origin that refused to switch.
    */
   openUpgrade(request: StreamingRequest, pending: { request?: http.ClientRequest } = {}): Promise<UpgradeResult> {
+    const known = this.#known(request.url);
+    if (known) return Promise.reject(known);
     return new Promise<UpgradeResult>((resolve, reject) => {
       const outgoing = this.#request(request, pending, reject, true);
       outgoing.on('upgrade', (response, socket, head) => resolve({ kind: 'upgraded', response, socket, head, ip: addressOf(socket) }));
       outgoing.on('response', (response) => resolve({ kind: 'refused', response, request: outgoing, ip: addressOf(response.socket), http09: false }));
       outgoing.end();
     });
+  }
+
+  /** The failure a request to `url` meets at once: its host:port is known not to answer (knownFailure). */
+  #known(url: URL): TransportError | undefined {
+    if (!this.#knownFailure) return undefined;
+    const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const failure = this.#knownFailure(hostname, Number(url.port || (secure ? 443 : 80)));
+    return failure && new TransportError(netErrorOf(failure), failure.message);
   }
 
   #request(request: StreamingRequest, pending: { request?: http.ClientRequest }, reject: (error: TransportError) => void, upgrade: boolean): http.ClientRequest {
