@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { guarded, targetProblem, type ClientAnswer, type ClientFault } from '../../src/engine/capture/client-guard.js';
+import { guarded, targetProblem, type ClientAnswer, type ClientFault, type NodeListener } from '../../src/engine/capture/client-guard.js';
 
 describe('targetProblem: only the request-target forms a proxy serves', () => {
   it('takes origin-form, absolute http(s) URLs (any case), OPTIONS *, and leaves CONNECT to its own check', () => {
@@ -41,7 +41,7 @@ describe('guarded: a listener fault is the client\'s 400 and one journal line, n
   it('a synchronous throw', () => {
     const faults: ClientFault[] = [];
     const response = fakeResponse();
-    guarded(() => {
+    guarded<NodeListener>(() => {
       throw Object.assign(new TypeError('Invalid URL'), { code: 'ERR_INVALID_URL' });
     }, (fault) => faults.push(fault))(request, response);
     expect(response.status).toBe(400);
@@ -54,7 +54,7 @@ describe('guarded: a listener fault is the client\'s 400 and one journal line, n
     const socket = new Socket();
     const written: string[] = [];
     socket.end = ((data: string) => written.push(data)) as never;
-    guarded(() => Promise.reject(new Error('late')), (fault) => faults.push(fault))(request, socket);
+    guarded<NodeListener>(() => Promise.reject(new Error('late')), (fault) => faults.push(fault))(request, socket);
     await new Promise((resolve) => setImmediate(resolve));
     expect(written[0]).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*wrtui could not read this request: late\n$/);
     expect(faults).toHaveLength(1);
@@ -63,14 +63,14 @@ describe('guarded: a listener fault is the client\'s 400 and one journal line, n
   it('a check that refuses: the listener never runs', () => {
     let ran = false;
     const response = fakeResponse();
-    guarded(() => (ran = true), () => {}, () => 'no')(request, response);
+    guarded<NodeListener>(() => (ran = true), () => {}, () => 'no')(request, response);
     expect(ran).toBe(false);
     expect(response.status).toBe(400);
   });
 
   it('a target is quoted in the journal at most 200 characters long', () => {
     const faults: ClientFault[] = [];
-    guarded(() => {
+    guarded<NodeListener>(() => {
       throw new Error('x');
     }, (fault) => faults.push(fault))({ method: 'GET', url: `/${'a'.repeat(500)}` } as IncomingMessage, fakeResponse());
     expect(faults[0]!.target).toHaveLength(201);
