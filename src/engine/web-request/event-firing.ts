@@ -87,12 +87,13 @@ export class EventFiring {
     }
     const firedFor = only ? { firedFor: only.names } : {};
     const started = performance.now();
-    const dispatched = dispatch(event, listeners, details, this.#dispatchOptions(event, request));
+    const unanswered = flight ? new Set<RegisteredListener>() : undefined;
+    const dispatched = dispatch(event, listeners, details, { ...this.#dispatchOptions(event, request), ...(unanswered && { unanswered }) });
     let result: DispatchResult;
     if (dispatched instanceof Promise) {
       this.#context.countListenerWait();
       result = await this.#wait(flight, dispatched, (ending) =>
-        journal.append({ kind: 'webRequest', event, details, outcomes: unanswered(listeners, event, ending, started), ...firedFor, ...note }),
+        journal.append({ kind: 'webRequest', event, details, outcomes: ignoredAnswers(unanswered!, event, ending, started), ...firedFor, ...note }),
       );
       // The request ended meanwhile: its event is journaled already, and nothing of it applies now.
       if (flight?.finished) return { verdict: {} };
@@ -175,10 +176,10 @@ export class EventFiring {
   }
 }
 
-/** The blocking listeners' owners, their answers ignored: the request ended before they came. */
-function unanswered(listeners: readonly RegisteredListener[], event: WebRequestEventName, ending: string, started: number): ListenerOutcome[] {
+/** The owners of the listeners still being waited for, their answers ignored: the request ended before they came. */
+function ignoredAnswers(unanswered: ReadonlySet<RegisteredListener>, event: WebRequestEventName, ending: string, started: number): ListenerOutcome[] {
   const owners = new Set<string>();
-  for (const listener of listeners) if (listener.blocking) owners.add(listener.owner.id);
+  for (const listener of unanswered) owners.add(listener.owner.id);
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-  return [...owners].map((owner) => ({ owner, event, status: 'ignored', reason: `the request ended (${ending}) while it was waited for; an answer after that is not used`, durationMs }));
+  return [...owners].map((owner) => ({ owner, event, status: 'ignored', reason: `no answer before the request ended (${ending}); a later one is not used`, durationMs }));
 }
