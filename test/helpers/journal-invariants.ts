@@ -7,18 +7,15 @@
 import type { JournalEntry, WebRequestEntry } from '../../src/engine/journal.js';
 import { EXTENSION_PROTOCOLS } from '../../src/engine/match-pattern.js';
 
-const SEEN_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', ...EXTENSION_PROTOCOLS]);
+/** Where webRequest reports events; a redirect anywhere else (data:, about:blank) ends the request. */
+const SEEN_PROTOCOLS = new Set(['http:', 'https:', 'ws:', 'wss:', ...EXTENSION_PROTOCOLS]);
 
 /** The entry ends its request. */
 export function isTerminal(entry: WebRequestEntry): boolean {
   if (entry.event === 'onCompleted' || entry.event === 'onErrorOccurred') return true;
   if (entry.event !== 'onBeforeRedirect') return false;
   const target = (entry.details as { redirectUrl?: string }).redirectUrl;
-  try {
-    return target !== undefined && !SEEN_SCHEMES.has(new URL(target).protocol);
-  } catch {
-    return false;
-  }
+  return target !== undefined && !SEEN_PROTOCOLS.has(`${target.slice(0, target.indexOf(':')).toLowerCase()}:`);
 }
 
 /** Every broken rule, one line each (empty when the journal is sound). */
