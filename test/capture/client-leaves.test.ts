@@ -3,6 +3,7 @@
 // the listener answers afterwards is not followed by anyone: wrtui makes no request of its own.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Breakpoints } from '../../src/engine/breakpoints.js';
 import type { JournalEntry, WebRequestEntry } from '../../src/engine/journal.js';
 import type { BlockingResponse } from '../../src/engine/types.js';
 import { journalViolations } from '../helpers/journal-invariants.js';
@@ -75,4 +76,23 @@ describe('a client that left ends its request once, and a redirect answered afte
       expect(journalViolations(h.entries as JournalEntry[])).toEqual([]);
     });
   }
+
+  it('a request paused at a breakpoint whose client leaves is paused no more; answering it then changes nothing', async () => {
+    origin = await startOrigin((_req, res) => res.end('origin'));
+    harness = await startProxyHarness();
+    const h = harness;
+    const breakpoints = new Breakpoints(h.engine);
+    breakpoints.set({ stage: 'onBeforeRequest', description: 'every request', matches: () => true });
+    const socket = rawRequest(h.proxy.port, `${origin.url}/start`);
+    await expect.poll(() => breakpoints.paused().length).toBe(1);
+    const { requestId } = breakpoints.paused()[0]!;
+    socket.destroy();
+    await expect.poll(() => breakpoints.paused()).toEqual([]);
+    expect(breakpoints.answer(requestId, { redirectUrl: `${origin.url}/target` })).toBe(false);
+    const events = h.webRequestEntries((entry) => entry.details.requestId === requestId);
+    expect(events.map((entry) => entry.event)).toEqual(['onBeforeRequest', 'onErrorOccurred']);
+    expect(events[0]!.outcomes).toMatchObject([{ owner: 'breakpoint', status: 'ignored' }]);
+    breakpoints.close();
+    expect(origin.received).toEqual([]);
+  });
 });
