@@ -1,6 +1,8 @@
 // The journal: one ordered stream; a consumer that subscribes late still gets every entry from seq 1.
-import { describe, expect, it } from 'vitest';
-import { Journal, type JournalEntry } from '../src/engine/journal.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Journal, type JournalEntry, type LogEntry } from '../src/engine/journal.js';
+import { startOrigin, type Origin } from './helpers/origin.js';
+import { startProxyHarness, type ProxyHarness } from './helpers/proxy-harness.js';
 
 const log = (message: string) => ({ kind: 'log' as const, level: 'info' as const, source: 'test', message });
 
@@ -31,5 +33,62 @@ describe('every consumer sees every entry from seq 1, in order, whenever it subs
     const seen: number[] = [];
     journal.subscribe((entry) => seen.push(entry.seq), { fromStart: true });
     expect(seen).toEqual([3, 4, 5]);
+  });
+});
+
+describe('a journal subscriber that throws never stops the journal, the other subscribers or the proxy', () => {
+  const failures = (entries: readonly JournalEntry[]) => entries.filter((entry): entry is LogEntry & JournalEntry => entry.kind === 'log' && entry.source === 'journal');
+
+  it('the others get every entry in order; the failure is journaled once, after the entry it failed on', () => {
+    const journal = new Journal();
+    journal.subscribe(() => {
+      throw new TypeError('event.outcomes is not iterable');
+    });
+    const seen: JournalEntry[] = [];
+    journal.subscribe((entry) => seen.push(entry));
+    journal.append(log('one'));
+    journal.append(log('two'));
+    expect(seen.map((entry) => entry.seq)).toEqual([1, 2, 3]);
+    expect(seen.map((entry) => (entry as LogEntry).message)).toEqual(['one', expect.stringContaining('a journal subscriber failed on a log entry (seq 1) and was skipped for it: event.outcomes is not iterable'), 'two']);
+    expect(failures(seen)).toHaveLength(1);
+  });
+
+  it('one failing on every entry with new messages is told a few times, then no more (no flood, no loop)', () => {
+    const journal = new Journal();
+    let calls = 0;
+    journal.subscribe(() => {
+      throw new Error(`failure ${++calls}`);
+    });
+    const seen: JournalEntry[] = [];
+    journal.subscribe((entry) => seen.push(entry));
+    for (let i = 0; i < 10; i++) journal.append(log(`entry ${i}`));
+    expect(failures(seen).map((entry) => entry.message.replace(/ \(at .*\)/, ''))).toEqual([
+      'a journal subscriber failed on a log entry (seq 1) and was skipped for it: failure 1',
+      'a journal subscriber failed on a log entry (seq 2) and was skipped for it: failure 2',
+      'a journal subscriber failed on a log entry (seq 3) and was skipped for it: failure 3; its further failures are not logged',
+    ]);
+    expect(seen.filter((entry) => entry.kind === 'log' && entry.source === 'test')).toHaveLength(10);
+  });
+
+  let harness: ProxyHarness | undefined;
+  let origin: Origin | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    await origin?.close();
+    harness = origin = undefined;
+  });
+
+  it('through the proxy: with a subscriber that throws on every entry, requests are served and end as usual', async () => {
+    origin = await startOrigin();
+    harness = await startProxyHarness();
+    harness.engine.journal.subscribe(() => {
+      throw new Error('a broken screen');
+    });
+    for (const path of ['/a', '/b', '/c']) {
+      const { stdout } = await harness.curl(['-s', `${origin.url}${path}`]);
+      expect(stdout).toBe('origin says hi');
+    }
+    expect(harness.webRequestEntries((entry) => entry.event === 'onCompleted')).toHaveLength(3);
+    expect(failures(harness.entries)).toHaveLength(1);
   });
 });

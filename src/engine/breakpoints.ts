@@ -41,6 +41,8 @@ export class Breakpoints {
   readonly #listeners = new Set<() => void>();
   #current: Breakpoint | undefined;
   #unregister: (() => void) | undefined;
+  /** Watches the journal for paused requests that end (only while some request is paused). */
+  #unwatchEnds: (() => void) | undefined;
 
   constructor(engine: Engine) {
     this.#engine = engine;
@@ -82,6 +84,7 @@ export class Breakpoints {
     const paused = this.#paused.get(requestId);
     if (!paused) return false;
     this.#paused.delete(requestId);
+    if (this.#paused.size === 0) this.#stopWatchingEnds();
     paused.answer(response);
     this.#changed();
     return true;
@@ -108,8 +111,25 @@ export class Breakpoints {
   #pause(stage: BreakpointStage, details: WebRequestDetails): Promise<BlockingResponse | undefined> {
     return new Promise((resolve) => {
       this.#paused.set(details.requestId, { requestId: details.requestId, stage, details, since: Date.now(), answer: resolve });
+      this.#watchEnds();
       this.#changed();
     });
+  }
+
+  /**
+   * A paused request can end without an answer (its client left, the proxy stopped): it is paused no
+   * more, and its pending answer is let go (nothing applies it now; kept, it would never settle).
+   */
+  #watchEnds(): void {
+    this.#unwatchEnds ??= this.#engine.journal.subscribe((entry) => {
+      if (entry.kind !== 'webRequest' || (entry.event !== 'onErrorOccurred' && entry.event !== 'onCompleted')) return;
+      if (this.#paused.has(entry.details.requestId)) this.answer(entry.details.requestId, undefined);
+    });
+  }
+
+  #stopWatchingEnds(): void {
+    this.#unwatchEnds?.();
+    this.#unwatchEnds = undefined;
   }
 
   #changed(): void {

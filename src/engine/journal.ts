@@ -214,11 +214,18 @@ export interface SubscribeOptions {
 /** How many entries the journal keeps for subscribers that come late (a few MB at most). */
 export const KEPT_ENTRIES = 2000;
 
+/** Distinct failures of one subscriber journaled before it is reported no more (it may fail on every entry). */
+const FAILURES_TOLD_PER_SUBSCRIBER = 3;
+
 export class Journal {
   #seq = 0;
   readonly #subscribers = new Set<JournalSubscriber>();
   readonly #now: () => number;
-  readonly #onSubscriberError: (error: unknown) => void;
+  readonly #onSubscriberError: ((error: unknown) => void) | undefined;
+  /** The messages of each subscriber's failures journaled so far. */
+  readonly #failuresTold = new WeakMap<JournalSubscriber, Set<string>>();
+  /** Failures to journal once the entry they happened on has reached every subscriber. */
+  readonly #failureReports: LogEntry[] = [];
   readonly #kept: JournalEntry[] = [];
   readonly #keep: number;
   /** Where the oldest kept entry is in #kept (a ring once full). */
@@ -227,8 +234,7 @@ export class Journal {
   constructor(options: { now?: () => number; onSubscriberError?: (error: unknown) => void; keep?: number } = {}) {
     this.#now = options.now ?? Date.now;
     this.#keep = options.keep ?? KEPT_ENTRIES;
-    this.#onSubscriberError =
-      options.onSubscriberError ?? ((error) => process.emitWarning(`journal subscriber failed: ${String(error)}`));
+    this.#onSubscriberError = options.onSubscriberError;
   }
 
   /** Appends `body` (which becomes the entry: pass a fresh object) and tells every subscriber. */
@@ -248,10 +254,33 @@ export class Journal {
         subscriber(entry);
       } catch (error) {
         // A broken subscriber (UI, recorder) must never break the request that produced the entry.
-        this.#onSubscriberError(error);
+        this.#subscriberFailed(subscriber, entry, error);
       }
     }
+    this.#tellFailures();
     return entry;
+  }
+
+  /** Journals the subscribers' failures, after the entry they failed on reached everyone (each sees entries in order). */
+  #tellFailures(): void {
+    while (this.#failureReports.length > 0) this.append(this.#failureReports.shift()!);
+  }
+
+  /**
+   * A subscriber threw: the journal says so itself (every consumer sees it, recordings keep it),
+   * once per distinct failure and at most FAILURES_TOLD_PER_SUBSCRIBER times per subscriber, so that
+   * one failing on every entry (or on the report itself) neither floods nor loops.
+   */
+  #subscriberFailed(subscriber: JournalSubscriber, entry: JournalEntry, error: unknown): void {
+    if (this.#onSubscriberError) return this.#onSubscriberError(error);
+    const message = error instanceof Error ? error.message : String(error);
+    let told = this.#failuresTold.get(subscriber);
+    if (!told) this.#failuresTold.set(subscriber, (told = new Set()));
+    if (told.has(message) || told.size >= FAILURES_TOLD_PER_SUBSCRIBER) return;
+    told.add(message);
+    const where = error instanceof Error ? error.stack?.split('\n').find((frame) => frame.trim().startsWith('at '))?.trim() : undefined;
+    const last = told.size === FAILURES_TOLD_PER_SUBSCRIBER ? '; its further failures are not logged' : '';
+    this.#failureReports.push({ kind: 'log', level: 'error', source: 'journal', message: `a journal subscriber failed on a ${entry.kind} entry (seq ${entry.seq}) and was skipped for it: ${message}${where ? ` (${where})` : ''}${last}` });
   }
 
   subscribe(subscriber: JournalSubscriber, options: SubscribeOptions = {}): () => void {
@@ -261,11 +290,12 @@ export class Journal {
         try {
           subscriber(entry);
         } catch (error) {
-          this.#onSubscriberError(error);
+          this.#subscriberFailed(subscriber, entry, error);
         }
       }
     }
     this.#subscribers.add(subscriber);
+    this.#tellFailures();
     return () => this.#subscribers.delete(subscriber);
   }
 

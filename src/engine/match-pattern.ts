@@ -172,6 +172,14 @@ export const EXTENSION_SCHEMES: readonly string[] = ['chrome-extension', 'moz-ex
 /** The same, as `URL.protocol` writes them. */
 export const EXTENSION_PROTOCOLS: ReadonlySet<string> = new Set(EXTENSION_SCHEMES.map((scheme) => `${scheme}:`));
 
+const SEEN_PROTOCOLS: ReadonlySet<string> = new Set(['http:', 'https:', 'ws:', 'wss:', ...EXTENSION_PROTOCOLS]);
+
+/** webRequest reports events at this URL (web schemes, extensions' own); a request redirected elsewhere (data:, about:blank) ends there. */
+export function seenByWebRequest(url: string): boolean {
+  const colon = url.indexOf(':');
+  return colon > 0 && SEEN_PROTOCOLS.has(url.slice(0, colon + 1).toLowerCase());
+}
+
 function compilePattern(pattern: string, options: PatternOptions = {}): CompiledParts {
   const fail = (reason: string): never => {
     throw new MatchPatternError(pattern, reason);

@@ -81,4 +81,6 @@ export interface TuiBackend {
   explainDnr?: ExplainDnr;
   /** Whether a declarativeNetRequest rule matches a request now (the filter's dnr:RULESET#ID). */
   dnrRuleMatches?: (rule: { rulesetId?: string; ruleId: number }, request: DnrRequest) => boolean;
+  /** Puts a problem of the UI's own (a pane that failed to draw) in the log. */
+  reportProblem?: (message: string) => void;
 }

@@ -30,6 +30,8 @@ export interface ReplayBackendOptions {
   rerun: (why: string) => Promise<void>;
   /** The rules folder: a quick rule (w) is written there, and its watch re-runs the session with it. */
   rulesDir?: string;
+  /** Puts a problem of the UI's own in the log on screen (TuiBackend.reportProblem). */
+  reportProblem?: (message: string) => void;
   /** The dry-run switches: the global one, and one rule's over what its file says. Each change re-runs. */
   dryRun: {
     get(): boolean;
@@ -65,6 +67,7 @@ export function createReplayBackend(options: ReplayBackendOptions): TuiBackend {
     cookies: replayCookies(options),
     saveExport: (fileName, text) => saveExport(stateDir, fileName, text),
     writeToTerminal: options.writeToTerminal,
+    ...(options.reportProblem && { reportProblem: options.reportProblem }),
   };
 }
 

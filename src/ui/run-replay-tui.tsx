@@ -61,7 +61,10 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
 
   const store = new TrafficStore({ maxRequests: Math.max(5000, options.requests), tickMs: 1000, ordinals: 'requestId' });
   const dropTimings = dropPerformanceEntries();
+  let seq = 0;
+  const note = (level: 'info' | 'warn' | 'error', message: string, source = 'replay') => store.ingest({ kind: 'log', level, source, message, seq: ++seq, time: Date.now() });
   const backend = createReplayBackend({
+    reportProblem: (message) => note('error', message, 'tui'),
     file: options.file,
     entries: () => entries,
     stateDir: options.stateDir,
@@ -91,8 +94,6 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
   await installFastInkOutput(); // Ink's frames, composed with less work (see ink-fast-output.ts)
   const { session: screen } = startScreenSession({ store, makeBackend: () => backend });
 
-  let seq = 0;
-  const note = (level: 'info' | 'warn', message: string) => store.ingest({ kind: 'log', level, source: 'replay', message, seq: ++seq, time: Date.now() });
   /**
    * A run stopped midway (a newer save stopped it) left rows of two runs on screen: the run that
    * follows replaces them in place; one that does not load puts the last whole result back.

@@ -70,6 +70,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     journal: engine.journal,
     explainDnr: (request) => (engine.dnr.active ? engine.dnr.nearMisses(request) : { rules: [], urlMisses: 0 }),
     dnrRuleMatches: (rule, request) => engine.dnr.active && engine.dnr.ruleMatches(rule, request),
+    reportProblem: (message) => engine.journal.append({ kind: 'log', level: 'error', source: 'tui', message }),
     getDryRun: () => engine.dryRun,
     setDryRun: (on) => {
       engine.dryRun = on;

@@ -42,6 +42,18 @@ describe('declarativeNetRequest actions on the wire', () => {
     expect(dnrEntries(h)).toMatchObject([{ stage: 'onBeforeRequest', effect: 'block', matches: [{ extension: 'blocker', rulesetId: 'main', ruleId: 1, priority: 1, action: 'block', status: 'applied' }] }]);
   });
 
+  it('block beside a blocking listener that answers later: onBeforeRequest is journaled at once with an outcomes list; the listener\'s late failure is a log line', async () => {
+    const { harness: h, origin: o } = await start([{ id: 1, action: { type: 'block' }, condition: { urlFilter: '/ads/', resourceTypes: ['other'] } }]);
+    let rejectLater!: (error: Error) => void;
+    h.api().chrome.webRequest!.onBeforeRequest.addListener(() => new Promise((_resolve, reject) => (rejectLater = reject)), { urls: ['<all_urls>'] }, ['blocking']);
+    await h.curl(['-s', '-o', '/dev/null', `${o.url}/ads/x`]);
+    const before = h.webRequestEntries((entry) => entry.event === 'onBeforeRequest')[0]!;
+    expect(before.outcomes).toEqual([]);
+    expect(eventsOf(h, '/ads/')).toEqual(['onBeforeRequest', 'onErrorOccurred net::ERR_BLOCKED_BY_CLIENT']);
+    rejectLater(new Error('too late'));
+    await h.waitFor((entry) => entry.kind === 'log' && entry.source === 'test-rule' && entry.message.includes('too late'));
+  });
+
   it('redirect (transform): an internal 307, then the new URL\'s events; the client gets the new resource', async () => {
     const { harness: h, origin: o } = await start([{ id: 2, action: { type: 'redirect', redirect: { transform: { path: '/new', queryTransform: { addOrReplaceParams: [{ key: 'via', value: 'dnr' }] } } } }, condition: { urlFilter: '|http://*/old|', resourceTypes: ['other'] } }]);
     const { stdout } = await h.curl(['-s', '-L', `${o.url}/old`]);

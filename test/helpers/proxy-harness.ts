@@ -1,5 +1,6 @@
 // A real capture session for tests: an Engine, wrtui's CA in a temp dir, a CaptureProxy on
-// 127.0.0.1, and clients (undici, curl) pointed at it. Everything is torn down by close().
+// 127.0.0.1, and clients (undici, curl) pointed at it. Everything is torn down by close(), which
+// then checks the journal's invariants (journal-invariants.ts) and throws if one is broken.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { loadOrCreateCertificateAuthority, type CertificateAuthority } from '../
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
 import type { JournalEntry, WebRequestEntry } from '../../src/engine/journal.js';
 import { createTrustedOwner, type Owner } from '../../src/engine/owner.js';
+import { assertJournalInvariants } from './journal-invariants.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -95,6 +97,8 @@ export async function startProxyHarness(
       await proxy.stop();
       await engine.close();
       await rm(stateDir, { recursive: true, force: true });
+      // Whatever the test did, the journal it left must be sound (every request ended once, nothing after).
+      assertJournalInvariants(entries);
     },
   };
   return harness;

@@ -153,6 +153,15 @@ describe('folding', () => {
     expect(record.events.map((event) => event.event)).toContain('onBeforeRedirect');
   });
 
+  it('a redirect to data: ends the request there (wrtui answers it; no more events come): the row is not left in progress', async () => {
+    driver.rule('to-data').onBeforeRequest.addListener(() => ({ redirectUrl: 'data:text/plain,hi' }), { urls: ['<all_urls>'] }, ['blocking']);
+    await driver.request('http://a.test/page');
+    store.flush();
+    const record = store.all()[0]!;
+    expect(record).toMatchObject({ phase: 'completed', statusCode: 307, redirectTarget: 'data:text/plain,hi' });
+    expect(record.endedAt).toBe(record.events.at(-1)!.timeStamp);
+  });
+
   it('failures keep the net::ERR_* name', async () => {
     await driver.request('http://down.test/', { refuse: true });
     store.flush();

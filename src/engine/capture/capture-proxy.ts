@@ -22,7 +22,8 @@ import type { ClientFault } from './client-guard.js';
 import { ClientConnections } from './client-connections.js';
 import { DescriptorWatch } from './descriptor-watch.js';
 import type { HostMap, HostMapping } from './host-map.js';
-import { isHttp2, ORIGIN_FRAMING, resetClient, refuseClient, writeResponseHead } from './client-response.js';
+import { destroyResponse, isHttp2, ORIGIN_FRAMING, plainText, rawResponse, rawResponseHead, resetClient, resetSocket, refuseClient, writeResponseHead, type WholeResponse } from './client-response.js';
+import { localContent } from './data-url.js';
 import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
@@ -68,14 +69,6 @@ export interface CaptureProxyOptions {
   journalBodies?: boolean;
   /** A client connection that sends nothing this long is closed (default 60 s, client-connections.ts). */
   clientFirstByteTimeoutMs?: number;
-}
-
-/** A response to send whole (from the cache, or a redirect wrtui answers itself). */
-interface WholeResponse {
-  statusCode: number;
-  statusMessage: string;
-  headers: HttpHeaders;
-  body: Uint8Array;
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -575,7 +568,11 @@ export class CaptureProxy {
 
   /** A listener's redirect, answered by wrtui: a data: URL served, anything else a redirect the client follows. */
   async #answerRedirect(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, redirect: { redirectUrl: string; statusCode: number; responseHeaders: HttpHeaders }, reason: string, client: string): Promise<void> {
-    if (flight.finished) return this.#sendWhole(request, response, await dataResponse(redirect.redirectUrl));
+    if (flight.finished) {
+      // The request ended at a URL webRequest never sees: its content if wrtui has it, never fetched.
+      const local = this.#localAnswer(flight, redirect.redirectUrl);
+      return local ? this.#sendWhole(request, response, local) : this.#block(flight, request, response);
+    }
     if (flight.atExtensionUrl) {
       // No client can follow a redirect to an extension's own URL: wrtui takes the hop itself.
       const before = await flight.beforeRequest();
@@ -587,6 +584,18 @@ export class CaptureProxy {
     }
     this.#followUps.expect(flight, client, request.socket);
     return this.#sendWhole(request, response, { statusCode: redirect.statusCode, statusMessage: reason, headers: redirect.responseHeaders, body: new Uint8Array() });
+  }
+
+  /**
+   * What a request redirected to a URL webRequest never sees is answered with: a data: URL's content
+   * or about:blank (data-url.ts). Anything else (a rule's file: or about:srcdoc) is refused, with a
+   * line in the journal: wrtui makes no request of its own.
+   */
+  #localAnswer(flight: RequestFlight, url: string): WholeResponse | undefined {
+    const content = localContent(url);
+    if (content) return { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: content.mediaType }], body: content.body };
+    this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: redirected to ${url.slice(0, 200)}, which wrtui does not serve (only data: and about:blank); the client's request fails`, requestId: flight.requestId });
+    return undefined;
   }
 
   /** The response body as far as it was kept: journaled for the recorder, offered to the cache. */
@@ -662,7 +671,7 @@ export class CaptureProxy {
       return undefined;
     }
     if (decision.action === 'redirect' && decision.internal) {
-      if (flight.finished) return dataResponse(decision.redirectUrl);
+      if (flight.finished) return this.#localAnswer(flight, decision.redirectUrl) ?? 'reset';
       if (flight.atExtensionUrl) return { internalRedirect: decision };
       this.#followUps.expect(flight, client, connection);
       return { statusCode: decision.statusCode, statusMessage: 'Found', headers: decision.responseHeaders, body: new Uint8Array() };
@@ -879,62 +888,12 @@ const TLS_FAILURES: Readonly<Record<mockttp.TlsHandshakeFailure['failureCause'],
   reset: undefined,
 };
 
-/** A whole plain-text HTTP/1.1 response, for a socket wrtui answers itself (a refused CONNECT). */
-function rawResponse(statusCode: number, statusMessage: string, text: string, netError?: string): Buffer {
-  const body = Buffer.from(`${text}\n`);
-  const headers: HttpHeaders = [
-    { name: 'Content-Type', value: 'text/plain; charset=utf-8' },
-    ...(netError ? [{ name: 'X-Wrtui-Error', value: netError }] : []),
-    { name: 'Content-Length', value: String(body.length) },
-    { name: 'Connection', value: 'close' },
-  ];
-  return Buffer.concat([rawResponseHead(statusCode, statusMessage, headers), body]);
-}
-
-/** A response head as HTTP/1.1 bytes, for a socket wrtui writes to directly (WebSocket handshakes). */
-function rawResponseHead(statusCode: number, statusMessage: string, headers: HttpHeaders): Buffer {
-  let head = `HTTP/1.1 ${statusCode} ${statusMessage}\r\n`;
-  for (const header of headers) head += `${header.name}: ${headerLatin1(header)}\r\n`;
-  return Buffer.from(`${head}\r\n`, 'latin1');
-}
-
-/**
- * Destroys a response so that mockttp sees it as finished. Node's HTTP/2 compatibility response has
- * no `destroyed` property, and mockttp reports a handler that settles with a response neither ended
- * nor destroyed as a failure ("Request handler finished successfully without ending the response").
- */
-function destroyResponse(response: OngoingResponse): void {
-  response.destroy();
-  if (response.destroyed !== true) Object.defineProperty(response, 'destroyed', { value: true, configurable: true });
-}
-
-function resetSocket(socket: Socket): void {
-  resetClient({ httpVersion: '1.1', socket });
-}
-
-function plainText(statusCode: number, statusMessage: string, text: string, extraHeaders: HttpHeaders = []): WholeResponse {
-  return { statusCode, statusMessage, headers: [{ name: 'Content-Type', value: 'text/plain; charset=utf-8' }, ...extraHeaders], body: Buffer.from(`${text}\n`) };
-}
-
 function pairsOf(headers: HttpHeaders): [string, string][] {
   return headers.map((header) => [header.name, headerLatin1(header)]);
 }
 
 function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHeaders {
   return headersFromRaw(pairs.flat());
-}
-
-/** A listener redirected to data: (or about:blank): the proxy serves the content itself. */
-async function dataResponse(url: string): Promise<WholeResponse> {
-  if (url === 'about:blank') return { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: 'text/html' }], body: new Uint8Array() };
-  const response = await fetch(url);
-  const body = new Uint8Array(await response.arrayBuffer());
-  return {
-    statusCode: 200,
-    statusMessage: 'OK',
-    headers: [{ name: 'Content-Type', value: response.headers.get('content-type') ?? 'text/plain;charset=US-ASCII' }],
-    body,
-  };
 }
 
 /**

@@ -1,11 +1,13 @@
 // Writing to the proxy's client: response heads exactly as given (HTTP/1 keeps order, case and
-// duplicates; HTTP/2 drops what it forbids), and a network failure the client really sees (a TCP
-// reset, or an HTTP/2 stream error) rather than an error page.
+// duplicates; HTTP/2 drops what it forbids), a network failure the client really sees (a TCP
+// reset, or an HTTP/2 stream error) rather than an error page, and the whole responses wrtui
+// answers itself (errors, a refused CONNECT, WebSocket handshakes written to the socket).
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { headerLatin1, headerObject } from '../headers.js';
 import type { HttpHeaders } from '../types.js';
+import type { OngoingResponse } from './mockttp-hooks.js';
 
 /** What a request looks like from here: mockttp's OngoingRequest is a Node request. */
 export interface ClientRequestLike {
@@ -103,4 +105,50 @@ export function resetClient(request: ClientRequestLike): void {
     }
   }
   socket.destroy();
+}
+
+/** A response to send whole (from the cache, or a redirect wrtui answers itself). */
+export interface WholeResponse {
+  statusCode: number;
+  statusMessage: string;
+  headers: HttpHeaders;
+  body: Uint8Array;
+}
+
+export function plainText(statusCode: number, statusMessage: string, text: string, extraHeaders: HttpHeaders = []): WholeResponse {
+  return { statusCode, statusMessage, headers: [{ name: 'Content-Type', value: 'text/plain; charset=utf-8' }, ...extraHeaders], body: Buffer.from(`${text}\n`) };
+}
+
+/** A whole plain-text HTTP/1.1 response, for a socket wrtui answers itself (a refused CONNECT). */
+export function rawResponse(statusCode: number, statusMessage: string, text: string, netError?: string): Buffer {
+  const body = Buffer.from(`${text}\n`);
+  const headers: HttpHeaders = [
+    { name: 'Content-Type', value: 'text/plain; charset=utf-8' },
+    ...(netError ? [{ name: 'X-Wrtui-Error', value: netError }] : []),
+    { name: 'Content-Length', value: String(body.length) },
+    { name: 'Connection', value: 'close' },
+  ];
+  return Buffer.concat([rawResponseHead(statusCode, statusMessage, headers), body]);
+}
+
+/** A response head as HTTP/1.1 bytes, for a socket wrtui writes to directly (WebSocket handshakes). */
+export function rawResponseHead(statusCode: number, statusMessage: string, headers: HttpHeaders): Buffer {
+  let head = `HTTP/1.1 ${statusCode} ${statusMessage}\r\n`;
+  for (const header of headers) head += `${header.name}: ${headerLatin1(header)}\r\n`;
+  return Buffer.from(`${head}\r\n`, 'latin1');
+}
+
+/**
+ * Destroys a response so that mockttp sees it as finished. Node's HTTP/2 compatibility response has
+ * no `destroyed` property, and mockttp reports a handler that settles with a response neither ended
+ * nor destroyed as a failure ("Request handler finished successfully without ending the response").
+ */
+export function destroyResponse(response: OngoingResponse): void {
+  response.destroy();
+  if (response.destroyed !== true) Object.defineProperty(response, 'destroyed', { value: true, configurable: true });
+}
+
+/** A raw socket's client (a WebSocket handshake's) sees a reset connection. */
+export function resetSocket(socket: Socket): void {
+  resetClient({ httpVersion: '1.1', socket });
 }

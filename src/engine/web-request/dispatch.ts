@@ -33,6 +33,8 @@ export interface DispatchOptions {
   request?: FilterableRequest;
   /** What the lifecycle knows of this event beyond its details (Persona.eventFields). */
   facts?: EventFacts;
+  /** Filled with the blocking listeners whose answers are awaited, each removed as its answer (or failure) comes. */
+  unanswered?: Set<RegisteredListener>;
 }
 
 const byRegistration = (a: ListenerAnswer, b: ListenerAnswer) => a.listener.id - b.listener.id;
@@ -217,9 +219,11 @@ export function dispatch(
       answers.push({ listener, checked: checkAnswer(listener, event, result, full), durationMs: millisecondsSince(started) });
       continue;
     }
+    options.unanswered?.add(listener);
     pending.push(
       (listener.owner.answersByHand ? answer : withTimeout(answer, options.timeoutMs)).then(
         (value) => {
+          options.unanswered?.delete(listener);
           if (value === TIMED_OUT) {
             failures.push(failure(listener, event, started, `listener did not answer within ${options.timeoutMs} ms; the request went on without it`));
           } else {
@@ -227,6 +231,7 @@ export function dispatch(
           }
         },
         (error) => {
+          options.unanswered?.delete(listener);
           failures.push(failure(listener, event, started, `listener rejected: ${messageOf(error)}`, error));
         },
       ),
@@ -287,7 +292,10 @@ function sendToWorker(
   }
   const sent = endpoint.send(event, lids, json.for(group), json.url, anyBlocking ? options.timeoutMs : 0);
   if (!sent) return undefined;
+  const { unanswered } = options;
+  if (unanswered) for (const listener of group) if (listener.blocking) unanswered.add(listener);
   return sent.then((results) => {
+    if (unanswered) for (const listener of group) unanswered.delete(listener);
     if (!Array.isArray(results)) {
       for (const listener of group) if (listener.blocking) failures.push(failure(listener, event, started, results.failed));
       return;

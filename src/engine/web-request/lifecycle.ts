@@ -10,11 +10,15 @@
 //   completed()          onCompleted
 //   fail(error)          onErrorOccurred
 //
+// A request ends once (completed, fail, redirectNotFollowed) and nothing of it is journaled after
+// that: a phase whose listeners were still thinking when it ended answers cancel with the error it
+// ended with, its event journaled before the end (event-firing.ts).
+//
 // The live proxy calls the phases from its hooks; runRequest() drives them over a Transport.
 import type { CrossSite } from '../cookies/cookie-match.js';
 import { EXTENSION_PROTOCOLS } from '../match-pattern.js';
 import { getHeader, getHeaderValues, withHeader } from '../headers.js';
-import type { DnrEntry, Journal, ListenerOutcome, WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
+import type { DnrEntry, Journal, WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
 import {
   ERR_BLOCKED_BY_CLIENT,
   type HttpHeaders,
@@ -22,16 +26,14 @@ import {
   type ResourceType,
   type WebRequestBody,
   type WebRequestDetails,
-  type WebRequestEventName,
   type CommonDetails,
 } from '../types.js';
 import type { Owner } from '../owner.js';
 import { specPersona, type EventFacts, type Persona } from '../personas/index.js';
 import { DocumentTracker, requestContext, type KnownDocument, type KnownTab, type RequestContext } from '../personas/request-context.js';
 import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
-import { dispatch, type DispatchResult } from './dispatch.js';
+import { EventFiring, type EventWait, type PersonaFilter } from './event-firing.js';
 import type { ListenerRegistry } from './listener-registry.js';
-import { mergeVerdicts, type MergedVerdict } from './merge-verdicts.js';
 import type { FilterableRequest } from './request-filter.js';
 import { cookieNames, mergeCookieHeader } from './request-cookies.js';
 import { securityInfo, type SecurityInfoOptions, type TlsFacts } from './security-info.js';
@@ -147,17 +149,6 @@ export interface InternalRedirect {
   internal: true;
 }
 
-/** Some personas' listeners only, and their names for the journal. */
-interface PersonaFilter {
-  test: (persona: Persona) => boolean;
-  names: string[];
-  /**
-   * Journal the event even when no listener gets it (`firedFor` then lists whom it fired for, maybe
-   * nobody): the retry's headers and response are part of the record (sessions, the timeline).
-   */
-  journalAlways?: boolean;
-}
-
 /** What takeFilters gives for the many requests no filter was made for. */
 const NO_FILTERS: readonly ResponseFilter[] = Object.freeze([]);
 
@@ -208,8 +199,8 @@ export class RequestLifecycle {
   #nextRequestId = 1;
   /** Requests not finished yet, by requestId (Firefox's getSecurityInfo finds them here). */
   readonly #inFlight = new Map<string, RequestFlight>();
-  /** One per event, made once: dispatch's onLateFailure. */
-  readonly #lateFailureReporters = new Map<WebRequestEventName, (outcome: ListenerOutcome) => void>();
+  /** Tells listeners of events and journals them (event-firing.ts). */
+  readonly events: EventFiring = new EventFiring(this);
 
   constructor(options: RequestLifecycleOptions) {
     this.registry = options.registry;
@@ -256,79 +247,9 @@ export class RequestLifecycle {
     return flight.attachFilter(owner.id, endpoint) ?? { error: 'Invalid request ID' };
   }
 
-  /**
-   * Fires a blocking event: listeners asked, verdicts merged, the entry journaled. With `only`, the
-   * event fires for those personas' listeners alone, and is journaled only when one listens.
-   */
-  async fire(
-    event: WebRequestEventName,
-    details: WebRequestDetails,
-    request: FilterableRequest,
-    merge: { shownRequestHeaders?: HttpHeaders; shownResponseHeaders?: HttpHeaders; responseHeadersOwner?: string } = {},
-    only?: PersonaFilter,
-    note: Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy'> = {},
-    facts?: EventFacts,
-  ): Promise<{ verdict: MergedVerdict; responseHeadersOwner?: string }> {
-    const listeners = this.registry.listenersFor(event, request, only?.test);
-    if (listeners.length === 0) {
-      if (!only) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], ...note });
-      else if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
-      return { verdict: {} };
-    }
-    for (const listener of listeners) {
-      if (!listener.blocking || !listener.owner.persona.hasSecurityInfo) continue;
-      const flight = this.#inFlight.get(details.requestId);
-      if (flight) (flight.tracedBy ??= new Set()).add(listener.owner.id);
-    }
-    const dispatched = dispatch(event, listeners, details, facts ? { ...this.#dispatchOptions(event, request), facts } : this.#dispatchOptions(event, request));
-    if (dispatched instanceof Promise) this.listenerWaits++;
-    const { answers, failures } = await dispatched;
-    const merged = mergeVerdicts(answers, { event, dryRun: this.dryRun, ...merge });
-    const outcomes: ListenerOutcome[] = failures.length === 0 ? merged.outcomes : [...merged.outcomes, ...failures];
-    this.journal.append({ kind: 'webRequest', event, details, outcomes, ...(only && { firedFor: only.names }), ...note });
-    for (const { owner, action } of merged.ignoredActions) owner.actionIgnored?.(details.requestId, action);
-    return merged;
-  }
-
-  /** Fires an event nobody can block, synchronously, so its entry keeps its place in the journal. */
-  notify(
-    event: WebRequestEventName,
-    details: WebRequestDetails,
-    request: FilterableRequest,
-    only?: PersonaFilter,
-    note: Pick<WebRequestEntry, 'ending' | 'madeBy'> = {},
-    skip?: (persona: Persona) => boolean,
-    facts?: EventFacts,
-  ): void {
-    const test = skip ? (persona: Persona) => !skip(persona) && (!only || only.test(persona)) : only?.test;
-    const listeners = this.registry.listenersFor(event, request, test);
-    if (only && listeners.length === 0) {
-      if (only.journalAlways) this.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
-      return;
-    }
-    let failures: ListenerOutcome[] = [];
-    if (listeners.length > 0) failures = (dispatch(event, listeners, details, { ...this.#dispatchOptions(event, request), ...(facts && { facts }) }) as DispatchResult).failures;
-    this.journal.append({ kind: 'webRequest', event, details, outcomes: failures, ...(only && { firedFor: only.names }), ...note });
-  }
-
-  /**
-   * An event for some personas' listeners only, told later than the journaled one (Firefox's
-   * onBeforeRedirect, once the client follows): no journal entry of its own, a failure is a log entry.
-   */
-  notifyLater(event: WebRequestEventName, details: WebRequestDetails, request: FilterableRequest, personas: (persona: Persona) => boolean): void {
-    const listeners = this.registry.listenersFor(event, request, personas);
-    if (listeners.length === 0) return;
-    const options = this.#dispatchOptions(event, request);
-    for (const failure of (dispatch(event, listeners, details, options) as DispatchResult).failures) options.onLateFailure(failure);
-  }
-
-  #dispatchOptions(event: WebRequestEventName, request: FilterableRequest) {
-    let onLateFailure = this.#lateFailureReporters.get(event);
-    if (!onLateFailure) {
-      onLateFailure = (outcome: ListenerOutcome) => this.journal.append({ kind: 'log', level: 'warn', source: outcome.owner, message: `${event}: ${outcome.reason}` });
-      this.#lateFailureReporters.set(event, onLateFailure);
-    }
-    return { timeoutMs: this.listenerTimeoutMs, onLateFailure, request };
+  /** A wait for listeners' answers begins (event-firing.ts counts them here for replay's scheduler). */
+  countListenerWait(): void {
+    this.listenerWaits++;
   }
 }
 
@@ -374,6 +295,10 @@ export class RequestFlight {
   #finished = false;
   /** Owners whose blocking listeners were given this request (Firefox's getSecurityInfo answers them); made on first use, as most requests reach no such listener. */
   tracedBy: Set<string> | undefined;
+  /** The blocking event being waited for, if any: ending the request journals it first (event-firing.ts). */
+  waiting: EventWait | undefined;
+  /** What the request ended with, once it failed (a phase that was waiting answers with it). */
+  #endedWith: NetError | undefined;
   /** StreamFilters waiting for this request's response body (Firefox's filterResponseData); made on first use, as most requests have none. */
   #filters: ResponseFilter[] | undefined;
   /** onResponseStarted fired for the latest response: too late for a new filter. */
@@ -477,19 +402,20 @@ export class RequestFlight {
     this.#assertActive('beforeRequest');
     const notice = this.#redirectNotice;
     this.#redirectNotice = undefined;
-    if (notice) this.lifecycle.notifyLater('onBeforeRedirect', notice.details, notice.filterable, toldWhenFollowed);
+    if (notice) this.lifecycle.events.notifyLater('onBeforeRedirect', notice.details, notice.filterable, toldWhenFollowed);
     const details = { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) };
     // declarativeNetRequest decides first; onBeforeRequest still fires (Chromium 156 shows it for a
     // request its rules block or redirect), but nobody waits for a listener's answer then.
     // (Not at an extension's own URL: declarativeNetRequest acts on web requests only.)
     const dnr = this.lifecycle.dnr?.active && !this.atExtensionUrl ? this.lifecycle.dnr.beforeRequest(this.#dnrInfo()) : undefined;
     if (dnr && dnr.action.kind !== 'none') {
-      this.lifecycle.notify('onBeforeRequest', details, this.#filterable, undefined, this.#madeByNote());
+      this.lifecycle.events.notify('onBeforeRequest', details, this.#filterable, undefined, this.#madeByNote());
       this.lifecycle.dnr!.journal(dnr.entry!);
       if (dnr.action.kind === 'block') return this.#cancel(dnrBlocker(dnr.entry));
       return this.#internalRedirect(dnr.action.url, 307, 'Internal Redirect', false);
     }
-    const { verdict } = await this.lifecycle.fire('onBeforeRequest', details, this.#filterable, {}, undefined, this.#madeByNote());
+    const { verdict } = await this.lifecycle.events.fire(this, 'onBeforeRequest', details, this.#filterable, {}, undefined, this.#madeByNote());
+    if (this.finished) return this.#ended(); // the client left while the listeners thought
     // The rules' entry follows the event's: the journal's first entry for a request is its onBeforeRequest.
     if (dnr?.entry) this.lifecycle.dnr!.journal(dnr.entry);
     if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
@@ -527,7 +453,8 @@ export class RequestFlight {
       added.push({ header: this.#authorization.header, by: 'auth credentials' });
     }
 
-    const { verdict } = await this.lifecycle.fire(
+    const { verdict } = await this.lifecycle.events.fire(
+      this,
       'onBeforeSendHeaders',
       { ...this.#common(), requestHeaders: headers },
       this.#filterable,
@@ -535,6 +462,7 @@ export class RequestFlight {
       undefined,
       added.length > 0 ? { wrtuiAdded: added } : {},
     );
+    if (this.finished) return this.#ended();
     if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
     let sent = verdict.requestHeaders ?? headers;
     // Rules change request headers after the listeners: onSendHeaders shows their work, onBeforeSendHeaders did not.
@@ -542,7 +470,7 @@ export class RequestFlight {
     // The transport's own framing (a proxy that must send Content-Length) is part of what is sent.
     if (transport.frame) sent = transport.frame(sent, sent !== this.requestHeaders);
     // §3: "modifications made by onBeforeSendHeaders listeners are visible by the time onSendHeaders fires".
-    this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: sent }, this.#filterable);
+    this.lifecycle.events.notify('onSendHeaders', { ...this.#common(), requestHeaders: sent }, this.#filterable);
     this.#lastSent = sent;
     return { action: 'send', requestHeaders: sent };
   }
@@ -557,13 +485,15 @@ export class RequestFlight {
     this.#authRetried = true;
     const authorization = this.#authorization!;
     let headers = withHeader(this.#lastSent ?? this.requestHeaders, authorization.header, authorization.value);
-    const before = await this.lifecycle.fire('onBeforeRequest', { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) }, this.#filterable, {}, AUTH_RETRY_BEFORE_REQUEST);
+    const before = await this.lifecycle.events.fire(this, 'onBeforeRequest', { ...this.#common(), ...(this.requestBody && { requestBody: this.requestBody }) }, this.#filterable, {}, AUTH_RETRY_BEFORE_REQUEST);
+    if (this.finished) return this.#ended();
     if (before.verdict.cancelledBy !== undefined) return this.#cancel(before.verdict.cancelledBy);
-    const { verdict } = await this.lifecycle.fire('onBeforeSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, { shownRequestHeaders: headers }, AUTH_RETRY_REFIRES, {}, AUTH_RETRY_FACTS);
+    const { verdict } = await this.lifecycle.events.fire(this, 'onBeforeSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, { shownRequestHeaders: headers }, AUTH_RETRY_REFIRES, {}, AUTH_RETRY_FACTS);
+    if (this.finished) return this.#ended();
     if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
     headers = verdict.requestHeaders ?? headers;
     if (transport.frame) headers = transport.frame(headers, true);
-    this.lifecycle.notify('onSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, AUTH_RETRY_REFIRES, {}, undefined, AUTH_RETRY_FACTS);
+    this.lifecycle.events.notify('onSendHeaders', { ...this.#common(), requestHeaders: headers }, this.#filterable, AUTH_RETRY_REFIRES, {}, undefined, AUTH_RETRY_FACTS);
     this.#lastSent = headers;
     return { action: 'send', requestHeaders: headers };
   }
@@ -579,13 +509,15 @@ export class RequestFlight {
     this.#response = { statusCode, statusLine, responseHeaders: head.headers, fromCache: head.fromCache ?? false, ...(head.ip !== undefined && { ip: head.ip }) };
     this.#tls = head.tls;
 
-    const merged = await this.lifecycle.fire(
+    const merged = await this.lifecycle.events.fire(
+      this,
       'onHeadersReceived',
       { ...this.#common(), statusCode, statusLine, responseHeaders: head.headers },
       this.#filterable,
       { shownResponseHeaders: head.headers, ...(this.#responseHeadersOwner !== undefined && { responseHeadersOwner: this.#responseHeadersOwner }) },
       this.#authRetried ? AUTH_RETRY_REFIRES : undefined,
     );
+    if (this.finished) return this.#ended();
     const { verdict } = merged;
     this.#responseHeadersOwner ??= merged.responseHeadersOwner;
     if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
@@ -606,6 +538,7 @@ export class RequestFlight {
     const challenge = this.#challengeOf(statusCode, responseHeaders);
     if (challenge && this.lifecycle.registry.count('onAuthRequired') > 0) {
       const retry = await this.#authRequired(challenge, statusLine, statusCode, responseHeaders);
+      if (this.finished) return this.#ended();
       if (retry) return retry;
     }
 
@@ -661,23 +594,27 @@ export class RequestFlight {
     this.#assertActive('responseStarted');
     this.#bodyStarted = true;
     const response = this.#requireResponse('responseStarted');
-    this.lifecycle.notify('onResponseStarted', { ...this.#common(), ...response }, this.#filterable);
+    this.lifecycle.events.notify('onResponseStarted', { ...this.#common(), ...response }, this.#filterable);
   }
 
   /** onCompleted: the whole response arrived. */
   completed(): void {
     if (this.finished) return;
     const response = this.#requireResponse('completed');
+    this.waiting?.journalNow('completed');
     this.finished = true;
-    this.lifecycle.notify('onCompleted', { ...this.#common(), ...response }, this.#filterable);
+    this.lifecycle.events.notify('onCompleted', { ...this.#common(), ...response }, this.#filterable);
   }
 
   /** onErrorOccurred, once; later calls (a late abort after a cancel, say) are ignored. */
   fail(error: NetError): void {
     if (this.finished) return;
+    // An event whose listeners are still thinking is journaled first: nothing follows the end.
+    this.waiting?.journalNow(error);
+    this.#endedWith = error;
     this.finished = true;
     const response = this.#response;
-    this.lifecycle.notify(
+    this.lifecycle.events.notify(
       'onErrorOccurred',
       { ...this.#common(), fromCache: response?.fromCache ?? false, error, ...(response?.ip !== undefined && { ip: response.ip }) },
       this.#filterable,
@@ -693,13 +630,14 @@ export class RequestFlight {
   redirectNotFollowed(): void {
     const from = this.#redirectedFrom;
     if (this.finished || !from) return this.fail('net::ERR_ABORTED');
+    this.waiting?.journalNow('net::ERR_ABORTED');
     this.finished = true;
     this.url = from.url;
     this.method = from.method;
     this.#filterable = from.filterable;
     const notice = this.#redirectNotice;
     this.#redirectNotice = undefined;
-    this.lifecycle.notify(
+    this.lifecycle.events.notify(
       'onErrorOccurred',
       { ...this.#common(), fromCache: from.fromCache, error: 'net::ERR_ABORTED', ...(from.ip !== undefined && { ip: from.ip }) },
       this.#filterable,
@@ -710,7 +648,7 @@ export class RequestFlight {
     // Firefox (checked on ESR 153.7: fetch with redirect: "manual"): the 3xx is the answer, onCompleted, no onBeforeRedirect.
     if (notice) {
       const { redirectUrl: _notFollowed, ...response } = notice.details as WebRequestDetails & { redirectUrl: string };
-      this.lifecycle.notifyLater('onCompleted', { ...response, timeStamp: this.lifecycle.now() } as WebRequestDetails, notice.filterable, toldWhenFollowed);
+      this.lifecycle.events.notifyLater('onCompleted', { ...response, timeStamp: this.lifecycle.now() } as WebRequestDetails, notice.filterable, toldWhenFollowed);
     }
   }
 
@@ -732,6 +670,11 @@ export class RequestFlight {
     const { initiator, documentUrl, frameAncestors } = this.context;
     const frameUrls = [...(documentUrl !== undefined ? [documentUrl] : []), ...(frameAncestors ?? []).map((ancestor) => ancestor.url)];
     return { requestId: this.requestId, url: this.url, method: this.method, type: dnrResourceType(this.type), tabId: this.tabId, frameId: this.frameId, ...(initiator !== undefined && { initiator }), ...(frameUrls.length > 0 && { frameUrls }), ...(this.madeBy && { madeBy: this.madeBy.host }) };
+  }
+
+  /** A phase's answer once the request ended while it waited for listeners: the caller stops there. */
+  #ended(): { action: 'cancel'; error: NetError } {
+    return { action: 'cancel', error: this.#endedWith ?? 'net::ERR_ABORTED' };
   }
 
   /** Ends the request as blocked; `by` (a rule's or extension's name) is kept for the client's answer. */
@@ -797,7 +740,7 @@ export class RequestFlight {
     const details = { ...this.#common(), statusCode, statusLine, redirectUrl, responseHeaders, fromCache, ...(ip !== undefined && { ip }) };
     // A server's redirect: Firefox tells its listeners only when the client follows it (see redirectNotFollowed).
     this.#redirectNotice = server ? { details, filterable: this.#filterable } : undefined;
-    this.lifecycle.notify('onBeforeRedirect', details, this.#filterable, undefined, {}, server ? toldWhenFollowed : undefined, facts);
+    this.lifecycle.events.notify('onBeforeRedirect', details, this.#filterable, undefined, {}, server ? toldWhenFollowed : undefined, facts);
   }
 
   /** The same request goes on at a new URL. webRequest never sees data: and about: URLs, so there the request ends. */
@@ -865,7 +808,8 @@ export class RequestFlight {
       return undefined;
     }
     const url = new URL(this.url);
-    const { verdict } = await this.lifecycle.fire(
+    const { verdict } = await this.lifecycle.events.fire(
+      this,
       'onAuthRequired',
       {
         ...this.#common(),
@@ -879,6 +823,7 @@ export class RequestFlight {
       },
       this.#filterable,
     );
+    if (this.finished) return undefined; // the caller sees the end
     // Chrome's cancel here is CancelAuth: the 401 itself is shown, so the request completes with it.
     // Firefox's ends the request: its test_ext_webRequest_auth.js expects onErrorOccurred.
     if (verdict.cancelledBy !== undefined && verdict.canceller?.persona.authCancelFails) return this.#cancel(verdict.cancelledBy);

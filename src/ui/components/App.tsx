@@ -2,7 +2,7 @@
 // and the footer (or a prompt / a question). App holds every view's state, so switching views
 // loses nothing, and handles the global commands; the views handle their own.
 import { Box, Text } from 'ink';
-import { useEffect, useLayoutEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { TuiBackend } from '../backend.js';
 import type { CommandName, ViewName } from '../commands/command-table.js';
 import { INITIAL_COOKIES_STATE } from '../cookies/cookies-state.js';
@@ -18,6 +18,7 @@ import { CookiesView } from './CookiesView.js';
 import { Footer } from './Footer.js';
 import { HelpScreen, helpLineCount } from './HelpScreen.js';
 import { INITIAL_LOG_STATE, LogView } from './LogView.js';
+import { failureMessage, PaneBoundary, PaneFailureContext } from './PaneBoundary.js';
 import { PromptLine } from './PromptLine.js';
 import { RequestsView } from './RequestsView.js';
 import { RulesView } from './RulesView.js';
@@ -137,6 +138,19 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
     else if (command === 'move.bottom') scroll(maxTop);
   };
   const routes = useKeyRouter({ focus, modalOpen: modal, global: globalCommand });
+  // A pane that failed to draw is logged once per pane and message, however often it is drawn again.
+  const reportedFailures = useRef(new Set<string>());
+  const reportPaneFailure = useCallback(
+    (pane: string, error: unknown) => {
+      const message = failureMessage(error);
+      const key = `${pane}\n${message}`;
+      if (reportedFailures.current.has(key)) return;
+      reportedFailures.current.add(key);
+      const where = error instanceof Error ? error.stack?.split('\n').find((frame) => frame.trim().startsWith('at '))?.trim() : undefined;
+      backend.reportProblem?.(`the ${pane} pane failed to draw: ${message}${where ? ` (${where})` : ''}`);
+    },
+    [backend],
+  );
   useLayoutEffect(() => {
     frameCost?.reactCommitted();
   });
@@ -157,23 +171,33 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
   else if (view === 'log') main = <LogView store={store} state={logState} setState={setLogState} width={width} height={mainHeight} active={viewActive} />;
   else main = <RequestsView store={store} backend={backend} state={requests} setState={setRequests} width={width} height={mainHeight} now={now} active={viewActive} />;
 
+  // Each pane draws on its own: one that throws shows why in its place (PaneBoundary), the rest goes on.
+  const version = store.getVersion();
   return (
-    <KeyRoutesContext.Provider value={routes}>
-      <UiActionsContext.Provider value={actions}>
-        <Box flexDirection="column" width={width} height={rowsTotal}>
-          <StatusBar store={store} backend={backend} rules={rules} width={width} now={now} />
-          <Box flexDirection="column" height={mainHeight}>
-            {main}
+    <PaneFailureContext.Provider value={reportPaneFailure}>
+      <KeyRoutesContext.Provider value={routes}>
+        <UiActionsContext.Provider value={actions}>
+          <Box flexDirection="column" width={width} height={rowsTotal}>
+            <PaneBoundary pane="status bar" width={width} height={STATUS_LINES} resetKey={version}>
+              <StatusBar store={store} backend={backend} rules={rules} width={width} now={now} />
+            </PaneBoundary>
+            <Box flexDirection="column" height={mainHeight}>
+              <PaneBoundary pane={helpOpen ? 'help' : `${view} view`} width={width} height={mainHeight} resetKey={`${helpOpen ? 'help' : view} ${version}`}>
+                {main}
+              </PaneBoundary>
+            </Box>
+            <PaneBoundary pane="footer" width={width} height={bottomLines} resetKey={`${focus} ${prompt ? 'prompt' : confirm ? 'confirm' : (notice?.id ?? '')}`}>
+              {prompt ? (
+                <PromptLine spec={prompt} width={width} onClose={() => setPrompt(undefined)} />
+              ) : confirm ? (
+                <ConfirmLine spec={confirm} width={width} onClose={() => setConfirm(undefined)} />
+              ) : (
+                <Footer view={focus} mode={backend.mode} width={width} notice={notice} />
+              )}
+            </PaneBoundary>
           </Box>
-          {prompt ? (
-            <PromptLine spec={prompt} width={width} onClose={() => setPrompt(undefined)} />
-          ) : confirm ? (
-            <ConfirmLine spec={confirm} width={width} onClose={() => setConfirm(undefined)} />
-          ) : (
-            <Footer view={focus} mode={backend.mode} width={width} notice={notice} />
-          )}
-        </Box>
-      </UiActionsContext.Provider>
-    </KeyRoutesContext.Provider>
+        </UiActionsContext.Provider>
+      </KeyRoutesContext.Provider>
+    </PaneFailureContext.Provider>
   );
 }

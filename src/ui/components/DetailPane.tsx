@@ -8,6 +8,7 @@ import type { ExplainDnr } from '../detail/rules-lines.js';
 import type { RequestRecord } from '../store/request-record.js';
 import { LinesView } from './LinesView.js';
 import { FixedLine } from './FixedLine.js';
+import { PaneBoundary, ThrowFailure } from './PaneBoundary.js';
 
 export interface DetailPaneProps {
   record: RequestRecord | undefined;
@@ -22,6 +23,8 @@ export interface DetailPaneProps {
   focused: boolean;
   /** The search in this tab: its term, the matching lines, and how often it occurs in the whole body. */
   search?: { term: string; matches: readonly number[]; top: number; inBody: number | undefined } | undefined;
+  /** Making the tab's lines failed (computeForPane): the tab says so under its bar, which stays. */
+  failure?: { error: unknown } | undefined;
 }
 
 /** The tab's lines as drawn (wrapped); the view uses the count to bound scrolling. */
@@ -30,7 +33,7 @@ export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTa
   return wrapLines(detailLines(tab, record, width, unfold, explainDnr), width);
 }
 
-export function DetailPane({ record, lines, tab, tabNames, top, height, width, focused, search }: DetailPaneProps) {
+export function DetailPane({ record, lines, tab, tabNames, top, height, width, focused, search, failure }: DetailPaneProps) {
   const bodyHeight = Math.max(0, height - 1);
   const tabs: Segment[] = [{ text: ' ' }];
   for (const name of tabNames) {
@@ -51,7 +54,10 @@ export function DetailPane({ record, lines, tab, tabNames, top, height, width, f
     <Box flexDirection="column" height={height} width={width}>
       <FixedLine width={width} text={renderLine(tabs, width, { dim: !focused })} />
       <Box paddingLeft={1}>
-        <LinesView lines={lines} top={top} height={bodyHeight} width={width - 1} />
+        <PaneBoundary pane={`detail ${DETAIL_TAB_TITLES[tab]}`} width={width - 1} height={bodyHeight} resetKey={`${record?.requestId} ${record?.revision} ${tab} ${width}`}>
+          <ThrowFailure failure={failure} />
+          <LinesView lines={lines} top={top} height={bodyHeight} width={width - 1} />
+        </PaneBoundary>
       </Box>
     </Box>
   );

@@ -27,6 +27,7 @@ import { blank, heading, wrapLines } from '../detail/styled-line.js';
 import { bodyEncoding, type RequestRecord } from '../store/request-record.js';
 import type { DetailTab } from '../detail/detail-tabs.js';
 import { FixedLine } from './FixedLine.js';
+import { computeForPane, PaneBoundary } from './PaneBoundary.js';
 import { RequestList } from './RequestList.js';
 
 export interface RequestsViewProps {
@@ -63,12 +64,21 @@ export function RequestsView({ store, backend, state, setState, width, height, n
   const listWindow = windowOf(state);
   const current = listWindow.index >= 0 ? records[listWindow.index] : undefined;
   const detailBodyHeight = Math.max(0, layout.detailHeight - 1);
-  const inBody = useMemo(() => searchedBody(current, state.tab, state.detailSearch), [current, state.tab, state.detailSearch]);
-  const search = useMemo(
-    () => searchLines(state.detailOpen ? [...detailPaneLines(current, state.tab, layout.detailWidth - 1, state.unfold, backend.explainDnr), ...wholeBodyLines(inBody, layout.detailWidth - 1)] : [], state.detailSearch),
+  // The detail pane's lines are made here (they bound its scrolling): a failure to make them is the
+  // pane's, drawn in its place by its boundary, not this view's.
+  const body = useMemo(() => computeForPane(() => searchedBody(current, state.tab, state.detailSearch), undefined), [current, state.tab, state.detailSearch]);
+  const inBody = body.value;
+  const detail = useMemo(
+    () =>
+      computeForPane(() => {
+        if (!state.detailOpen) return searchLines([], '');
+        if (body.failure) throw body.failure.error;
+        return searchLines([...detailPaneLines(current, state.tab, layout.detailWidth - 1, state.unfold, backend.explainDnr), ...wholeBodyLines(inBody, layout.detailWidth - 1)], state.detailSearch);
+      }, searchLines([], '')),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch, inBody, state.unfold],
+    [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch, body, state.unfold],
   );
+  const search = detail.value;
   const detailLines = search.lines;
   const maxDetailTop = Math.max(0, detailLines.length - detailBodyHeight);
 
@@ -251,7 +261,8 @@ export function RequestsView({ store, backend, state, setState, width, height, n
   useViewCommands(state.detailOpen ? 'detail' : 'list', active, handle);
 
   const list = (
-    <RequestList
+    <PaneBoundary pane="request list" width={layout.listWidth} height={layout.listRows + 2} resetKey={store.getVersion()}>
+      <RequestList
       records={records}
       window={listWindow}
       rows={layout.listRows}
@@ -263,21 +274,25 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       emptyHint={emptyHint(backend)}
       focused={!state.detailOpen}
       now={now}
-    />
+      />
+    </PaneBoundary>
   );
   if (!state.detailOpen) return list;
-  const detail = (
-    <DetailPane
-      record={current}
-      lines={detailLines}
-      search={state.detailSearch ? { term: state.detailSearch, matches: search.matches, top: Math.min(state.detailTop, maxDetailTop), inBody: inBody?.count } : undefined}
-      tab={state.tab}
-      tabNames={detailTabsFor(backend.mode)}
-      top={Math.min(state.detailTop, maxDetailTop)}
-      height={layout.detailHeight}
-      width={layout.detailWidth}
-      focused
-    />
+  const pane = (
+    <PaneBoundary pane="detail" width={layout.detailWidth} height={layout.detailHeight} resetKey={`${current?.requestId} ${current?.revision} ${state.tab} ${layout.detailWidth}`}>
+      <DetailPane
+        failure={detail.failure}
+        record={current}
+        lines={detailLines}
+        search={state.detailSearch ? { term: state.detailSearch, matches: search.matches, top: Math.min(state.detailTop, maxDetailTop), inBody: inBody?.count } : undefined}
+        tab={state.tab}
+        tabNames={detailTabsFor(backend.mode)}
+        top={Math.min(state.detailTop, maxDetailTop)}
+        height={layout.detailHeight}
+        width={layout.detailWidth}
+        focused
+      />
+    </PaneBoundary>
   );
   if (layout.sideBySide) {
     return (
@@ -288,14 +303,14 @@ export function RequestsView({ store, backend, state, setState, width, height, n
             <FixedLine key={index} width={1} text={SEPARATOR} />
           ))}
         </Box>
-        {detail}
+        {pane}
       </Box>
     );
   }
   return (
     <Box flexDirection="column" height={height}>
       {list}
-      {detail}
+      {pane}
     </Box>
   );
 }

@@ -17,6 +17,7 @@ import type {
   WebRequestDetails,
   WebRequestEventName,
 } from '../../engine/types.js';
+import { seenByWebRequest } from '../../engine/match-pattern.js';
 import type { FilterableRequest, RuleVerdict } from '../filter/compile-filter.js';
 import { hostnameOf, splitUrl } from './split-url.js';
 
@@ -241,6 +242,11 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
       record.redirectTarget = redirect.redirectUrl;
       // A listener's or DNR's redirect has no onHeadersReceived: its Location lives here.
       if (redirect.responseHeaders) record.responseHeaders = redirect.responseHeaders;
+      // To data: or about:blank the request ends here (wrtui answers the client itself): nothing more comes.
+      if (!seenByWebRequest(redirect.redirectUrl)) {
+        record.phase = 'completed';
+        record.endedAt = redirect.timeStamp;
+      }
       return;
     }
     case 'onCompleted': {
