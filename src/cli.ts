@@ -8,6 +8,7 @@ import { COMMANDS, UsageError, checkArguments, meowFlags, optionsHelp, type Comm
 import { describeCertificateAuthority, loadOrCreateCertificateAuthority } from './engine/capture/certificate-authority.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './engine/capture/upstream-transport.js';
 import { DEFAULT_STATE_DIR } from './engine/engine.js';
+import { ensurePrivateDir } from './engine/private-file.js';
 import { runHeadless } from './app/headless.js';
 import { runReplayCommand } from './app/replay.js';
 
@@ -94,6 +95,7 @@ const flags = cli.flags as {
   cookies?: 'send' | 'observe';
   bodyMemory?: number;
   headlessBrowser?: boolean;
+  force?: boolean;
 };
 const positional = cli.input;
 
@@ -152,6 +154,8 @@ try {
       break;
     }
     case 'ca': {
+      const looseDir = await ensurePrivateDir(resolve(stateDir));
+      if (looseDir) process.stderr.write(`wrtui: ${looseDir}\n`);
       const ca = await loadOrCreateCertificateAuthority(resolve(stateDir));
       for (const warning of ca.warnings) process.stderr.write(`wrtui: ${warning}\n`);
       process.stdout.write(describeCertificateAuthority(ca, { proxyUrl: `http://127.0.0.1:${port}` }));
@@ -175,6 +179,7 @@ try {
         ...(flags.exportJournal !== undefined && { exportJournal: flags.exportJournal }),
         // The recording's own listener timeout unless the user gives one.
         ...(flags.listenerTimeout !== undefined && { listenerTimeoutMs: flags.listenerTimeout }),
+        force: flags.force ?? false,
       });
       process.exit(code);
     }

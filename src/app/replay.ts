@@ -3,8 +3,7 @@
 // --export-har writes it as HAR 1.2 and stops (--export-journal: its journal, every entry whole,
 // as `wrtui headless --json` prints one). stdout carries only the report; progress (on a
 // terminal) and warnings go to stderr. The exit code: 0, or 1 with --fail-on-diff when anything
-// differs, or 2 when the file cannot be read.
-import { createWriteStream, type WriteStream } from 'node:fs';
+// differs, or 2 when the file cannot be read (or an export's file exists, without --force).
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
@@ -24,6 +23,8 @@ import { encodeLine } from '../engine/session/session-json.js';
 import { DEFAULT_WORKER_LIMITS } from '../engine/extensions/extension-worker.js';
 import { workersToStart } from '../engine/extensions/extension-folders.js';
 import { WorkerPool } from '../engine/extensions/worker-pool.js';
+import { FileExistsError, refuseExisting, writePrivateFile } from '../engine/private-file.js';
+import { shortPath } from '../engine/path-text.js';
 import { DiffSpool } from './diff-spool.js';
 import { toJsonLine } from './json-line.js';
 
@@ -47,6 +48,8 @@ export interface ReplayCommandOptions {
   exportJournal?: string;
   /** Undefined: the recording's own timeout. */
   listenerTimeoutMs?: number;
+  /** --force: an export replaces an existing file (a new 0600 file, never written through a link). */
+  force?: boolean;
 }
 
 /** The journal kinds `wrtui headless --json` prints that a replay has too. */
@@ -70,6 +73,11 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     else throw error;
     return EXIT_UNREADABLE;
   };
+  const exists = (error: FileExistsError): number => {
+    progress.clear();
+    warn(`${shortPath(error.path)} exists: not overwritten (--force replaces it)`);
+    return EXIT_UNREADABLE;
+  };
 
   const replayOptions = {
     rulesDir: resolve(options.rulesDir),
@@ -88,18 +96,25 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   } catch (error) {
     return unreadable(error);
   }
+  // An export that would be refused is refused before the recording is read (that can take minutes).
+  const exportTo = options.exportHar ?? (options.exportJournal === '-' ? undefined : options.exportJournal);
+  if (exportTo !== undefined && !options.force) {
+    try {
+      await refuseExisting(resolve(exportTo));
+    } catch (error) {
+      if (error instanceof FileExistsError) return exists(error);
+      throw error;
+    }
+  }
   if (options.exportJournal) {
     if (sniffed.kind !== 'ndjson') {
       warn(`${options.file} is a HAR file: it has no journal (no events, no listener outcomes); --export-har converts it, and a replay compares it with the rules`);
       return EXIT_UNREADABLE;
     }
     try {
-      await exportJournal(file, sniffed.gzipped, options.exportJournal, progress);
+      await exportJournal(file, sniffed.gzipped, options.exportJournal, progress, options.force ?? false);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-        warn(`${options.exportJournal} exists: not overwritten`);
-        return EXIT_UNREADABLE;
-      }
+      if (error instanceof FileExistsError) return exists(error);
       return unreadable(error);
     }
     return EXIT_OK;
@@ -128,8 +143,13 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   if (options.exportHar) {
     const har = sessionToHar(session, { onProgress: progress.update });
     progress.clear();
-    // 0600: a HAR holds cookies and headers, like the session it came from.
-    await writeHarFile(resolve(options.exportHar), har);
+    // 0600, never through a link, never over a file unless --force: a HAR holds cookies and headers.
+    try {
+      await writeHarFile(resolve(options.exportHar), har, { replace: options.force ?? false });
+    } catch (error) {
+      if (error instanceof FileExistsError) return exists(error);
+      throw error;
+    }
     if (!options.json) out(`wrote ${har.log.entries.length} HAR entries (${session.requests.length} requests) to ${options.exportHar}`);
     return EXIT_OK;
   }
@@ -166,20 +186,32 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
  * The recording's journal as `wrtui headless --json` prints a live one: every entry whole (a
  * session file does not repeat what a request's earlier events said; webrequest-delta.ts), so jq
  * filters written for headless output work on recordings too. Read as a stream: memory does not
- * grow with the file. A new file (0600, never overwritten), or stdout for "-".
+ * grow with the file. A new private file (private-file.ts; --force replaces one), or stdout for "-".
  */
-async function exportJournal(file: string, gzipped: boolean, to: string, progress: ProgressBar): Promise<void> {
-  const output = to === '-' ? process.stdout : createWriteStream(resolve(to), { mode: 0o600, flags: 'wx' });
-  if (output !== process.stdout) await once(output, 'open');
+async function exportJournal(file: string, gzipped: boolean, to: string, progress: ProgressBar, force: boolean): Promise<void> {
+  const batches = () => readSessionEntries(file, { gzipped, onProgress: progress.update }).batches();
   try {
-    for await (const batch of readSessionEntries(file, { gzipped, onProgress: progress.update }).batches()) {
-      let text = '';
-      for (const entry of batch) text += `${toJsonLine(entry)}\n`;
-      if (!output.write(text)) await once(output, 'drain');
+    if (to === '-') {
+      for await (const batch of batches()) {
+        let text = '';
+        for (const entry of batch) text += `${toJsonLine(entry)}\n`;
+        if (!process.stdout.write(text)) await once(process.stdout, 'drain');
+      }
+      return;
     }
+    await writePrivateFile(
+      resolve(to),
+      async (output) => {
+        for await (const batch of batches()) {
+          let text = '';
+          for (const entry of batch) text += `${toJsonLine(entry)}\n`;
+          await output.write(text);
+        }
+      },
+      { replace: force },
+    );
   } finally {
     progress.clear();
-    if (output !== process.stdout) await new Promise<void>((done, fail) => (output as WriteStream).end((error?: Error | null) => (error ? fail(error) : done())));
   }
 }
 

@@ -66,7 +66,7 @@ describe('the session file', () => {
   it('is never overwritten: recording to an existing file fails', async () => {
     const engine = await Engine.open({});
     try {
-      await expect(SessionRecorder.start(engine, { file: recording.file, redact: false, maxBodySize: 1 })).rejects.toThrow(/EEXIST/);
+      await expect(SessionRecorder.start(engine, { file: recording.file, redact: false, maxBodySize: 1 })).rejects.toMatchObject({ code: 'EEXIST' });
     } finally {
       await engine.close();
     }
