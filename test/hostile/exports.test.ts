@@ -2,14 +2,17 @@
 // (`replay --export-har`, `--export-journal`, the TUI's `S` and `y`) and quick rules (`w`) are made
 // 0600 by one helper (src/engine/private-file.ts): never through a symbolic link, never over a file
 // (refused in one line, or replaced with --force, the new file 0600 whatever the old one was). A
-// state dir others can read is tightened to 0700 and said so.
+// state dir others can read is tightened to 0700 and said so. Security settings fail safe: an
+// unreadable settings.json keeps recordings redacted, and the journal says what is in effect.
 import { spawn } from 'node:child_process';
 import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { ProxyAgent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveExport, writeNewRule } from '../../src/ui/session-backend.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
 import { WRTUI_BIN } from '../helpers/tmux.js';
 import { writeSyntheticRecording } from '../session/synthetic-recording.js';
 
@@ -100,6 +103,14 @@ describe("the TUI's exports (S: the session as HAR, y: a request as curl)", () =
 });
 
 describe('a live session', () => {
+  let origin: Origin;
+  beforeAll(async () => {
+    origin = await startOrigin((_req, res) => res.end('ok'));
+  });
+  afterAll(async () => {
+    await origin.close();
+  });
+
   /** `wrtui headless --json` in `cwd` until `traffic` is done; its journal. */
   async function headless(cwd: string, args: string[], traffic: (proxyUrl: string) => Promise<void>): Promise<{ kind: string; level?: string; message?: string }[]> {
     const child = spawn(process.execPath, [WRTUI_BIN, 'headless', '--json', '--port', '0', '--incognito-port', '0', '--rules', join(workDir, 'no-rules'), ...args], { cwd });
@@ -127,5 +138,23 @@ describe('a live session', () => {
     const journal = await headless(cwd, [], async () => {});
     expect(await mode(join(cwd, '.wrtui'))).toBe(0o700);
     expect(journal).toContainEqual(expect.objectContaining({ kind: 'log', level: 'warn', message: `${join(cwd, '.wrtui')} was open to other users (mode 0755); changed it to 0700: it holds cookies and the CA key` }));
+  });
+
+  it('a corrupt settings.json that said recording.redact: true keeps recordings redacted; the journal says what is in effect', async () => {
+    const cwd = join(workDir, 'corrupt-settings');
+    await mkdir(join(cwd, '.wrtui'), { recursive: true, mode: 0o700 });
+    await writeFile(join(cwd, '.wrtui', 'settings.json'), '{"recording": {"redact": true}, "ruleDryRun": {', { mode: 0o600 });
+    const journal = await headless(cwd, ['--record', 'session.ndjson'], async (proxyUrl) => {
+      await (await request(`${origin.url}/account`, { headers: { cookie: 'sid=the-secret-value' }, dispatcher: new ProxyAgent({ uri: proxyUrl, proxyTunnel: false }) })).body.text();
+    });
+    const recorded = await readFile(join(cwd, 'session.ndjson'), 'utf8');
+    expect(recorded).toContain('/account');
+    expect(recorded).not.toContain('the-secret-value');
+    expect(JSON.parse(recorded.split('\n')[0]!)).toMatchObject({ redacted: true });
+    const messages = journal.filter((entry) => entry.kind === 'log').map((entry) => entry.message!);
+    expect(messages).toContainEqual(expect.stringMatching(/settings\.json could not be used .*recordings are redacted/));
+    expect(messages).toContainEqual(`recording to ${join(cwd, 'session.ndjson')}: credentials redacted (Authorization, Cookie, Set-Cookie values) (recording.redact of .wrtui/settings.json)`);
+    // The safe value outlasts this run: the fresh settings.json says it.
+    expect(JSON.parse(await readFile(join(cwd, '.wrtui', 'settings.json'), 'utf8'))).toEqual({ recording: { redact: true } });
   });
 });
