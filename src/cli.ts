@@ -11,6 +11,7 @@ import { DEFAULT_STATE_DIR } from './engine/engine.js';
 import { ensurePrivateDir } from './engine/private-file.js';
 import { runHeadless } from './app/headless.js';
 import { runReplayCommand } from './app/replay.js';
+import { stdoutLines } from './app/stdout-lines.js';
 
 const USAGE = `
   Usage
@@ -47,6 +48,7 @@ const rest = (command === 'tui' ? argv : argv.slice(1)).flatMap((arg, i, all) =>
 if (rest.includes('--help')) {
   const title = command === 'tui' ? USAGE : `\n  Usage\n    $ wrtui ${command}${command === 'replay' ? ' <file>' : command === 'browser' ? ' [url]' : ''} [options]\n`;
   process.stdout.write(`${title}\n  Options${command === 'tui' ? ' (some only for some commands; see wrtui <command> --help)' : ''}\n${optionsHelp(command === 'tui' ? undefined : command)}\n${command === 'tui' ? EXAMPLES : ''}\n`);
+  await stdoutLines().flush();
   process.exit(0);
 }
 
@@ -127,10 +129,11 @@ const sessionOptions = {
   ...(flags.redact !== undefined && { redact: flags.redact }),
 };
 
+let exitCode = 0;
 try {
   switch (command) {
     case 'headless':
-      await runHeadless({ ...sessionOptions, json: flags.json ?? false });
+      exitCode = await runHeadless({ ...sessionOptions, json: flags.json ?? false });
       break;
     case 'tui':
     case 'browser': {
@@ -164,7 +167,7 @@ try {
     case 'replay': {
       const file = positional[0];
       if (!file) fail('replay needs a file: wrtui replay <session.ndjson | capture.har> [--rules dir] [--json] [--dry-run] [--fail-on-diff]');
-      const code = await runReplayCommand({
+      exitCode = await runReplayCommand({
         file,
         rulesDir: sessionOptions.rulesDir,
         extensions: sessionOptions.extensions,
@@ -181,13 +184,15 @@ try {
         ...(flags.listenerTimeout !== undefined && { listenerTimeoutMs: flags.listenerTimeout }),
         force: flags.force ?? false,
       });
-      process.exit(code);
+      break;
     }
   }
 } catch (error) {
   fail(startFailure(error));
 }
-process.exit(0);
+// Never process.exit with output pending: a pipe's reader gets every line (stdout-lines.ts).
+await stdoutLines().flush();
+process.exit(exitCode);
 
 /** A URL as typed ("example.com" means https://example.com/, "localhost:3000" http://…); refuses what is not one. */
 function browserUrl(typed: string): string {
