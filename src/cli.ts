@@ -11,7 +11,7 @@ import { DEFAULT_STATE_DIR } from './engine/engine.js';
 import { ensurePrivateDir } from './engine/private-file.js';
 import { runHeadless } from './app/headless.js';
 import { runReplayCommand } from './app/replay.js';
-import { stdoutLines } from './app/stdout-lines.js';
+import { catchStopSignals, exitAfterStop } from './app/stop-signals.js';
 
 const USAGE = `
   Usage
@@ -48,8 +48,7 @@ const rest = (command === 'tui' ? argv : argv.slice(1)).flatMap((arg, i, all) =>
 if (rest.includes('--help')) {
   const title = command === 'tui' ? USAGE : `\n  Usage\n    $ wrtui ${command}${command === 'replay' ? ' <file>' : command === 'browser' ? ' [url]' : ''} [options]\n`;
   process.stdout.write(`${title}\n  Options${command === 'tui' ? ' (some only for some commands; see wrtui <command> --help)' : ''}\n${optionsHelp(command === 'tui' ? undefined : command)}\n${command === 'tui' ? EXAMPLES : ''}\n`);
-  await stdoutLines().flush();
-  process.exit(0);
+  await exitAfterStop(0);
 }
 
 try {
@@ -129,6 +128,9 @@ const sessionOptions = {
   ...(flags.redact !== undefined && { redact: flags.redact }),
 };
 
+// A live session stops cleanly on SIGINT, SIGTERM and SIGHUP, from its first moment (stop-signals.ts).
+if (command === 'headless' || command === 'tui' || command === 'browser') catchStopSignals();
+
 let exitCode = 0;
 try {
   switch (command) {
@@ -190,9 +192,8 @@ try {
 } catch (error) {
   fail(startFailure(error));
 }
-// Never process.exit with output pending: a pipe's reader gets every line (stdout-lines.ts).
-await stdoutLines().flush();
-process.exit(exitCode);
+// Never process.exit with output pending: a pipe's reader gets every line (stop-signals.ts).
+await exitAfterStop(exitCode);
 
 /** A URL as typed ("example.com" means https://example.com/, "localhost:3000" http://…); refuses what is not one. */
 function browserUrl(typed: string): string {

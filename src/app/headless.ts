@@ -10,6 +10,7 @@ import { toJsonLine } from './json-line.js';
 import { recordedClause } from './record-session.js';
 import { createRequestLog } from './request-log.js';
 import { statusOfLostOutput, stdoutLines } from './stdout-lines.js';
+import { catchStopSignals, noteTerminalGone, onStopSignal } from './stop-signals.js';
 
 export interface HeadlessOptions extends SessionOptions {
   json: boolean;
@@ -24,24 +25,9 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
   const print = requestLog ?? ((entry: JournalEntry) => bounded.write(() => toJsonLine(entry), entry.seq));
 
   // A signal during start-up (the rules loading, the proxies opening) stops it once it has started,
-  // cleanly, rather than killing it half-open; a second one kills it at once, as before.
-  let stopAsked: NodeJS.Signals | undefined;
-  const askStop = (signal: NodeJS.Signals) => {
-    if (!stopAsked) return void (stopAsked = signal);
-    unaskable();
-    process.kill(process.pid, signal);
-  };
-  const unaskable = () => {
-    process.off('SIGINT', askStop);
-    process.off('SIGTERM', askStop);
-  };
-  process.on('SIGINT', askStop);
-  process.on('SIGTERM', askStop);
-  // Kept until the stopping handlers replace it: with no handler at all a signal kills at once.
-  const session = await startCaptureSession(options).catch((error: unknown) => {
-    unaskable();
-    throw error;
-  });
+  // cleanly, rather than killing it half-open; a second one kills it at once.
+  catchStopSignals();
+  const session = await startCaptureSession(options);
   // Every entry from seq 1 (start-up: cookies set aside, rules loading, CA warnings), after the
   // "listening" line, which the contract puts first: then in seq order.
   const early: JournalEntry[] = [];
@@ -60,18 +46,12 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
   announceListening(session, options);
 
   const why = await new Promise<{ signal: NodeJS.Signals } | { lost: NodeJS.ErrnoException }>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve({ signal });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    unaskable();
-    if (stopAsked) stop(stopAsked);
+    onStopSignal((signal) => resolve({ signal }));
     out.onGone((lost) => resolve({ lost }));
     if (out.gone) resolve({ lost: out.gone });
   });
+  // A terminal that closed under headless output: a hangup (stop-signals.ts).
+  if ('lost' in why && why.lost.code === 'EIO') noteTerminalGone();
   const stoppedBy = 'signal' in why ? why.signal : `stdout's end (${why.lost.code ?? why.lost.message})`;
   session.engine.journal.append({ kind: 'log', level: 'info', source: 'wrtui', message: `stopping on ${stoppedBy}` });
   await session.close();
@@ -81,7 +61,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
   const saved = `cookie store saved in ${resolvePath(options.stateDir)}${recordedClause(session.recorder)}`;
   if (requestLog) out.write(`wrtui stopped on ${stoppedBy}: ${requestLog.summary()}; ${saved}`);
   else process.stderr.write(`wrtui stopped on ${stoppedBy}; ${saved}\n`);
-  return 'lost' in why ? statusOfLostOutput(why.lost) : 0;
+  return 'lost' in why && why.lost.code !== 'EIO' ? statusOfLostOutput(why.lost) : 0;
 }
 
 /** --json: the line in place of the entries a stalled reader missed; not a journal entry (it has no seq of its own). */
