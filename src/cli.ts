@@ -8,8 +8,10 @@ import { COMMANDS, UsageError, checkArguments, meowFlags, optionsHelp, type Comm
 import { describeCertificateAuthority, loadOrCreateCertificateAuthority } from './engine/capture/certificate-authority.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './engine/capture/upstream-transport.js';
 import { DEFAULT_STATE_DIR } from './engine/engine.js';
+import { ensurePrivateDir } from './engine/private-file.js';
 import { runHeadless } from './app/headless.js';
 import { runReplayCommand } from './app/replay.js';
+import { catchStopSignals, exitAfterStop } from './app/stop-signals.js';
 
 const USAGE = `
   Usage
@@ -46,7 +48,7 @@ const rest = (command === 'tui' ? argv : argv.slice(1)).flatMap((arg, i, all) =>
 if (rest.includes('--help')) {
   const title = command === 'tui' ? USAGE : `\n  Usage\n    $ wrtui ${command}${command === 'replay' ? ' <file>' : command === 'browser' ? ' [url]' : ''} [options]\n`;
   process.stdout.write(`${title}\n  Options${command === 'tui' ? ' (some only for some commands; see wrtui <command> --help)' : ''}\n${optionsHelp(command === 'tui' ? undefined : command)}\n${command === 'tui' ? EXAMPLES : ''}\n`);
-  process.exit(0);
+  await exitAfterStop(0);
 }
 
 try {
@@ -95,6 +97,7 @@ const flags = cli.flags as {
   cookies?: 'send' | 'observe';
   bodyMemory?: number;
   headlessBrowser?: boolean;
+  force?: boolean;
 };
 const positional = cli.input;
 
@@ -127,10 +130,14 @@ const sessionOptions = {
   ...(flags.redact !== undefined && { redact: flags.redact }),
 };
 
+// A live session stops cleanly on SIGINT, SIGTERM and SIGHUP, from its first moment (stop-signals.ts).
+if (command === 'headless' || command === 'tui' || command === 'browser') catchStopSignals();
+
+let exitCode = 0;
 try {
   switch (command) {
     case 'headless':
-      await runHeadless({ ...sessionOptions, json: flags.json ?? false });
+      exitCode = await runHeadless({ ...sessionOptions, json: flags.json ?? false });
       break;
     case 'tui':
     case 'browser': {
@@ -154,6 +161,8 @@ try {
       break;
     }
     case 'ca': {
+      const looseDir = await ensurePrivateDir(resolve(stateDir));
+      if (looseDir) process.stderr.write(`wrtui: ${looseDir}\n`);
       const ca = await loadOrCreateCertificateAuthority(resolve(stateDir));
       for (const warning of ca.warnings) process.stderr.write(`wrtui: ${warning}\n`);
       process.stdout.write(describeCertificateAuthority(ca, { proxyUrl: `http://127.0.0.1:${port}` }));
@@ -162,7 +171,7 @@ try {
     case 'replay': {
       const file = positional[0];
       if (!file) fail('replay needs a file: wrtui replay <session.ndjson | capture.har> [--rules dir] [--json] [--dry-run] [--fail-on-diff]');
-      const code = await runReplayCommand({
+      exitCode = await runReplayCommand({
         file,
         rulesDir: sessionOptions.rulesDir,
         extensions: sessionOptions.extensions,
@@ -177,14 +186,16 @@ try {
         ...(flags.exportJournal !== undefined && { exportJournal: flags.exportJournal }),
         // The recording's own listener timeout unless the user gives one.
         ...(flags.listenerTimeout !== undefined && { listenerTimeoutMs: flags.listenerTimeout }),
+        force: flags.force ?? false,
       });
-      process.exit(code);
+      break;
     }
   }
 } catch (error) {
   fail(startFailure(error));
 }
-process.exit(0);
+// Never process.exit with output pending: a pipe's reader gets every line (stop-signals.ts).
+await exitAfterStop(exitCode);
 
 /** A URL as typed ("example.com" means https://example.com/, "localhost:3000" http://…); refuses what is not one. */
 function browserUrl(typed: string): string {

@@ -7,6 +7,7 @@ import { loadOrCreateCertificateAuthority, type CertificateAuthority } from '../
 import { HttpCache } from '../engine/capture/http-cache.js';
 import { Engine } from '../engine/engine.js';
 import { ExtensionHost } from '../engine/extensions/extension-host.js';
+import { ensurePrivateDir } from '../engine/private-file.js';
 import type { SessionRecorder } from '../engine/session/session-recorder.js';
 import { captureConsole } from './console-capture.js';
 import { startRecording } from './record-session.js';
@@ -63,12 +64,15 @@ export interface CaptureSession {
 
 export async function startCaptureSession(options: SessionOptions): Promise<CaptureSession> {
   const stateDir = resolve(options.stateDir);
+  // The state dir holds the CA key and every cookie: a loose one (a 0755 .wrtui made by hand) is tightened, or named.
+  const looseDir = await ensurePrivateDir(stateDir);
   const engine = await Engine.open({ stateDir, dryRun: options.dryRun, listenerTimeoutMs: options.listenerTimeoutMs, ...(options.cookieMode && { cookieMode: options.cookieMode }) });
   // First subscriber, so the session file has everything from start-up on.
   const recorder = await startRecording(engine, options, stateDir).catch(async (error: unknown) => {
     await engine.close();
     throw error;
   });
+  if (looseDir) engine.journal.append({ kind: 'log', level: 'warn', source: 'state', message: looseDir });
   const restoreConsole = captureConsole(engine.journal);
   const ca = await loadOrCreateCertificateAuthority(stateDir);
   for (const warning of ca.warnings) engine.journal.append({ kind: 'log', level: 'warn', source: 'ca', message: warning });

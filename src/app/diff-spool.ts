@@ -35,13 +35,14 @@ export class DiffSpool {
   }
 
   /** Each line as a replayDiff entry, numbered on from `lastSeq`, at the replay clock's `time`. */
-  async print(out: (line: string) => void, lastSeq: number, time: number): Promise<void> {
+  /** `out` may make the reading wait (a slow stdout). */
+  async print(out: (line: string) => void | Promise<void>, lastSeq: number, time: number): Promise<void> {
     await this.#end();
     if (this.#error) throw new Error(`the replayDiff lines could not be kept in ${this.#file}: ${this.#error.message}`);
     let seq = lastSeq;
     const lines = createInterface({ input: createReadStream(this.#file), crlfDelay: Infinity });
     // `seq` and `time` go last, as in the journal's replayDiff entries: the closing brace makes way for them.
-    for await (const line of lines) if (line !== '') out(`${line.slice(0, -1)},"seq":${++seq},"time":${time}}`);
+    for await (const line of lines) if (line !== '') await out(`${line.slice(0, -1)},"seq":${++seq},"time":${time}}`);
   }
 
   async close(): Promise<void> {

@@ -16,8 +16,13 @@ export interface RecordOptions {
 export async function startRecording(engine: Engine, options: RecordOptions, stateDir: string): Promise<SessionRecorder | undefined> {
   if (!options.record) return undefined;
   const problem = (message: string) => engine.journal.append({ kind: 'log', level: 'warn', source: 'state', message });
-  const redact = options.redact ?? (await SettingsFile.forStateDir(stateDir, problem).read()).recording.redact;
-  return SessionRecorder.start(engine, { file: options.record, redact, maxBodySize: options.maxBodySize, stateDir });
+  const settings = SettingsFile.forStateDir(stateDir, problem);
+  const redact = options.redact ?? (await settings.read()).recording.redact;
+  const recorder = await SessionRecorder.start(engine, { file: options.record, redact, maxBodySize: options.maxBodySize, stateDir });
+  // What is in effect, and why: a recording's reader should not have to guess whether it holds credentials.
+  const why = options.redact !== undefined ? (redact ? '--redact' : '--no-redact') : `recording.redact of ${shortPath(settings.file)}${redact ? '' : '; --redact turns it on'}`;
+  engine.journal.append({ kind: 'log', level: 'info', source: 'recorder', message: `recording to ${recorder.file}: ${redact ? 'credentials redacted (Authorization, Cookie, Set-Cookie values)' : 'not redacted: credentials are recorded as sent'} (${why})` });
+  return recorder;
 }
 
 /** The end of a session's last line: where the recording went and how to replay it ('' without --record). */

@@ -3,9 +3,9 @@
 // --export-har writes it as HAR 1.2 and stops (--export-journal: its journal, every entry whole,
 // as `wrtui headless --json` prints one). stdout carries only the report; progress (on a
 // terminal) and warnings go to stderr. The exit code: 0, or 1 with --fail-on-diff when anything
-// differs, or 2 when the file cannot be read.
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
+// differs, or 2 when the file cannot be read (or an export's file exists, without --force), or 141
+// when stdout's reader went away (stdout-lines.ts). Printed output waits for a slow reader: the
+// replay reads on only as fast as stdout is taken, so memory stays flat and every line arrives.
 import { resolve } from 'node:path';
 import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
 import { openHarFile } from '../engine/session/har/har-import.js';
@@ -24,8 +24,11 @@ import { encodeLine } from '../engine/session/session-json.js';
 import { DEFAULT_WORKER_LIMITS } from '../engine/extensions/extension-worker.js';
 import { workersToStart } from '../engine/extensions/extension-folders.js';
 import { WorkerPool } from '../engine/extensions/worker-pool.js';
+import { FileExistsError, refuseExisting, writePrivateFile } from '../engine/private-file.js';
+import { shortPath } from '../engine/path-text.js';
 import { DiffSpool } from './diff-spool.js';
 import { toJsonLine } from './json-line.js';
+import { statusOfLostOutput, stdoutLines, type StdoutLines } from './stdout-lines.js';
 
 export interface ReplayCommandOptions {
   file: string;
@@ -47,6 +50,8 @@ export interface ReplayCommandOptions {
   exportJournal?: string;
   /** Undefined: the recording's own timeout. */
   listenerTimeoutMs?: number;
+  /** --force: an export replaces an existing file (a new 0600 file, never written through a link). */
+  force?: boolean;
 }
 
 /** The journal kinds `wrtui headless --json` prints that a replay has too. */
@@ -57,7 +62,8 @@ export const EXIT_DIFFERENT = 1;
 export const EXIT_UNREADABLE = 2;
 
 export async function runReplayCommand(options: ReplayCommandOptions): Promise<number> {
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const stdout = stdoutLines();
+  const out = (line: string) => stdout.write(line);
   const warn = (line: string) => process.stderr.write(`wrtui: ${line}\n`);
   const progress = new ProgressBar(process.stderr);
   const file = resolve(options.file);
@@ -70,6 +76,15 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     else throw error;
     return EXIT_UNREADABLE;
   };
+  const exists = (error: FileExistsError): number => {
+    progress.clear();
+    warn(`${shortPath(error.path)} exists: not overwritten (--force replaces it)`);
+    return EXIT_UNREADABLE;
+  };
+  // A reader that went away (`| head`): the replay stops there, quietly.
+  const outputGone = new AbortController();
+  stdout.onGone(() => outputGone.abort());
+  const finished = (code: number): number => (stdout.gone ? statusOfLostOutput(stdout.gone) : code);
 
   const replayOptions = {
     rulesDir: resolve(options.rulesDir),
@@ -88,26 +103,34 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   } catch (error) {
     return unreadable(error);
   }
+  // An export that would be refused is refused before the recording is read (that can take minutes).
+  const exportTo = options.exportHar ?? (options.exportJournal === '-' ? undefined : options.exportJournal);
+  if (exportTo !== undefined && !options.force) {
+    try {
+      await refuseExisting(resolve(exportTo));
+    } catch (error) {
+      if (error instanceof FileExistsError) return exists(error);
+      throw error;
+    }
+  }
   if (options.exportJournal) {
     if (sniffed.kind !== 'ndjson') {
       warn(`${options.file} is a HAR file: it has no journal (no events, no listener outcomes); --export-har converts it, and a replay compares it with the rules`);
       return EXIT_UNREADABLE;
     }
     try {
-      await exportJournal(file, sniffed.gzipped, options.exportJournal, progress);
+      await exportJournal(file, sniffed.gzipped, options.exportJournal, { progress, stdout, force: options.force ?? false });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-        warn(`${options.exportJournal} exists: not overwritten`);
-        return EXIT_UNREADABLE;
-      }
+      if (error instanceof FileExistsError) return exists(error);
       return unreadable(error);
     }
-    return EXIT_OK;
+    return finished(EXIT_OK);
   }
   if (!tui && !options.exportHar) {
     try {
       const print = sniffed.kind === 'ndjson' ? printStreamedReplay : printStreamedHarReplay;
-      return exitCode(options, (await print(file, sniffed.gzipped, options, replayOptions, progress, out, warn)).summary);
+      const paced = { ...replayOptions, signal: outputGone.signal };
+      return finished(exitCode(options, (await print(file, sniffed.gzipped, options, paced, progress, stdout, warn)).summary));
     } catch (error) {
       return unreadable(error);
     }
@@ -128,8 +151,13 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   if (options.exportHar) {
     const har = sessionToHar(session, { onProgress: progress.update });
     progress.clear();
-    // 0600: a HAR holds cookies and headers, like the session it came from.
-    await writeHarFile(resolve(options.exportHar), har);
+    // 0600, never through a link, never over a file unless --force: a HAR holds cookies and headers.
+    try {
+      await writeHarFile(resolve(options.exportHar), har, { replace: options.force ?? false });
+    } catch (error) {
+      if (error instanceof FileExistsError) return exists(error);
+      throw error;
+    }
     if (!options.json) out(`wrote ${har.log.entries.length} HAR entries (${session.requests.length} requests) to ${options.exportHar}`);
     return EXIT_OK;
   }
@@ -166,25 +194,39 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
  * The recording's journal as `wrtui headless --json` prints a live one: every entry whole (a
  * session file does not repeat what a request's earlier events said; webrequest-delta.ts), so jq
  * filters written for headless output work on recordings too. Read as a stream: memory does not
- * grow with the file. A new file (0600, never overwritten), or stdout for "-".
+ * grow with the file. A new private file (private-file.ts; --force replaces one), or stdout for
+ * "-", read on only as fast as stdout is taken.
  */
-async function exportJournal(file: string, gzipped: boolean, to: string, progress: ProgressBar): Promise<void> {
-  const output = to === '-' ? process.stdout : createWriteStream(resolve(to), { mode: 0o600, flags: 'wx' });
-  if (output !== process.stdout) await once(output, 'open');
+async function exportJournal(file: string, gzipped: boolean, to: string, options: { progress: ProgressBar; stdout: StdoutLines; force: boolean }): Promise<void> {
+  const { progress, stdout } = options;
+  const batches = () => readSessionEntries(file, { gzipped, onProgress: progress.update }).batches();
   try {
-    for await (const batch of readSessionEntries(file, { gzipped, onProgress: progress.update }).batches()) {
-      let text = '';
-      for (const entry of batch) text += `${toJsonLine(entry)}\n`;
-      if (!output.write(text)) await once(output, 'drain');
+    if (to === '-') {
+      for await (const batch of batches()) {
+        for (const entry of batch) stdout.write(toJsonLine(entry));
+        await stdout.ready();
+        if (stdout.gone) return;
+      }
+      return;
     }
+    await writePrivateFile(
+      resolve(to),
+      async (output) => {
+        for await (const batch of batches()) {
+          let text = '';
+          for (const entry of batch) text += `${toJsonLine(entry)}\n`;
+          await output.write(text);
+        }
+      },
+      { replace: options.force },
+    );
   } finally {
     progress.clear();
-    if (output !== process.stdout) await new Promise<void>((done, fail) => (output as WriteStream).end((error?: Error | null) => (error ? fail(error) : done())));
   }
 }
 
 /** A session file replayed as it is read; the bar follows the file (its request total is unknown until the end). */
-function printStreamedReplay(file: string, gzipped: boolean, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, out: (line: string) => void, warn: (line: string) => void): Promise<ReplayResult> {
+function printStreamedReplay(file: string, gzipped: boolean, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
   let read: Progress | undefined;
   let replayed = 0;
   const show = () => read && progress.update({ ...read, phase: 'replaying', requests: replayed });
@@ -199,14 +241,14 @@ function printStreamedReplay(file: string, gzipped: boolean, options: ReplayComm
   const onReplayed = () => {
     if (++replayed % 64 === 0 || (read && read.done >= read.total)) show();
   };
-  return printReplay(streamedReplayInput(file, stream), options, replayOptions, progress, out, warn, onReplayed);
+  return printReplay(streamedReplayInput(file, stream), options, replayOptions, progress, stdout, warn, onReplayed);
 }
 
 /**
  * A HAR replayed as it is read, twice: without rules (what the rules' replay is compared with),
  * then with them. The bar follows the file in each pass.
  */
-async function printStreamedHarReplay(file: string, gzipped: boolean, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, out: (line: string) => void, warn: (line: string) => void): Promise<ReplayResult> {
+async function printStreamedHarReplay(file: string, gzipped: boolean, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
   const har = await openHarFile(file, { gzipped });
   let read: Progress | undefined;
   let phase = 'replaying without rules';
@@ -226,7 +268,7 @@ async function printStreamedHarReplay(file: string, gzipped: boolean, options: R
     replayed = update.done;
     show();
   };
-  return printReplay(input, options, { ...replayOptions, onProgress }, progress, out, warn);
+  return printReplay(input, options, { ...replayOptions, onProgress }, progress, stdout, warn);
 }
 
 function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): number {
@@ -239,19 +281,30 @@ function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): n
  * (one jq filter serves both), then the replayDiff lines and the summary (--diffs-only: just
  * those). The journal lines go out as they happen; the replayDiff lines, which come after all of
  * them, wait in a temporary file (0600, removed after), not in memory. Readable: the differing
- * requests (kept, to group what they share), then the summary.
+ * requests (kept, to group what they share), then the summary. The replay reads its input only as
+ * fast as stdout is taken (the requests in flight still finish): a slow or late reader makes it
+ * wait, never piles its output up in memory.
  */
 async function printReplay(
   input: ReplayInput,
   options: ReplayCommandOptions,
   replayOptions: ReplayOptions,
   progress: ProgressBar,
-  out: (line: string) => void,
+  stdout: StdoutLines,
   warn: (line: string) => void,
   onReplayed?: () => void,
 ): Promise<ReplayResult> {
+  const out = (line: string) => stdout.write(line);
   const differing: RequestDiff[] = [];
   const spool = options.json ? await DiffSpool.open() : undefined;
+  const chunks = input.chunks;
+  // The input object itself is kept (its fields fill in as it is read); only its chunks wait.
+  input.chunks = async function* () {
+    for await (const chunk of chunks.call(input)) {
+      await stdout.ready();
+      yield chunk;
+    }
+  };
   try {
     const result = await replay(input, {
       ...replayOptions,
@@ -264,9 +317,13 @@ async function printReplay(
       ...(options.json && !options.diffsOnly && { onEntry: (entry) => JOURNAL_KINDS.has(entry.kind) && out(toJsonLine(entry)) }),
     });
     progress.clear();
+    if (stdout.gone) return result; // nobody is reading: the rest would go nowhere
     if (spool) {
       // Numbered on from the journal's last entry, so that one NDJSON stream reads in order.
-      await spool.print(out, result.lastSeq, result.endTime);
+      await spool.print(async (line) => {
+        out(line);
+        await stdout.ready();
+      }, result.lastSeq, result.endTime);
       out(encodeLine(result.summary));
     } else {
       for (const warning of result.summary.warnings) warn(warning);

@@ -1,11 +1,13 @@
 // `wrtui` (the default command): the capture session, the rules, and the Ink TUI on the
 // alternate screen. The journal feeds a TrafficStore that notifies the UI at most ~30 times a
 // second; console and stderr output go to the log view; quitting (q, Ctrl-C, SIGTERM, SIGINT,
-// SIGHUP) restores the terminal, stops the rules and the proxy, and writes the cookie store.
+// SIGHUP, the terminal closing) restores the terminal, stops the rules and the proxy, and writes
+// the cookie store and the recording.
 import { resolve } from 'node:path';
 import { launchBrowser, type BrowserOptions, type LaunchedBrowser } from '../app/browser-launch.js';
 import { announceListening, startCaptureSession, type SessionOptions } from '../app/capture-session.js';
 import { recordedClause } from '../app/record-session.js';
+import { stdoutLines } from '../app/stdout-lines.js';
 import { PERF_LOG_ENV, startPerfProbe, type PerfProbe } from './perf-probe.js';
 import { createSessionBackend } from './session-backend.js';
 import { captureStderr } from './stderr-capture.js';
@@ -79,7 +81,8 @@ export async function runTui(options: TuiOptions): Promise<void> {
     screen.close();
     restoreStderr();
   }
-  process.stdout.write(`wrtui stopped: ${store.seenCount} requests seen; cookie store saved in ${resolve(options.stateDir)}${recordedClause(session.recorder)}\n`);
+  // Nowhere to show it when the terminal closed (stdoutLines then drops it).
+  stdoutLines().write(`wrtui stopped: ${store.seenCount} requests seen; cookie store saved in ${resolve(options.stateDir)}${recordedClause(session.recorder)}`);
 }
 
 /**

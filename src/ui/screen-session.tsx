@@ -1,5 +1,6 @@
 // The TUI on the terminal, whatever feeds it (a live capture session, a replay): the alternate
-// screen, Ink rendering the App, quitting on q, Ctrl-C, SIGTERM, SIGINT or SIGHUP, the terminal
+// screen, Ink rendering the App, quitting on q, Ctrl-C, SIGTERM, SIGINT or SIGHUP (stop-signals.ts)
+// or when the terminal goes away (its window closed: EIO or the end of input), the terminal
 // restored on every way out (a crash included), and $EDITOR given the terminal and taken back.
 import { render } from 'ink';
 import { FrameCost } from './frame-cost.js';
@@ -8,6 +9,8 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stdoutLines } from '../app/stdout-lines.js';
+import { noteTerminalGone, onStopSignal } from '../app/stop-signals.js';
 import type { TuiBackend } from './backend.js';
 import { App } from './components/App.js';
 import type { PerfProbe } from './perf-probe.js';
@@ -17,7 +20,7 @@ import { enterFullScreen } from './terminal-screen.js';
 export class TuiUnavailableError extends Error {}
 
 export interface ScreenSession {
-  /** Why the user left: 'quit', a signal's name, 'the screen closed'. */
+  /** Why the user left: 'quit', a signal's name, 'the screen closed', 'the terminal closed'. */
   readonly stopped: Promise<string>;
   /** Unmounts the App and restores the terminal (idempotent). */
   close(): void;
@@ -90,7 +93,15 @@ export function startScreenSession(options: {
 
   let stop: (reason: string) => void = () => {};
   const stopped = new Promise<string>((resolveStop) => (stop = resolveStop));
-  const onSignal = (signal: NodeJS.Signals) => stop(signal);
+  // A terminal that closed cannot be drawn on or read: stop as on SIGHUP (which may come just
+  // before or after). The listeners stay: writes and raw-mode changes during the stop fail too.
+  const terminalClosed = () => {
+    noteTerminalGone();
+    stop('the terminal closed');
+  };
+  stdin.once('end', terminalClosed);
+  stdin.on('error', terminalClosed);
+  stdoutLines().onGone(terminalClosed);
   const onCrash = (error: unknown) => {
     // Never leave the user in a raw, alternate screen: restore first, then say what happened.
     endEditing();
@@ -99,7 +110,7 @@ export function startScreenSession(options: {
     process.stderr.write(`wrtui crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+  const noStopSignal = onStopSignal((signal) => stop(signal));
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
 
@@ -134,7 +145,8 @@ export function startScreenSession(options: {
       closed = true;
       endEditing();
       instance.unmount();
-      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
+      // A signal from now on finds the stop under way; a second one kills (stop-signals.ts).
+      noStopSignal();
       process.off('uncaughtException', onCrash);
       process.off('unhandledRejection', onCrash);
       screen.restore();

@@ -2,7 +2,7 @@
 // controls, and cookie edits made through a cookies API of wrtui's own (an owner named "wrtui"
 // with the cookies permission on <all_urls>), so that onChanged fires exactly as it does when an
 // extension edits a cookie, and rules listening to onChanged hear of it.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CaptureSession } from '../app/capture-session.js';
 import { resendThroughProxy } from '../app/resend.js';
@@ -10,6 +10,7 @@ import { Breakpoints } from '../engine/breakpoints.js';
 import type { Engine } from '../engine/engine.js';
 import { toSpecCookie, type SameSiteStatus } from '../engine/cookies/index.js';
 import { createOwner } from '../engine/owner.js';
+import { ensurePrivateDir, writePrivateFileUnderFreeName } from '../engine/private-file.js';
 import type { ExtensionHost } from '../engine/extensions/extension-host.js';
 import type { Cookie } from '../engine/types.js';
 import type { CertificateAuthorityInfo, CookiesControl, RulesControl, SessionMode, TuiBackend } from './backend.js';
@@ -86,14 +87,14 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
   };
 }
 
-/** Writes `<stateDir>/exports/<fileName>`; resolves with its path. */
+/**
+ * Writes `<stateDir>/exports/<fileName>` (or `<name>-2.<ext>` …: never over a file), 0600 in a
+ * 0700 folder: exports hold request headers (cookies, tokens). Resolves with its path.
+ */
 export async function saveExport(stateDir: string, fileName: string, text: string): Promise<string> {
   const dir = join(stateDir, 'exports');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, fileName);
-  // Exports hold request headers (cookies, tokens): private like the rest of the state dir.
-  await writeFile(path, text, { mode: 0o600 });
-  return path;
+  await ensurePrivateDir(dir);
+  return writePrivateFileUnderFreeName(dir, fileName, text);
 }
 
 function rulesControl(host: ExtensionHost): RulesControl {
@@ -107,18 +108,14 @@ function rulesControl(host: ExtensionHost): RulesControl {
   };
 }
 
-/** Writes `<name>.ts` (or `<name>-2.ts` …: never over an existing file) in the rules folder; resolves with its path. */
+/**
+ * Writes `<name>.ts` (or `<name>-2.ts` …: never over an existing file) in the rules folder, 0600
+ * like every file wrtui writes (a quick rule quotes a URL, which may carry a token); resolves with
+ * its path.
+ */
 export async function writeNewRule(dir: string, name: string, source: string): Promise<string> {
   await mkdir(dir, { recursive: true });
-  for (let attempt = 1; ; attempt++) {
-    const path = join(dir, `${name}${attempt === 1 ? '' : `-${attempt}`}.ts`);
-    try {
-      await writeFile(path, source, { flag: 'wx' });
-      return path;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 100) throw error;
-    }
-  }
+  return writePrivateFileUnderFreeName(dir, `${name}.ts`, source);
 }
 
 function cookiesControl(engine: Engine): CookiesControl {

@@ -181,7 +181,7 @@ describe('wrtui replay --export-journal', { timeout: 60_000 }, () => {
     const existing = join(recording.dir, 'existing.ndjson');
     await writeFile(existing, 'keep me\n');
     const refused = await wrtui(['replay', recording.file, '--export-journal', existing]);
-    expect(refused).toMatchObject({ code: 2, stderr: `wrtui: ${existing} exists: not overwritten\n` });
+    expect(refused).toMatchObject({ code: 2, stderr: `wrtui: ${existing} exists: not overwritten (--force replaces it)\n` });
     expect(await readFile(existing, 'utf8')).toBe('keep me\n');
     const har = await wrtui(['replay', join(ROOT, 'fixtures/har/chromium.har'), '--export-journal', '-']);
     expect(har.code).toBe(2);

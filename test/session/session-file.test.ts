@@ -66,7 +66,7 @@ describe('the session file', () => {
   it('is never overwritten: recording to an existing file fails', async () => {
     const engine = await Engine.open({});
     try {
-      await expect(SessionRecorder.start(engine, { file: recording.file, redact: false, maxBodySize: 1 })).rejects.toThrow(/EEXIST/);
+      await expect(SessionRecorder.start(engine, { file: recording.file, redact: false, maxBodySize: 1 })).rejects.toMatchObject({ code: 'EEXIST' });
     } finally {
       await engine.close();
     }
@@ -164,11 +164,20 @@ describe('the state dir', () => {
     expect((await settings.read()).recording.redact).toBe(true);
   });
 
-  it('reads an unreadable settings file as the defaults', async () => {
+  it('reads an unreadable settings file as redaction on (security settings fail safe), and keeps it so', async () => {
     const settings = SettingsFile.forStateDir(join(scratch, 'broken-state'));
-    await settings.updateRecording({ redact: true });
+    await settings.updateRecording({ redact: false });
     await writeFile(settings.file, '{ not json');
-    expect((await settings.read()).recording).toEqual({ redact: false });
+    expect((await settings.read()).recording).toEqual({ redact: true });
+    expect((await SettingsFile.forStateDir(join(scratch, 'broken-state')).read()).recording).toEqual({ redact: true });
+  });
+
+  it('reads a recording section whose redact is not a boolean as redaction on; only false turns it off', async () => {
+    const settings = SettingsFile.forStateDir(join(scratch, 'odd-state'));
+    for (const [recording, redact] of [[{ redact: 'no' }, true], ['off', true], [{ redact: 0 }, true], [{}, false], [{ redact: false }, false]] as const) {
+      await settings.updateSection('recording', recording);
+      expect([recording, (await settings.read()).recording.redact]).toEqual([recording, redact]);
+    }
   });
 });
 

@@ -1,14 +1,15 @@
-// A lowdb adapter that never leaves a half-written file: it writes a temporary file beside the
-// target (mode 0600: cookies are credentials), fsyncs it, renames it over the target (atomic on
-// POSIX file systems) and fsyncs the directory. A crash at any point leaves the old file or the
-// new one. lowdb's own JSONFile (steno) renames too, but neither fsyncs nor sets the mode.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+// A lowdb adapter that never leaves a half-written file: private-file.ts writes a temporary file
+// beside the target (mode 0600: cookies are credentials), fsyncs it, renames it over the target
+// (atomic on POSIX file systems) and fsyncs the directory. A crash at any point leaves the old file
+// or the new one. lowdb's own JSONFile (steno) renames too, but neither fsyncs nor sets the mode.
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writePrivateFile } from '../private-file.js';
 
-export const STATE_FILE_MODE = 0o600;
-export const STATE_DIR_MODE = 0o700;
+export { isLeftoverTemporaryOf } from '../private-file.js';
+export const STATE_FILE_MODE = PRIVATE_FILE_MODE;
+export const STATE_DIR_MODE = PRIVATE_DIR_MODE;
 
 /** The JSON in the file could not be parsed. */
 export class CorruptJsonFileError extends Error {
@@ -47,47 +48,10 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    const directory = dirname(this.file);
-    await mkdir(directory, { recursive: true, mode: STATE_DIR_MODE });
-    const temporary = join(directory, `.${basename(this.file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    const handle = await open(temporary, 'wx', STATE_FILE_MODE);
-    try {
-      await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    await handle.close();
-    try {
-      await rename(temporary, this.file);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    await syncDirectory(directory);
+    await mkdir(dirname(this.file), { recursive: true, mode: STATE_DIR_MODE });
+    await writePrivateFile(this.file, `${JSON.stringify(data, null, 2)}\n`, { replace: true });
     this.writes++;
   }
-}
-
-/** Makes the rename itself durable. Some file systems refuse to fsync a directory; that is fine. */
-async function syncDirectory(directory: string): Promise<void> {
-  try {
-    const handle = await open(directory, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Best effort.
-  }
-}
-
-/** Temporary files a crash may have left beside `file` (they never replaced it, so they are junk). */
-export function isLeftoverTemporaryOf(file: string, candidate: string): boolean {
-  return candidate.startsWith(`.${basename(file)}.`) && candidate.endsWith('.tmp');
 }
 
 /**

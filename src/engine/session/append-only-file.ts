@@ -4,13 +4,15 @@
 // sync never holds one back). A crashing process loses at most the lines of the last interval; whatever reached the file is complete lines (a write cut
 // short by the kernel or a full disk can leave one partial last line, which readers skip).
 //
-// The file is created, never reused ('ax': an existing file is an error, so a recording cannot
-// clobber an older one), with mode 0600 from the start: sessions hold cookies and headers.
+// The file is created, never reused (private-file.ts: an existing name, a symbolic link included,
+// is an error, so a recording cannot clobber an older one or write through a link), with mode 0600
+// from the start: sessions hold cookies and headers.
 // With `gzip`, each append is one gzip member of whole lines (gzip-file.ts).
-import { chmod, open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { createPrivateFile, PRIVATE_FILE_MODE } from '../private-file.js';
 import { gzipMember } from './gzip-file.js';
 
-export const SESSION_FILE_MODE = 0o600;
+export const SESSION_FILE_MODE = PRIVATE_FILE_MODE;
 const FLUSH_THRESHOLD_BYTES = 64 * 1024;
 
 export interface AppendOnlyFileOptions {
@@ -49,12 +51,9 @@ export class AppendOnlyFile {
     this.#syncTimer = setInterval(() => this.#sync(), options.syncIntervalMs ?? 1000).unref();
   }
 
-  /** Creates `path` (mode 0600); fails if it exists. */
+  /** Creates `path` (mode 0600); fails (FileExistsError, code EEXIST) if anything has that name. */
   static async create(path: string, options: AppendOnlyFileOptions = {}): Promise<AppendOnlyFile> {
-    const handle = await open(path, 'ax', SESSION_FILE_MODE);
-    // The mode given to open() passes through the umask; a session file is 0600 whatever it is.
-    await chmod(path, SESSION_FILE_MODE);
-    return new AppendOnlyFile(path, handle, options);
+    return new AppendOnlyFile(path, await createPrivateFile(path), options);
   }
 
   /** Queues one line (without its newline). */

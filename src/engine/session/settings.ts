@@ -3,6 +3,10 @@
 // the UI can add its own section later. The recording section: whether --record redacts by
 // default (the --redact / --no-redact flags override it for one run). The ruleDryRun section: the
 // Rules view's per-rule dry-run toggles (extension-host.ts), so a restart keeps them.
+//
+// Security settings fail safe: a file wrtui cannot read is kept aside and replaced by one that
+// redacts recordings (it may have said so; nobody can tell), and a recording section whose
+// `redact` is not a boolean redacts too. Only a file that says `"redact": false` turns it off.
 import { resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { AtomicJsonFile, CorruptJsonFileError, setAside } from '../cookies/atomic-json-file.js';
@@ -38,14 +42,10 @@ export class SettingsFile {
     return new SettingsFile(resolve(stateDir, SETTINGS_FILE), onProblem);
   }
 
-  /** The settings, with defaults for whatever the file lacks. An unreadable file gives the defaults. */
+  /** The settings, with defaults for whatever the file lacks; redaction on where the file is unreadable (see above). */
   async read(): Promise<Settings> {
     const data = await this.#readRaw();
-    const recording = data.recording as Partial<RecordingSettings> | undefined;
-    return {
-      ...data,
-      recording: { redact: typeof recording?.redact === 'boolean' ? recording.redact : DEFAULT_RECORDING_SETTINGS.redact },
-    };
+    return { ...data, recording: { redact: redactionOf(data.recording) } };
   }
 
   /** Changes the recording section, keeping every other section. */
@@ -83,9 +83,23 @@ export class SettingsFile {
     }
     if (problem !== undefined) {
       const aside = await setAside(this.file);
-      this.#onProblem(`${this.file} could not be used (${problem}); it was kept as ${aside} and the defaults apply`);
+      // Written at once, so that the safe value outlasts this run whoever reads the file next.
+      this.#db.data = { recording: { redact: true } };
+      const unwritten = await this.#db.write().then(
+        () => '',
+        (error: unknown) => ` (${this.file} could not be written: ${(error as Error).message})`,
+      );
+      this.#onProblem(`${this.file} could not be used (${problem}); it was kept as ${aside}; the defaults apply, except that recordings are redacted (recording.redact: true) until settings.json or --no-redact says otherwise${unwritten}`);
     }
-    if (problem !== undefined || !this.#db.data) this.#db.data = {};
+    if (!this.#db.data) this.#db.data = {};
     return this.#db.data;
   }
+}
+
+/** What a recording section says of redaction: absent is the default; anything but a boolean is on. */
+function redactionOf(recording: unknown): boolean {
+  if (recording === undefined) return DEFAULT_RECORDING_SETTINGS.redact;
+  if (recording === null || typeof recording !== 'object' || Array.isArray(recording)) return true;
+  const redact = (recording as { redact?: unknown }).redact;
+  return redact === undefined ? DEFAULT_RECORDING_SETTINGS.redact : redact !== false;
 }

@@ -9,12 +9,11 @@
 // a rule cancelled before it was sent is an entry with status 0 and `_error`
 // (net::ERR_BLOCKED_BY_CLIENT), as Chrome writes blocked requests; a listener's redirect at
 // onBeforeRequest is the 307 "Internal Redirect" wrtui answered, as Chrome shows it.
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { getHeader, getHeaderValues, headerText } from '../../headers.js';
 import type { HttpHeaders } from '../../types.js';
 import type { ProgressListener } from '../progress.js';
 import type { RecordedExchange, RecordedHop, RecordedRequest, RecordedSession } from '../recorded-session.js';
+import { writePrivateFile, type WritePrivateFileOptions } from '../../private-file.js';
 import { wrtuiVersion } from '../wrtui-version.js';
 import { harTextOf } from './har-content.js';
 import type { HarCookie, HarEntry, HarLog, HarNameValue } from './har-format.js';
@@ -246,27 +245,25 @@ function responseCookies(headers: HttpHeaders): HarCookie[] {
 }
 
 /**
- * Writes `har` to `file` (mode 0600: a HAR holds cookies and headers) as `JSON.stringify(har,
- * null, 2)` would, entry by entry: a session's HAR can be longer than V8's longest string
- * (~512 MB), which one stringify cannot make.
+ * Writes `har` to `file` as `JSON.stringify(har, null, 2)` would, entry by entry: a session's HAR
+ * can be longer than V8's longest string (~512 MB), which one stringify cannot make. A HAR holds
+ * cookies and headers: private-file.ts makes it 0600, never through a symbolic link, and refuses an
+ * existing file unless `replace` (--force).
  */
-export async function writeHarFile(file: string, har: HarLog): Promise<void> {
+export async function writeHarFile(file: string, har: HarLog, options: WritePrivateFileOptions = {}): Promise<void> {
   const placeholder = JSON.stringify({ ...har, log: { ...har.log, entries: [] } }, null, 2);
   const marker = '"entries": []';
   const at = placeholder.indexOf(marker);
-  const out = createWriteStream(file, { mode: 0o600 });
-  const write = async (text: string) => {
-    if (!out.write(text)) await once(out, 'drain');
-  };
-  try {
-    await write(placeholder.slice(0, at + marker.length - (har.log.entries.length > 0 ? 1 : 0)));
-    const indent = ' '.repeat(6); // entries sit three levels deep: log, entries, the entry
-    for (const [i, entry] of har.log.entries.entries()) {
-      await write(`${i === 0 ? '' : ','}\n${indent}${JSON.stringify(entry, null, 2).replaceAll('\n', `\n${indent}`)}`);
-    }
-    await write(`${har.log.entries.length > 0 ? '\n    ]' : ''}${placeholder.slice(at + marker.length)}\n`);
-  } finally {
-    out.end();
-    await once(out, 'close');
-  }
+  await writePrivateFile(
+    file,
+    async (out) => {
+      await out.write(placeholder.slice(0, at + marker.length - (har.log.entries.length > 0 ? 1 : 0)));
+      const indent = ' '.repeat(6); // entries sit three levels deep: log, entries, the entry
+      for (const [i, entry] of har.log.entries.entries()) {
+        await out.write(`${i === 0 ? '' : ','}\n${indent}${JSON.stringify(entry, null, 2).replaceAll('\n', `\n${indent}`)}`);
+      }
+      await out.write(`${har.log.entries.length > 0 ? '\n    ]' : ''}${placeholder.slice(at + marker.length)}\n`);
+    },
+    options,
+  );
 }
