@@ -13,6 +13,8 @@ export const POOL_OPTIONS = { keepAlive: true, scheduling: 'lifo', maxFreeSocket
 export class IdleSockets {
   /** Idle sockets, the longest idle first (a Set keeps insertion order). */
   readonly #idle = new Set<Socket>();
+  /** Sockets whose 'close' is watched already (one listener a socket, however often it is reused). */
+  readonly #watched = new WeakSet<Socket>();
   readonly #max: number;
 
   constructor(max: number, agents: readonly Agent[]) {
@@ -28,7 +30,10 @@ export class IdleSockets {
     // Node's own 'free' listener runs first: it has kept the socket in freeSockets, or destroyed it.
     agent.on('free', (socket: Socket) => {
       if (socket.destroyed) return;
-      if (!this.#idle.has(socket)) socket.once('close', () => this.#idle.delete(socket));
+      if (!this.#watched.has(socket)) {
+        this.#watched.add(socket);
+        socket.once('close', () => this.#idle.delete(socket));
+      }
       this.#idle.delete(socket);
       this.#idle.add(socket);
       for (const oldest of this.#idle) {
