@@ -12,13 +12,15 @@ import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
+import { captureGlobals, withCapturedGlobals } from './captured-globals.js';
 import { extensionRelativePath, readExtensionFile } from '../extension-files.js';
 import { lockDownHostRealm } from './host-realm-lockdown.js';
 import { NetworkFetch, type FetchScope } from './network-fetch.js';
 import { firstUserFrame } from './stack-frames.js';
 
-// The bindings script, inlined by the build (see worker-script.ts).
+// The bindings script and the global names it uses, inlined by the build (see worker-script.ts).
 declare const WRTUI_BINDINGS_SOURCE: string;
+declare const WRTUI_BINDINGS_GLOBALS: string[];
 
 const port = parentPort!;
 /** The extension's folder and origin (chrome-extension://id), once the worker knows its extension. */
@@ -106,16 +108,18 @@ for (const name of WEB_GLOBALS) {
   // starts without them. Writable, as a browser's globals are (extensions do wrap fetch).
   if (!(name in globalThis)) continue;
   const settle = (value: unknown) => Object.defineProperty(sandbox, name, { value, writable: true, configurable: true, enumerable: true });
-  Object.defineProperty(sandbox, name, {
-    get: () => {
-      const value = name in OWN_GLOBALS ? OWN_GLOBALS[name]!() : (globalThis as Record<string, unknown>)[name];
-      settle(value);
-      return value;
-    },
-    set: settle,
-    configurable: true,
-    enumerable: true,
-  });
+  let made = false;
+  let value: unknown;
+  const get = () => {
+    if (!made) {
+      value = name in OWN_GLOBALS ? OWN_GLOBALS[name]!() : (globalThis as Record<string, unknown>)[name];
+      made = true;
+    }
+    // wrtui's own scripts may ask later (captured-globals.ts): what the extension put there meanwhile stays.
+    if (Object.getOwnPropertyDescriptor(sandbox, name)?.get === get) settle(value);
+    return value;
+  };
+  Object.defineProperty(sandbox, name, { get, set: settle, configurable: true, enumerable: true });
 }
 /**
  * A browser's BroadcastChannel reaches the pages of one origin; Node's reaches every thread of the
@@ -175,7 +179,12 @@ async function extensionFetch(input: unknown, init?: unknown): Promise<Response>
 // Nothing of this realm may be handed to the extension's before it is locked down.
 lockDownHostRealm();
 const context = vm.createContext(sandbox, { name: 'wrtui extension' });
-vm.runInContext(WRTUI_BINDINGS_SOURCE, context, { filename: 'wrtui:bindings' });
+{
+  // The bindings find the globals they use as the realm has them now, before any extension code.
+  const realmGlobal = vm.runInContext('globalThis', context) as object;
+  const captured = captureGlobals(realmGlobal, WRTUI_BINDINGS_GLOBALS);
+  (vm.runInContext(withCapturedGlobals(WRTUI_BINDINGS_SOURCE, captured.params), context, { filename: 'wrtui:bindings', lineOffset: -1 }) as (captured: unknown) => void).call(realmGlobal, captured);
+}
 const install = (context as Record<string, unknown>)[INSTALL_GLOBAL] as InstallBindings;
 delete (context as Record<string, unknown>)[INSTALL_GLOBAL];
 // Built-in modules only (packages are bundled into the rule): any base path will do.
