@@ -25,12 +25,16 @@ import { personaNamed } from '../../personas/index.js';
 /** Namespaces wrtui has, each granted by the permission of the same name. */
 const GATED_NAMESPACES = ['webRequest', 'cookies', 'storage', 'alarms', 'declarativeNetRequest'] as const;
 
+const isErrorLike = (value: unknown): value is Error =>
+  value instanceof Error || (typeof value === 'object' && value !== null && typeof (value as Error).name === 'string' && typeof (value as Error).message === 'string' && typeof (value as Error).stack === 'string');
+
 /** A URL's origin as a browser writes it: Node's URL says "null" for chrome-extension:. */
 const originOf = (url: URL) => `${url.protocol}//${url.host}`;
 
 function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const scope = globalThis as unknown as Record<string, unknown>;
-  const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : messageOf(error));
+  // An error of another realm too (a script that does not compile throws Node's SyntaxError).
+  const describe = (error: unknown) => (isErrorLike(error) ? `${error.name}: ${error.message}` : messageOf(error));
   const reportUncaught = (error: unknown, where: string) => {
     const location = bridge.locate(error);
     bridge.post(location === undefined ? ['uncaught', 'exception', `${where}: ${describe(error)}`] : ['uncaught', 'exception', `${where}: ${describe(error)}`, location]);
