@@ -26,6 +26,7 @@ import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-regis
 import type { FilterEndpoint, ResponseFilter } from '../web-request/stream-filter.js';
 import { fetchFailure, fetchForExtension, type ExtensionFetchReceiver, type ExtensionFetchRequest, type ExtensionFetchResponse } from './extension-network.js';
 import type { ExtensionServices } from './extension-services.js';
+import { bundleWorkerModule } from './extension-package.js';
 import { FETCH_WINDOW_BYTES, type HostItem, type ListenerResult, type WorkerBoot, type WorkerItem } from './protocol.js';
 import { stackOfStuckWorker } from './stuck-stack.js';
 import { mapped } from './worker/stack-frames.js';
@@ -539,7 +540,8 @@ export class ExtensionWorker implements RemoteEndpoint {
     const owner = this.#owner;
     try {
       if (!owner) throw new Error(`${method} was called before the rule's manifest was read`);
-      const value = await this.#options.services.call(owner, method, args);
+      // A module Worker's script is bundled here, as a module background is.
+      const value = method === 'worker.bundle' ? await bundleWorkerModule(this.boot.rootDir, args[0]) : await this.#options.services.call(owner, method, args);
       this.#enqueue(['reply', id, true, value]);
     } catch (error) {
       this.#enqueue(['reply', id, false, error instanceof Error ? error.message : String(error)]);

@@ -1,5 +1,6 @@
 // The code every extension worker runs: worker/worker-main.ts (the worker's Node side) with the
-// bindings script (worker/bindings.ts, which runs inside the extension's realm) inlined as text;
+// bindings script (worker/bindings.ts, which runs inside the extension's realm) and the script of a
+// dedicated Worker's thread (worker/dedicated-worker-main.ts, with worker/worker-scope.ts) inlined as text;
 // and the DOM a background page's realm runs once it touches the DOM (worker/page-document.ts,
 // linkedom), handed only to background pages' workers. The build writes both once to dist/; run
 // from the sources (tests, tsx) they are bundled in memory on first use, so never stale there.
@@ -95,6 +96,31 @@ export async function buildWorkerSource(workerDir: string): Promise<string> {
     target: 'node20',
     logLevel: 'warning',
   });
+  // A dedicated Worker's thread (worker/dedicated-worker-main.ts), with its global scope's script
+  // (worker/worker-scope.ts, run inside the Worker's realm) inlined as the bindings are.
+  const workerScope = await build({
+    entryPoints: [path.join(workerDir, 'worker-scope.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'neutral',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  const workerThread = await build({
+    entryPoints: [path.join(workerDir, 'dedicated-worker-main.ts')],
+    bundle: true,
+    write: false,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    define: {
+      WRTUI_WORKER_SCOPE_SOURCE: JSON.stringify(workerScope.outputFiles[0]!.text),
+      WRTUI_WORKER_SCOPE_GLOBALS: JSON.stringify(globalNamesIn(workerScope.outputFiles[0]!.text, realmGlobalNames())),
+    },
+    logLevel: 'warning',
+  });
   const worker = await build({
     entryPoints: [path.join(workerDir, 'worker-main.ts')],
     bundle: true,
@@ -106,6 +132,7 @@ export async function buildWorkerSource(workerDir: string): Promise<string> {
     define: {
       WRTUI_BINDINGS_SOURCE: JSON.stringify(bindings.outputFiles[0]!.text),
       WRTUI_BINDINGS_GLOBALS: JSON.stringify(globalNamesIn(bindings.outputFiles[0]!.text, realmGlobalNames())),
+      WRTUI_WORKER_THREAD_SOURCE: JSON.stringify(workerThread.outputFiles[0]!.text),
     },
     logLevel: 'warning',
   });
