@@ -74,7 +74,7 @@ describe.skipIf(SKIP)('tabs counted from traffic', () => {
     }
     await harness.curl([`${origin.url}/from-curl`]);
     // (The browser's own favicon request is left out: not the page's.)
-    const all = () => harness!.entries.filter((e): e is LogEntry & typeof e => e.kind === 'log' && e.source === 'Tab Reader' && !e.message.startsWith('chrome.')).map((e) => e.message);
+    const all = () => harness!.entries.filter((e): e is LogEntry & typeof e => e.kind === 'log' && e.source === 'Tab Reader' && e.level !== 'debug').map((e) => e.message);
     const logs = () => all().filter((message) => !message.endsWith('/favicon.ico') && !message.startsWith('created tab'));
     await expect.poll(() => logs().some((line) => line.includes('/from-curl')), { timeout: 5_000 }).toBe(true);
     const lines = logs().map((line) => line.replace(/^tab \d+ /, 'tab N '));

@@ -2,7 +2,7 @@
 // 156 (the oracle) and wrtui under the chrome persona each make it. The probes in
 // fixtures/extensions/ share the key of mv3-blocker, so their id is the same in both.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -56,6 +56,40 @@ export async function reportsInChromium(extension: string, alongside: string[] =
   } finally {
     await context.close();
     await rm(profile, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The report of a probe whose manifest names a background `page` (MV2), as Chromium 156 makes it:
+ * Chromium runs no MV2 background page, so a copy of the probe, its manifest made MV3 without a
+ * background (the same key, so the same id), is loaded and that page opened in a tab, where it runs
+ * as any extension page does.
+ */
+export async function pageReportInChromium(extension: string): Promise<Report> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing and CI is set (.ci/run installs chromium)`);
+  const manifest = JSON.parse(await readFile(path.join(extension, 'manifest.json'), 'utf8')) as { background: { page: string } } & Record<string, unknown>;
+  const work = await mkdtemp(path.join(tmpdir(), 'wrtui-chromium-page-probe-'));
+  const copy = path.join(work, 'extension');
+  await cp(extension, copy, { recursive: true });
+  const { background, ...rest } = manifest;
+  await writeFile(path.join(copy, 'manifest.json'), JSON.stringify({ ...rest, manifest_version: 3 }));
+  const context = await chromium.launchPersistentContext(path.join(work, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    ignoreDefaultArgs: ['--disable-extensions'],
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', `--disable-extensions-except=${copy}`, `--load-extension=${copy}`],
+  });
+  try {
+    const page = await context.newPage();
+    const url = `chrome-extension://${PROBE_EXTENSION_ID}/${background.page}`;
+    // The extension may not be loaded yet when the browser starts: try again until its page opens.
+    await expect.poll(async () => page.goto(url).then(() => page.url(), () => 'not yet'), { timeout: 15_000 }).toBe(url);
+    let report: Report | undefined;
+    await expect.poll(async () => (report = ((await page.evaluate('chrome.storage.local.get("report")')) as { report?: Report }).report), { timeout: 30_000 }).toBeDefined();
+    return report!;
+  } finally {
+    await context.close();
+    await rm(work, { recursive: true, force: true });
   }
 }
 

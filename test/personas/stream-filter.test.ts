@@ -226,12 +226,14 @@ describe('webRequest.filterResponseData under the firefox persona', () => {
     const mv3 = await extension('Mv3NoFilterPermission', code, { manifest_version: 3, permissions: ['webRequest', 'webRequestBlocking'], host_permissions: ['<all_urls>'], background: { scripts: ['bg.js'] } });
     const mv3With = await extension('Mv3WithFilterPermission', code, { manifest_version: 3, permissions: ['webRequest', 'webRequestBlocking', 'webRequestFilterResponse'], host_permissions: ['<all_urls>'], background: { scripts: ['bg.js'] } });
     await start([observing, mv3, mv3With]);
-    const why = 'browser.webRequest.filterResponseData is undefined: Firefox gives it to an extension with the "webRequestBlocking" permission (and, in Manifest V3, "webRequestFilterResponse")';
-    await expect.poll(() => [...logsOf(harness!.entries, 'Observing'), ...logsOf(harness!.entries, 'Mv3NoFilterPermission'), ...logsOf(harness!.entries, 'Mv3WithFilterPermission')]).toEqual([
-      why,
+    // Said as what the browser APIs it used do here: in one debug entry, once its start-up's notes are gathered.
+    const why =
+      'what one browser API it used does here (wrtui is a proxy, not a browser; each said once):\n  browser.webRequest.filterResponseData: undefined: Firefox gives it to an extension with the "webRequestBlocking" permission (and, in Manifest V3, "webRequestFilterResponse")';
+    await expect.poll(() => [...logsOf(harness!.entries, 'Observing'), ...logsOf(harness!.entries, 'Mv3NoFilterPermission'), ...logsOf(harness!.entries, 'Mv3WithFilterPermission')], { timeout: 5000 }).toEqual([
       'filterResponseData: undefined',
       why,
       'filterResponseData: undefined',
+      why,
       'filterResponseData: function',
     ]);
   });

@@ -223,6 +223,16 @@ function originRelativeImports(root: string): Plugin {
   };
 }
 
+/**
+ * A module Worker's script (`new Worker(url, { type: 'module' })`), asked for by the extension's
+ * worker while it runs: bundled as a module background is. `file` must be in the extension's folder.
+ */
+export async function bundleWorkerModule(root: string, file: unknown): Promise<ScriptUnit> {
+  const resolved = path.resolve(root, String(file));
+  if (typeof file !== 'string' || path.relative(path.resolve(root), resolved).startsWith('..')) throw new PackageError(`${String(file)} is outside the extension's folder`, undefined);
+  return bundleModule(resolved, root);
+}
+
 /** A module script and what it imports from the extension's folder, as one classic script. */
 async function bundleModule(file: string, root: string): Promise<ScriptUnit> {
   const bundleFile = `${file}.wrtui-bundle.js`;

@@ -13,6 +13,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { STATE_DIR_MODE } from '../cookies/atomic-json-file.js';
 import { FolderWatch } from './extension-folders.js';
+import { SurfaceNotes } from './surface-notes.js';
 import { answerTabs } from './known-tabs.js';
 import type { WebStorageChange } from './worker/web-storage.js';
 import { StorageAreas, StorageQuotaError, SYNC_QUOTA, type StorageAreaName, type StorageChanges } from './storage-areas.js';
@@ -26,6 +27,8 @@ export class ExtensionServices {
   readonly alarms: AlarmScheduler;
   /** The requests the extension made itself through the proxy, across its workers (the rules view shows them). */
   readonly ownRequests = { made: 0, failed: 0 };
+  /** What its calls to the browser's own surfaces did here: said once, across its workers (surface-notes.ts). */
+  readonly surfaceNotes = new SurfaceNotes();
   readonly #engine: Engine;
   readonly #extensionId: string;
   readonly #cookieApis = new WeakMap<Owner, CookiesApi>();
@@ -159,6 +162,7 @@ export class ExtensionServices {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.surfaceNotes.flush();
     await this.#storageWatch?.close();
     this.alarms.clearAll();
     await this.storage.flush();

@@ -26,6 +26,7 @@ import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-regis
 import type { FilterEndpoint, ResponseFilter } from '../web-request/stream-filter.js';
 import { fetchFailure, fetchForExtension, type ExtensionFetchReceiver, type ExtensionFetchRequest, type ExtensionFetchResponse } from './extension-network.js';
 import type { ExtensionServices } from './extension-services.js';
+import { bundleWorkerModule } from './extension-package.js';
 import { FETCH_WINDOW_BYTES, type HostItem, type ListenerResult, type WorkerBoot, type WorkerItem } from './protocol.js';
 import { stackOfStuckWorker } from './stuck-stack.js';
 import { mapped } from './worker/stack-frames.js';
@@ -402,12 +403,15 @@ export class ExtensionWorker implements RemoteEndpoint {
         case 'uncaught':
           this.#log('error', `${withBrowserGlobalHint(item[2])}${item[3] ? ` at ${item[3]}` : ''}`);
           break;
+        case 'surfaceNote':
+          this.#surfaceNote(item[1], item[2]);
+          break;
         case 'missing':
           if (item[2] !== undefined) this.#log('debug', `${item[1]} is undefined: the manifest does not ask for the "${item[2]}" permission`);
           else if (this.#owner?.persona.name === 'chrome' && /^(chrome|browser)\.webRequest\.(filterResponseData|getSecurityInfo)$/.test(item[1]))
-            this.#log('info', `${item[1]} is Firefox's: Chrome has none, so it is undefined under the chrome persona (--persona firefox has it)`);
+            this.#surfaceNote(item[1], "undefined under the chrome persona: it is Firefox's, Chrome has none (--persona firefox has it)");
           else if (this.#owner?.persona.hasFilterResponseData && /^(chrome|browser)\.webRequest\.filterResponseData$/.test(item[1]))
-            this.#log('info', `${item[1]} is undefined: Firefox gives it to an extension with the "webRequestBlocking" permission (and, in Manifest V3, "webRequestFilterResponse")`);
+            this.#surfaceNote(item[1], 'undefined: Firefox gives it to an extension with the "webRequestBlocking" permission (and, in Manifest V3, "webRequestFilterResponse")');
           else if (this.#owner?.persona.name === 'spec' && /^(chrome|browser)\.webRequest\.(ResourceType|On\w+Options|IgnoredActionType|onActionIgnored|filterResponseData|getSecurityInfo)$/.test(item[1]))
             this.#log('warn', `${item[1]} is not in the spec persona (the seed interface); run with --persona chrome or firefox to see what that browser has`);
           else this.#log('warn', `${item[1]} is not available in wrtui; it is undefined here, as an API without its permission is in a browser`);
@@ -536,7 +540,8 @@ export class ExtensionWorker implements RemoteEndpoint {
     const owner = this.#owner;
     try {
       if (!owner) throw new Error(`${method} was called before the rule's manifest was read`);
-      const value = await this.#options.services.call(owner, method, args);
+      // A module Worker's script is bundled here, as a module background is.
+      const value = method === 'worker.bundle' ? await bundleWorkerModule(this.boot.rootDir, args[0]) : await this.#options.services.call(owner, method, args);
       this.#enqueue(['reply', id, true, value]);
     } catch (error) {
       this.#enqueue(['reply', id, false, error instanceof Error ? error.message : String(error)]);
@@ -691,6 +696,11 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   #log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void {
     this.#engine.journal.append({ kind: 'log', level, source: this.#owner?.id ?? this.#options.source, message });
+  }
+
+  /** What a browser API it used does here: once per extension, gathered into one debug entry (surface-notes.ts). */
+  #surfaceNote(api: string, note: string): void {
+    this.#options.services.surfaceNotes.add(api, note, (message) => this.#log('debug', message));
   }
 }
 

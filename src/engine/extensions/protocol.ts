@@ -123,6 +123,8 @@ export type WorkerItem =
   | ['log', level: 'debug' | 'info' | 'warn' | 'error', message: string]
   /** An uncaught exception or unhandled rejection: reported, the worker goes on, as in a browser. */
   | ['uncaught', what: 'exception' | 'rejection', message: string, location?: string]
+  /** What a call to one of the browser's own surfaces did here (tabs.onUpdated never fires): said once per extension (surface-notes.ts). */
+  | ['surfaceNote', api: string, note: string]
   /** The extension reached for an API wrtui does not have, or one its manifest does not grant (`permission`); once per name. */
   | ['missing', name: string, permission?: string]
   | ['pong', n: number, heapUsed: number]

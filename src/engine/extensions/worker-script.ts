@@ -1,5 +1,6 @@
 // The code every extension worker runs: worker/worker-main.ts (the worker's Node side) with the
-// bindings script (worker/bindings.ts, which runs inside the extension's realm) inlined as text;
+// bindings script (worker/bindings.ts, which runs inside the extension's realm) and the script of a
+// dedicated Worker's thread (worker/dedicated-worker-main.ts, with worker/worker-scope.ts) inlined as text;
 // and the DOM a background page's realm runs once it touches the DOM (worker/page-document.ts,
 // linkedom), handed only to background pages' workers. The build writes both once to dist/; run
 // from the sources (tests, tsx) they are bundled in memory on first use, so never stale there.
@@ -7,7 +8,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 import { build } from 'esbuild';
+import { globalNamesIn } from './worker/captured-globals.js';
 import { domGlobalNames } from './worker/page-dom.js';
 
 export const WORKER_SCRIPT_FILE = 'extension-worker.cjs';
@@ -16,10 +19,11 @@ export const PAGE_DOM_SCRIPT_FILE = 'extension-page-dom.js';
 let cached: Promise<string> | undefined;
 let cachedPageDom: Promise<PageDom> | undefined;
 
-/** A background page's DOM: its script and the globals it gives (WorkerBoot.page). */
+/** A background page's DOM: its script, the globals it gives and the ones it uses (WorkerBoot.page). */
 export interface PageDom {
   domSource: string;
   globals: string[];
+  captured: string[];
 }
 
 /** The worker's source text (a CommonJS script, run with `new Worker(code, { eval: true })`). */
@@ -33,7 +37,7 @@ export function pageDom(): Promise<PageDom> {
   cachedPageDom ??= retriedOnFailure(async () => {
     const domSource = await builtOrBundled(PAGE_DOM_SCRIPT_FILE, 'page-document.ts', buildPageDomSource);
     const linkedom = (await import('linkedom')) as Record<string, unknown>;
-    return { domSource, globals: domGlobalNames(Object.keys(linkedom)) };
+    return { domSource, globals: domGlobalNames(Object.keys(linkedom)), captured: globalNamesIn(domSource, realmGlobalNames()) };
   }, () => (cachedPageDom = undefined));
   return cachedPageDom;
 }
@@ -54,6 +58,15 @@ function retriedOnFailure<T>(make: () => Promise<T>, forget: () => void): Promis
   const made = make();
   made.catch(forget);
   return made;
+}
+
+/**
+ * The names a realm's global object may have: a vm context's (ECMAScript's and V8's) and a Node
+ * worker's (the Web globals an extension is given among them), which is what captured-globals.ts
+ * looks for in wrtui's own scripts.
+ */
+function realmGlobalNames(): string[] {
+  return [...new Set([...Object.getOwnPropertyNames(vm.runInNewContext('globalThis')), ...Object.getOwnPropertyNames(globalThis)])];
 }
 
 /** Bundles the page DOM script from `workerDir` (minified: it is evaluated in each page that uses it). */
@@ -83,6 +96,31 @@ export async function buildWorkerSource(workerDir: string): Promise<string> {
     target: 'node20',
     logLevel: 'warning',
   });
+  // A dedicated Worker's thread (worker/dedicated-worker-main.ts), with its global scope's script
+  // (worker/worker-scope.ts, run inside the Worker's realm) inlined as the bindings are.
+  const workerScope = await build({
+    entryPoints: [path.join(workerDir, 'worker-scope.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'neutral',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  const workerThread = await build({
+    entryPoints: [path.join(workerDir, 'dedicated-worker-main.ts')],
+    bundle: true,
+    write: false,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    define: {
+      WRTUI_WORKER_SCOPE_SOURCE: JSON.stringify(workerScope.outputFiles[0]!.text),
+      WRTUI_WORKER_SCOPE_GLOBALS: JSON.stringify(globalNamesIn(workerScope.outputFiles[0]!.text, realmGlobalNames())),
+    },
+    logLevel: 'warning',
+  });
   const worker = await build({
     entryPoints: [path.join(workerDir, 'worker-main.ts')],
     bundle: true,
@@ -91,7 +129,11 @@ export async function buildWorkerSource(workerDir: string): Promise<string> {
     platform: 'node',
     target: 'node20',
     packages: 'external',
-    define: { WRTUI_BINDINGS_SOURCE: JSON.stringify(bindings.outputFiles[0]!.text) },
+    define: {
+      WRTUI_BINDINGS_SOURCE: JSON.stringify(bindings.outputFiles[0]!.text),
+      WRTUI_BINDINGS_GLOBALS: JSON.stringify(globalNamesIn(bindings.outputFiles[0]!.text, realmGlobalNames())),
+      WRTUI_WORKER_THREAD_SOURCE: JSON.stringify(workerThread.outputFiles[0]!.text),
+    },
     logLevel: 'warning',
   });
   return worker.outputFiles[0]!.text;

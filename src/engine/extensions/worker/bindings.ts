@@ -17,6 +17,8 @@ import { HostCalls } from './host-calls.js';
 import { BrowserSurfaces } from './browser-surfaces.js';
 import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScope } from './global-scope.js';
 import { createFileReader } from './file-reader.js';
+import { createImportScripts } from './import-scripts.js';
+import { createWorkerClass } from './dedicated-worker.js';
 import { PageWindow } from './page-window.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
@@ -25,12 +27,16 @@ import { personaNamed } from '../../personas/index.js';
 /** Namespaces wrtui has, each granted by the permission of the same name. */
 const GATED_NAMESPACES = ['webRequest', 'cookies', 'storage', 'alarms', 'declarativeNetRequest'] as const;
 
+const isErrorLike = (value: unknown): value is Error =>
+  value instanceof Error || (typeof value === 'object' && value !== null && typeof (value as Error).name === 'string' && typeof (value as Error).message === 'string' && typeof (value as Error).stack === 'string');
+
 /** A URL's origin as a browser writes it: Node's URL says "null" for chrome-extension:. */
 const originOf = (url: URL) => `${url.protocol}//${url.host}`;
 
 function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const scope = globalThis as unknown as Record<string, unknown>;
-  const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : messageOf(error));
+  // An error of another realm too (a script that does not compile throws Node's SyntaxError).
+  const describe = (error: unknown) => (isErrorLike(error) ? `${error.name}: ${error.message}` : messageOf(error));
   const reportUncaught = (error: unknown, where: string) => {
     const location = bridge.locate(error);
     bridge.post(location === undefined ? ['uncaught', 'exception', `${where}: ${describe(error)}`] : ['uncaught', 'exception', `${where}: ${describe(error)}`, location]);
@@ -42,6 +48,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   reportListenerCounts((event, count) => bridge.post(['eventListeners', event, count]));
   const lastError = new RuntimeState((message) => bridge.post(['log', 'warn', `Unchecked runtime.lastError: ${message}`]));
   const calls = new HostCalls(bridge);
+  bridge.useHostCalls((method, args) => calls.call(method, args));
   let persona = personaNamed(boot.persona ?? 'spec');
   const webRequest = new WebRequestBinding(bridge, calls, () => permissions, () => persona, reportUncaught);
   const cookies = new CookiesBinding(bridge, calls, lastError, reportUncaught);
@@ -112,7 +119,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   };
 
   scope.console = createConsole(bridge);
-  Object.assign(scope, createTimers(bridge, reportUncaught));
+  Object.assign(scope, createTimers(bridge, reportUncaught).timers);
   scope.self = globalThis;
   const showNavigator = () => {
     scope.navigator = { userAgent: persona.userAgent ?? `wrtui (${boot.name})`, language: 'en-US', languages: ['en-US', 'en'], onLine: true, hardwareConcurrency: 1 };
@@ -132,20 +139,13 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   if (isServiceWorker && background.type !== 'module') {
     // A classic service worker may pull in more scripts, synchronously, relative to its own URL.
     const serviceWorkerUrl = new URL(background.service_worker!, boot.baseUrl);
-    scope.importScripts = (...urls: unknown[]) => {
-      for (const url of urls) {
-        const resolved = new URL(String(url), serviceWorkerUrl);
-        if (originOf(resolved) !== originOf(new URL(boot.baseUrl))) throw new DOMException(`Failed to execute 'importScripts' on 'WorkerGlobalScope': The script at '${resolved.href}' failed to load.`, 'NetworkError');
-        const file = `${boot.rootDir}/${decodeURIComponent(resolved.pathname.replace(/^\/+/, ''))}`;
-        let code: string;
-        try {
-          code = bridge.readFile(file);
-        } catch {
-          throw new DOMException(`Failed to execute 'importScripts' on 'WorkerGlobalScope': The script at '${resolved.href}' failed to load.`, 'NetworkError');
-        }
-        bridge.runScript(code, file);
-      }
-    };
+    scope.importScripts = createImportScripts({
+      scriptUrl: serviceWorkerUrl.href,
+      origin: originOf(new URL(boot.baseUrl)),
+      fileOf: (url) => `${boot.rootDir}/${decodeURIComponent(url.pathname.replace(/^\/+/, ''))}`,
+      readFile: (file) => bridge.readFile(file),
+      runScript: (code, file) => bridge.runScript(code, file),
+    });
   }
   // self.location: the service worker's script, or the background page (Chrome names the one it
   // makes for background.scripts _generated_background_page.html).
@@ -163,6 +163,22 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const pageWindow = isPage ? new PageWindow({ scope, boot, bridge, calls, events: globalEvents!, onError: reportUncaught, NodeEvent, NodeEventTarget }) : undefined;
   // FileReader: a window's and a worker's alike.
   if (isPage || isServiceWorker) scope.FileReader = createFileReader({ Event: NodeEvent, EventTarget: NodeEventTarget, onError: reportUncaught });
+  // A page makes dedicated Workers (uBlock Origin's serializer and list updater); a service worker cannot, in Chromium neither.
+  if (isPage) {
+    scope.Worker = createWorkerClass({
+      workers: bridge.workers,
+      base: () => (scope.location as { href: string }).href,
+      origin: originOf(new URL(boot.baseUrl)),
+      navigator: () => {
+        const { userAgent, language, languages, onLine, hardwareConcurrency } = scope.navigator as Record<string, unknown>;
+        return { userAgent: String(userAgent), language: String(language), languages: [...(languages as string[])].map(String), onLine: onLine === true, hardwareConcurrency: Number(hardwareConcurrency) };
+      },
+      Event: NodeEvent,
+      EventTarget: NodeEventTarget,
+      MessageEvent,
+      report: (message, location) => bridge.post(location === undefined ? ['uncaught', 'exception', message] : ['uncaught', 'exception', message, location]),
+    });
+  }
 
   const fail = (what: string, error: unknown, location?: string) => {
     const where = location ?? bridge.locate(error);

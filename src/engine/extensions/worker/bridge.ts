@@ -3,6 +3,8 @@
 // timers in that realm, so every object, Promise and Error an extension sees is of its own realm,
 // as in a browser; the bridge is the only way out, and it only posts to the host.
 import type { WorkerBoot, WorkerItem } from '../protocol.js';
+import type { DedicatedWorkersApi } from './dedicated-worker-api.js';
+import type { HostReply } from './host-calls.js';
 
 export interface Bridge {
   /** Queues an item for the host; one message per turn of the worker's event loop. */
@@ -23,6 +25,10 @@ export interface Bridge {
   platform: { os: string; arch: string; nacl_arch: string };
   setTimer(callback: () => void, ms: number, repeat: boolean): unknown;
   clearTimer(handle: unknown): void;
+  /** The dedicated Workers the extension's realm makes (a background page's `Worker`). */
+  workers: DedicatedWorkersApi;
+  /** The bindings' calls to the host, for what the Node side asks of it (a module Worker's bundle). */
+  useHostCalls(call: (method: string, args: unknown[]) => Promise<HostReply>): void;
 }
 
 /** The function the bindings script defines in the extension's realm; the worker calls it once. */

@@ -224,7 +224,7 @@ export class BrowserSurfaces {
   #report(path: string, text: string): void {
     if (this.#reported.has(path)) return;
     this.#reported.add(path);
-    this.#context.bridge.post(['log', 'info', `${path}: ${text}`]);
+    this.#context.bridge.post(['surfaceNote', path, text]);
   }
 
   /** action (MV3), browserAction (MV2): the button's state, kept; `extra`: Firefox's and MV3's getters and setters. */

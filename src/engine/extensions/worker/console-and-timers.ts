@@ -18,7 +18,7 @@ const LEVELS: Readonly<Record<string, Level>> = {
   table: 'info',
 };
 
-export function createConsole(bridge: Bridge): Record<string, unknown> {
+export function createConsole(bridge: Pick<Bridge, 'post' | 'format'>): Record<string, unknown> {
   const write = (level: Level, args: readonly unknown[]) => bridge.post(['log', level, bridge.format(args)]);
   const counts = new Map<string, number>();
   const timers = new Map<string, number>();
@@ -66,7 +66,8 @@ export interface Timers {
   clearInterval(id: unknown): void;
 }
 
-export function createTimers(bridge: Bridge, onError: (error: unknown, where: string) => void): Timers {
+/** The timers of one global scope, and a way to cancel them all (a dedicated Worker that ends). */
+export function createTimers(bridge: Pick<Bridge, 'setTimer' | 'clearTimer'>, onError: (error: unknown, where: string) => void): { timers: Timers; cancelAll(): void } {
   const handles = new Map<number, unknown>();
   let next = 1;
   const schedule = (repeat: boolean, callback: unknown, ms: unknown, args: unknown[]): number => {
@@ -92,9 +93,14 @@ export function createTimers(bridge: Bridge, onError: (error: unknown, where: st
     bridge.clearTimer(handle);
   };
   return {
-    setTimeout: (callback, ms, ...args) => schedule(false, callback, ms, args),
-    setInterval: (callback, ms, ...args) => schedule(true, callback, ms, args),
-    clearTimeout: clear,
-    clearInterval: clear,
+    timers: {
+      setTimeout: (callback, ms, ...args) => schedule(false, callback, ms, args),
+      setInterval: (callback, ms, ...args) => schedule(true, callback, ms, args),
+      clearTimeout: clear,
+      clearInterval: clear,
+    },
+    cancelAll: () => {
+      for (const id of [...handles.keys()]) clear(id);
+    },
   };
 }

@@ -13,6 +13,8 @@ export interface PageBoot {
   domSource: string;
   /** The globals it gives a page (touching any of them is its first use). */
   globals: string[];
+  /** The globals it uses, captured before the page's scripts run (captured-globals.ts). */
+  captured: string[];
 }
 
 export interface PageDocumentOptions {

@@ -6,6 +6,7 @@
 // with Firefox ESR (test/personas/firefox-page.test.ts).
 import type { WorkerBoot } from '../protocol.js';
 import type { Bridge } from './bridge.js';
+import { captureGlobals, withCapturedGlobals } from './captured-globals.js';
 import { createCssNamespace } from './css-namespace.js';
 import type { GlobalEvents } from './global-scope.js';
 import type { HostCalls } from './host-calls.js';
@@ -89,12 +90,15 @@ export class PageWindow {
     const page = boot.page;
     if (!page) return;
     const settle = (name: string, value: unknown) => Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
+    // What the DOM's script uses, as the realm has it before the page's scripts run: a page that
+    // defines `require` (Privacy Badger) or `define` does not lend them to the DOM (captured-globals.ts).
+    // Its own globals are not taken: it looks some of them up as it runs, and they are not there yet.
+    const captured = captureGlobals(globalThis, page.captured, new Set(page.globals));
     let loading = false;
     const load = () => {
-      // The DOM's own script looks some of these names up as it runs: they are not there yet.
       if (this.#document || loading) return;
       loading = true;
-      bridge.runScript(page.domSource, 'wrtui:page-dom');
+      (bridge.runScript(withCapturedGlobals(page.domSource, captured.params), 'wrtui:page-dom') as (captured: unknown) => void).call(globalThis, captured);
       const make = scope[PAGE_DOCUMENT_GLOBAL] as (options: PageDocumentOptions) => PageDocument;
       delete scope[PAGE_DOCUMENT_GLOBAL];
       const document = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => this.#readyState, currentScript: () => this.#currentScript });

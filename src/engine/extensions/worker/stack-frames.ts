@@ -19,7 +19,21 @@ export function firstUserFrame(error: unknown, userFiles: ReadonlySet<string>, m
     if (!location.includes('/node_modules/')) return location;
     fallback ??= location;
   }
-  return fallback;
+  return fallback ?? syntaxErrorAt(stack, userFiles, maps);
+}
+
+/**
+ * Where a script that did not compile went wrong: V8 puts no frame of the script in a SyntaxError's
+ * stack, but Node heads it with `file:line`, the line's text and a caret under the column. (Node
+ * heads an error thrown by a script's top level so too, with the caret under the statement; its
+ * frames say where the error was made, which is what a browser reports, so they come first.)
+ */
+function syntaxErrorAt(stack: string, userFiles: ReadonlySet<string>, maps: ReadonlyMap<string, SourceMap>): string | undefined {
+  const [head, , caret] = stack.split('\n');
+  const match = /^(.+):(\d+)$/.exec(head ?? '');
+  if (!match || !userFiles.has(match[1]!)) return undefined;
+  const column = caret !== undefined && /^ *\^/.test(caret) ? caret.indexOf('^') + 1 : 1;
+  return mapped(maps.get(match[1]!), match[1]!, Number(match[2]), column);
 }
 
 /** `file:line:col` in the source the user wrote, through `map` when the file is a bundle. */

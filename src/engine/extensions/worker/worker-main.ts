@@ -3,27 +3,33 @@
 // the bindings script in it, then the extension's background, and carries batches of items between
 // the host and the bindings. Pings are answered here, so a stuck extension is told apart from a
 // busy one only by whether this thread turns at all.
-import { readFileSync, realpathSync } from 'node:fs';
 import { SourceMap, createRequire, isBuiltin, type SourceMapPayload } from 'node:module';
-import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
-import { extensionRelativePath, readExtensionFile } from '../extension-files.js';
+import { captureGlobals, withCapturedGlobals } from './captured-globals.js';
 import { lockDownHostRealm } from './host-realm-lockdown.js';
+import { DedicatedWorkerThreads, type WorkerScript } from './dedicated-worker-threads.js';
+import { FetchRelay } from './fetch-relay.js';
+import { OwnFiles } from './own-files.js';
+import { makeExtensionFetch } from './extension-fetch.js';
+import type { HostReply } from './host-calls.js';
 import { NetworkFetch, type FetchScope } from './network-fetch.js';
 import { firstUserFrame } from './stack-frames.js';
+import { webGlobalsSandbox } from './web-globals.js';
 
-// The bindings script, inlined by the build (see worker-script.ts).
+// The bindings script and the global names it uses, and the script a dedicated Worker's thread
+// runs, inlined by the build (see worker-script.ts).
 declare const WRTUI_BINDINGS_SOURCE: string;
+declare const WRTUI_BINDINGS_GLOBALS: string[];
+declare const WRTUI_WORKER_THREAD_SOURCE: string;
 
 const port = parentPort!;
-/** The extension's folder and origin (chrome-extension://id), once the worker knows its extension. */
-let ownFolder: string | undefined;
-let ownOrigin: string | undefined;
+/** The extension's files, folder and origin (chrome-extension://id), once the worker knows its extension. */
+let files: OwnFiles | undefined;
 /** Where the extension's fetch runs, as the browser names it in a TypeError fetch throws; Firefox's fetch also answers a missing file of its own differently (below). */
 let fetchScope: FetchScope = { browser: 'chrome', scope: 'WorkerGlobalScope' };
 const inFirefox = () => fetchScope.browser === 'firefox';
@@ -58,124 +64,30 @@ const post = (item: WorkerItem) => {
 };
 
 // ── the extension's realm ──────────────────────────────────────────────────
-// Web platform globals Node's workers have, as a browser's worker scope has them.
-const WEB_GLOBALS = [
-  'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'atob', 'btoa', 'fetch', 'Request', 'Response', 'Headers', 'FormData',
-  'AbortController', 'AbortSignal', 'Event', 'EventTarget', 'MessageChannel', 'MessagePort', 'MessageEvent', 'BroadcastChannel', 'Blob', 'File',
-  'DOMException', 'structuredClone', 'crypto', 'Crypto', 'CryptoKey', 'SubtleCrypto', 'performance', 'queueMicrotask', 'ReadableStream', 'WritableStream',
-  'TransformStream', 'TextEncoderStream', 'TextDecoderStream', 'CompressionStream', 'DecompressionStream', 'WebAssembly',
-] as const;
-/** The Web globals whose Node versions an extension must not get as they are: its own instead (below). */
-const OWN_GLOBALS: Partial<Record<(typeof WEB_GLOBALS)[number], () => unknown>> = {
-  BroadcastChannel: () => originBroadcastChannel(),
-  fetch: () => extensionFetch,
-  AbortController: () => browserAbortController(),
-  AbortSignal: () => browserAbortSignal(),
-};
-/**
- * The AbortError an abort() without a reason gives, in the persona's browser's words (Chromium 156:
- * "signal is aborted without reason"; Firefox ESR 153.7: "The operation was aborted. "; Node: "This
- * operation was aborted"), compared in the extension-network and firefox-network tests.
- */
-const defaultAbortReason = () => new DOMException(inFirefox() ? 'The operation was aborted. ' : 'signal is aborted without reason', 'AbortError');
-function browserAbortController(): typeof AbortController {
-  return class AbortController extends globalThis.AbortController {
-    override abort(reason?: unknown): void {
-      super.abort(reason === undefined ? defaultAbortReason() : reason);
-    }
-  };
-}
-function browserAbortSignal(): typeof AbortSignal {
-  const NodeAbortSignal = globalThis.AbortSignal;
-  // Not constructible, as in a browser; `instanceof` and the prototype are Node's signal's.
-  const AbortSignal = function AbortSignal() {
-    throw new TypeError('Illegal constructor');
-  } as unknown as typeof globalThis.AbortSignal;
-  Object.defineProperties(AbortSignal, {
-    prototype: { value: NodeAbortSignal.prototype },
-    abort: { value: (reason?: unknown) => NodeAbortSignal.abort(reason === undefined ? defaultAbortReason() : reason), writable: true, configurable: true },
-    timeout: { value: (ms: number) => NodeAbortSignal.timeout(ms), writable: true, configurable: true },
-    any: { value: (signals: AbortSignal[]) => NodeAbortSignal.any(signals), writable: true, configurable: true },
-  });
-  return AbortSignal;
-}
-const sandbox: Record<string, unknown> = {};
-for (const name of WEB_GLOBALS) {
-  // Node makes most of these on first use (fetch loads undici; CompressionStream, zlib): each is
-  // taken from Node's global only when the extension first touches it, so a worker that never does
-  // starts without them. Writable, as a browser's globals are (extensions do wrap fetch).
-  if (!(name in globalThis)) continue;
-  const settle = (value: unknown) => Object.defineProperty(sandbox, name, { value, writable: true, configurable: true, enumerable: true });
-  Object.defineProperty(sandbox, name, {
-    get: () => {
-      const value = name in OWN_GLOBALS ? OWN_GLOBALS[name]!() : (globalThis as Record<string, unknown>)[name];
-      settle(value);
-      return value;
-    },
-    set: settle,
-    configurable: true,
-    enumerable: true,
-  });
-}
-/**
- * A browser's BroadcastChannel reaches the pages of one origin; Node's reaches every thread of the
- * process, so every extension's worker. Each extension's channels are its origin's alone.
- */
-function originBroadcastChannel(): typeof BroadcastChannel {
-  return class extends BroadcastChannel {
-    readonly #name: string;
-    constructor(name: string) {
-      super(`${ownOrigin ?? 'wrtui:unbooted'} ${String(name)}`);
-      this.#name = String(name);
-    }
-    // @ts-expect-error Node's typings say a property; it is an accessor (as in browsers), and so is this.
-    override get name(): string {
-      return this.#name;
-    }
-  };
-}
-
 const network = new NetworkFetch(post, () => fetchScope);
-
-/**
- * fetch as an extension has it: a URL relative to its page or service worker, or on its own origin,
- * is its own packaged file (`fetch('data/rules.json')`, how extensions load their data; Node's
- * fetch knows neither), and a file that is not there fails as Chrome's does. An http(s) URL goes
- * out through the proxy (network-fetch.ts). Anything else (data:, blob:) is Node's fetch.
- */
-async function extensionFetch(input: unknown, init?: unknown): Promise<Response> {
-  const given = typeof input === 'object' && input !== null && typeof (input as { url?: unknown }).url === 'string' ? (input as { url: string }).url : String(input);
-  const here = (context as { location?: { href?: string } }).location?.href ?? (ownOrigin === undefined ? undefined : `${ownOrigin}/`);
-  let url: URL | undefined;
-  try {
-    url = new URL(given, here);
-  } catch {
-    url = undefined;
-  }
-  const nodeFetch = () => fetch((url && typeof input === 'string' ? url.href : input) as Parameters<typeof fetch>[0], init as Parameters<typeof fetch>[1]);
-  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return network.fetch(url, input, init as RequestInit | undefined, nodeFetch);
-  if (!url || ownOrigin === undefined || ownFolder === undefined || `${url.protocol}//${url.host}` !== ownOrigin) return nodeFetch();
-  // Whatever the method: Chromium 156 answers a POST, and a HEAD with the body too.
-  const relative = extensionRelativePath(url);
-  const file = relative === undefined ? undefined : await readExtensionFile(ownFolder, relative);
-  if (!file) {
-    if (!inFirefox()) throw new TypeError('Failed to fetch');
-    // Firefox ESR 153.7 answers 200, and reading the body fails (test/personas/firefox-identity.test.ts).
-    const aborted = new ReadableStream({ start: (controller) => controller.error(new DOMException('The operation was aborted. ', 'AbortError')) });
-    return new Response(aborted, { status: 200 });
-  }
-  const response = new Response(file.bytes, { status: 200, headers: { 'Content-Type': file.type, 'Content-Length': String(file.bytes.byteLength) } });
-  // A Response made here has no URL of its own; the extension's says where it came from.
-  Object.defineProperty(response, 'url', { value: url.href.replace(/#.*$/, ''), enumerable: true });
-  return response;
-}
+const sandbox = webGlobalsSandbox({
+  fetch: makeExtensionFetch({
+    network,
+    here: () => (context as { location?: { href?: string } }).location?.href,
+    origin: () => files?.origin,
+    folder: () => files?.folder,
+    inFirefox,
+  }),
+  origin: () => files?.origin,
+  inFirefox,
+});
 
 // The realm and wrtui's bindings in it are made before the worker knows its extension (a pooled
 // worker does this while it waits): nothing here depends on which extension it will run.
 // Nothing of this realm may be handed to the extension's before it is locked down.
 lockDownHostRealm();
 const context = vm.createContext(sandbox, { name: 'wrtui extension' });
-vm.runInContext(WRTUI_BINDINGS_SOURCE, context, { filename: 'wrtui:bindings' });
+{
+  // The bindings find the globals they use as the realm has them now, before any extension code.
+  const realmGlobal = vm.runInContext('globalThis', context) as object;
+  const captured = captureGlobals(realmGlobal, WRTUI_BINDINGS_GLOBALS);
+  (vm.runInContext(withCapturedGlobals(WRTUI_BINDINGS_SOURCE, captured.params), context, { filename: 'wrtui:bindings', lineOffset: -1 }) as (captured: unknown) => void).call(realmGlobal, captured);
+}
 const install = (context as Record<string, unknown>)[INSTALL_GLOBAL] as InstallBindings;
 delete (context as Record<string, unknown>)[INSTALL_GLOBAL];
 // Built-in modules only (packages are bundled into the rule): any base path will do.
@@ -191,25 +103,10 @@ const nodeRefusal = (what: string) =>
 
 // ── the extension's files ──────────────────────────────────────────────────
 
-/**
- * A file of the extension's own (importScripts, its background scripts), never one outside its
- * folder: a URL keeps `%2f` as it is, so `importScripts('..%2f..%2fsecret')` stays on the
- * extension's origin and decodes to a path that climbs out of it.
- */
+/** A file of the extension's own (importScripts, its background scripts), never one outside its folder (own-files.ts). */
 function readOwnFile(file: string): string {
-  // Resolved through symbolic links too, as its fetch is (extension-files.ts); ownFolder is already.
-  const resolved = realpathSync(file);
-  if (ownFolder !== undefined && resolved !== ownFolder && !resolved.startsWith(ownFolder + path.sep)) throw new Error(`${file} is outside the extension's folder`);
-  return readFileSync(resolved, 'utf8');
-}
-
-/** `folder` with its symbolic links resolved (as it is, if it cannot be). */
-function realFolder(folder: string): string {
-  try {
-    return realpathSync(folder);
-  } catch {
-    return path.resolve(folder);
-  }
+  if (!files) throw new Error(`${file}: the worker does not know its extension yet`);
+  return files.read(file);
 }
 
 // ── source maps: locations in the files the user wrote ─────────────────────
@@ -217,12 +114,32 @@ const maps = new Map<string, SourceMap>();
 const userFiles = new Set<string>();
 const locate = (error: unknown): string | undefined => firstUserFrame(error, userFiles, maps);
 
-function runScript(code: string, file: string, map?: unknown): unknown {
+/** Runs a classic script in `realm` (the extension's, or a dedicated Worker's). */
+function runScriptIn(realm: vm.Context, code: string, file: string, map?: unknown): unknown {
   // wrtui's own scripts (a page's DOM) are never where the user's mistake is.
   if (!file.startsWith('wrtui:')) userFiles.add(file);
   if (map) maps.set(file, new SourceMap(map as SourceMapPayload));
-  return new vm.Script(code, { filename: file }).runInContext(context);
+  return new vm.Script(code, { filename: file }).runInContext(realm);
 }
+const runScript = (code: string, file: string, map?: unknown) => runScriptIn(context, code, file, map);
+
+// ── dedicated Workers: threads of their own (dedicated-worker-threads.ts) ──
+let hostCall: ((method: string, args: unknown[]) => Promise<HostReply>) | undefined;
+/** Its Workers' requests to the network go to the host as if they were its own (under ids of their own). */
+const relay = new FetchRelay((item) => post(item as WorkerItem));
+const threads = new DedicatedWorkerThreads({
+  source: WRTUI_WORKER_THREAD_SOURCE,
+  files: () => files ?? new OwnFiles('.', 'chrome-extension://wrtui-unbooted'),
+  browser: () => fetchScope.browser,
+  post: (item) => post(item as WorkerItem),
+  relay,
+  bundle: async (file) => {
+    if (!hostCall) throw new Error('the host cannot bundle it');
+    const reply = await hostCall('worker.bundle', [file]);
+    if (!reply.ok) throw new Error(reply.error);
+    return reply.value as WorkerScript;
+  },
+});
 
 function runRuleBundle(code: string, file: string, map: unknown): Record<string, unknown> {
   userFiles.add(file);
@@ -285,12 +202,15 @@ const bridge: Bridge = {
   },
   setTimer: (callback, ms, repeat) => (repeat ? setInterval(callback, ms) : setTimeout(callback, ms)),
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  workers: threads.api(context),
+  useHostCalls: (call) => {
+    hostCall = call;
+  },
 };
 
 /** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
 function start(boot: WorkerBoot): void {
-  ownFolder = realFolder(boot.rootDir);
-  ownOrigin = boot.baseUrl.replace(/\/+$/, '');
+  files = new OwnFiles(boot.rootDir, boot.baseUrl);
   const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
   // Firefox runs an add-on's background scripts in a page (a Window) in both manifest versions.
   fetchScope = boot.persona === 'firefox' ? { browser: 'firefox', scope: 'Window' } : { browser: 'chrome', scope: isPage ? 'Window' : 'WorkerGlobalScope' };
@@ -311,6 +231,7 @@ function start(boot: WorkerBoot): void {
     let others: HostItem[] | undefined;
     for (const item of batch) {
       if (item[0] === 'ping') post(['pong', item[1], v8.getHeapStatistics().used_heap_size]);
+      else if (relay.toChild(item)) continue;
       else if (item[0] === 'fetched') network.answered(item[1], item[2], item[3]);
       else if (item[0] === 'fetchBody') network.bodyChunk(item[1], item[2]);
       else if (item[0] === 'fetchEnd') network.bodyEnded(item[1], item[2]);
