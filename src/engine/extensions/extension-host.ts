@@ -519,6 +519,8 @@ export class ExtensionHost {
         ...packaged,
         // A background page's DOM, run in its realm on first use (worker-script.ts).
         ...(pageHtml !== undefined && { page: { html: pageHtml, ...(await pageDom()) }, localStorage: keptLocalStorage(record.services) }),
+        // IndexedDB's databases as the last worker left them (read by the new one on first use).
+        ...(await keptIndexedDb(record.services)),
         name: record.name,
         installReason: cause === 'start' ? 'install' : update ? 'update' : undefined,
         previousVersion,
@@ -941,6 +943,12 @@ function describeError(error: unknown): string {
 /** The files worth a type check: the rule and its TypeScript helpers, not packages. */
 function typeCheckedInputs(inputs: readonly string[]): string[] {
   return inputs.filter((input) => /\.[cm]?tsx?$/.test(input) && !input.split(path.sep).includes('node_modules'));
+}
+
+/** IndexedDB's databases as the services keep them, for the boot (nothing when there are none). */
+async function keptIndexedDb(services: ExtensionServices): Promise<{ indexedDb?: Uint8Array }> {
+  const bytes = await services.indexedDb.read();
+  return bytes === undefined ? {} : { indexedDb: bytes };
 }
 
 /** A background page's localStorage as the services keep it: strings only (a hand edit may hold others). */

@@ -42,6 +42,8 @@ export interface WorkerBoot {
   page?: PageBoot;
   /** A background page's localStorage as the host kept it. */
   localStorage?: Record<string, string>;
+  /** IndexedDB's databases as the host kept them (a v8-serialised snapshot, indexed-db-contract.ts). */
+  indexedDb?: Uint8Array;
   /** Whether runtime.onInstalled fires once the top level ran, and with which reason. */
   installReason: 'install' | 'update' | undefined;
   previousVersion: string | undefined;

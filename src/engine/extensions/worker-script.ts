@@ -71,6 +71,27 @@ export async function buildPageDomSource(workerDir: string): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
+/**
+ * Bundles IndexedDB for the extension's realm (fake-indexeddb, run on first use: indexed-db-engine.ts),
+ * minified. Its `structuredClone` and `globalThis.setImmediate` are wrtui's (indexed-db-shims.ts).
+ */
+export async function buildIndexedDbSource(workerDir: string): Promise<string> {
+  const result = await build({
+    entryPoints: [path.join(workerDir, 'indexed-db-engine.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    target: 'node20',
+    minify: true,
+    inject: [path.join(workerDir, 'indexed-db-shims.ts')],
+    define: { 'globalThis.setImmediate': 'wrtuiIndexedDbImmediate' },
+    logLevel: 'warning',
+  });
+  return result.outputFiles[0]!.text;
+}
+
 /** Bundles the worker from `workerDir` (the folder holding worker-main.ts and bindings.ts). */
 export async function buildWorkerSource(workerDir: string): Promise<string> {
   const bindings = await build({
@@ -91,7 +112,7 @@ export async function buildWorkerSource(workerDir: string): Promise<string> {
     platform: 'node',
     target: 'node20',
     packages: 'external',
-    define: { WRTUI_BINDINGS_SOURCE: JSON.stringify(bindings.outputFiles[0]!.text) },
+    define: { WRTUI_BINDINGS_SOURCE: JSON.stringify(bindings.outputFiles[0]!.text), WRTUI_INDEXEDDB_SOURCE: JSON.stringify(await buildIndexedDbSource(workerDir)) },
     logLevel: 'warning',
   });
   return worker.outputFiles[0]!.text;

@@ -17,6 +17,7 @@ import { HostCalls } from './host-calls.js';
 import { BrowserSurfaces } from './browser-surfaces.js';
 import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScope } from './global-scope.js';
 import { createFileReader } from './file-reader.js';
+import { installIndexedDb } from './indexed-db-globals.js';
 import { PageWindow } from './page-window.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
@@ -163,6 +164,8 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const pageWindow = isPage ? new PageWindow({ scope, boot, bridge, calls, events: globalEvents!, onError: reportUncaught, NodeEvent, NodeEventTarget }) : undefined;
   // FileReader: a window's and a worker's alike.
   if (isPage || isServiceWorker) scope.FileReader = createFileReader({ Event: NodeEvent, EventTarget: NodeEventTarget, onError: reportUncaught });
+  // IndexedDB: every extension's (pages, service workers, rules), run on first use.
+  installIndexedDb({ scope, bridge, calls });
 
   const fail = (what: string, error: unknown, location?: string) => {
     const where = location ?? bridge.locate(error);

@@ -3,6 +3,7 @@
 // timers in that realm, so every object, Promise and Error an extension sees is of its own realm,
 // as in a browser; the bridge is the only way out, and it only posts to the host.
 import type { WorkerBoot, WorkerItem } from '../protocol.js';
+import type { MakeIndexedDbEngine } from './indexed-db-contract.js';
 
 export interface Bridge {
   /** Queues an item for the host; one message per turn of the worker's event loop. */
@@ -22,6 +23,17 @@ export interface Bridge {
   /** runtime.getPlatformInfo(): this machine as Chrome names it. */
   platform: { os: string; arch: string; nacl_arch: string };
   setTimer(callback: () => void, ms: number, repeat: boolean): unknown;
+  /** IndexedDB's engine and what it keeps (indexed-db-globals.ts). */
+  indexedDb: {
+    /** Runs the IndexedDB script in the extension's realm (once) and gives its maker. */
+    load(): MakeIndexedDbEngine;
+    /** The databases the host kept (WorkerBoot.indexedDb), as data; throws when they cannot be read. */
+    saved(): unknown;
+    /** A snapshot of the databases as bytes (v8's serialisation, which keeps Dates, Maps, typed arrays …). */
+    serialize(snapshot: unknown): Uint8Array;
+    /** setImmediate: a task after this one and its microtasks. */
+    immediate(task: () => void): void;
+  };
   clearTimer(handle: unknown): void;
 }
 

@@ -14,6 +14,7 @@ import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
 import { extensionRelativePath, readExtensionFile } from '../extension-files.js';
 import { lockDownHostRealm } from './host-realm-lockdown.js';
+import { indexedDbBridge } from './indexed-db-node.js';
 import { NetworkFetch, type FetchScope } from './network-fetch.js';
 import { firstUserFrame } from './stack-frames.js';
 
@@ -285,10 +286,15 @@ const bridge: Bridge = {
   },
   setTimer: (callback, ms, repeat) => (repeat ? setInterval(callback, ms) : setTimeout(callback, ms)),
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  indexedDb: indexedDbBridge(runScript, context as Record<string, unknown>, () => keptIndexedDb),
 };
+
+/** The databases the host kept for IndexedDB (WorkerBoot.indexedDb). */
+let keptIndexedDb: Uint8Array | undefined;
 
 /** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
 function start(boot: WorkerBoot): void {
+  keptIndexedDb = boot.indexedDb;
   ownFolder = realFolder(boot.rootDir);
   ownOrigin = boot.baseUrl.replace(/\/+$/, '');
   const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
