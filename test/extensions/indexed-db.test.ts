@@ -158,6 +158,26 @@ describe("an extension's IndexedDB", () => {
     });
   });
 
+  it('saves what the last transactions wrote when wrtui quits, though the next snapshot was not due yet', async () => {
+    // A first write is saved at once; the second, right after, waits for the interval (200 ms), which wrtui does not wait out when it quits.
+    const folder = await extension('Quitting', `${HELPERS}
+const request = indexedDB.open('q', 1);
+request.onupgradeneeded = () => request.result.createObjectStore('s');
+done(request).then(async (db) => {
+  const before = await done(db.transaction('s').objectStore('s').getAllKeys());
+  if (before.length > 0) return report(before);
+  await done(db.transaction('s', 'readwrite').objectStore('s').put(1, 'first'));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await done(db.transaction('s', 'readwrite').objectStore('s').put(2, 'second'));
+  report('written');
+}).catch(fail);`);
+    const first = await start([folder]);
+    expect(await first.reports('Quitting')).toBe('written');
+    await first.host.close();
+    const second = await start([folder]);
+    expect(await second.reports('Quitting')).toEqual(['first', 'second']);
+  });
+
   it("is each extension's own: two extensions with a database of the same name do not see each other's records", async () => {
     const source = (mine: string) => `${HELPERS}
 const request = indexedDB.open('shared', 1);

@@ -175,6 +175,9 @@ interface HostedRecord {
 const DRY_RUN_SECTION = 'ruleDryRun';
 const MAX_TYPE_ERRORS_JOURNALED = 10;
 
+/** How long wrtui waits, when it quits, for a worker to save its IndexedDB changes. */
+const INDEXED_DB_SAVE_WAIT_MS = 1_000;
+
 export class ExtensionHost {
   readonly engine: Engine;
   /** The rules folder, absolute (undefined when none was given). */
@@ -389,6 +392,7 @@ export class ExtensionHost {
     await this.idle();
     for (const record of this.#records.values()) {
       clearTimeout(record.restartTimer);
+      await this.#saveIndexedDb(record);
       await this.#unload(record, 'wrtui is closing');
       await record.services?.close();
     }
@@ -707,6 +711,14 @@ export class ExtensionHost {
       ...(fault?.location && { location: fault.location }),
       restarts: record.restarts,
     });
+  }
+
+  /** Before wrtui quits: the worker's IndexedDB changes not saved yet are sent (waited for up to a second). */
+  async #saveIndexedDb(record: HostedRecord): Promise<void> {
+    if (!record.current || !record.services) return;
+    const saved = record.services.indexedDb.workerSaved(INDEXED_DB_SAVE_WAIT_MS);
+    record.current.worker.saveIndexedDb();
+    await saved;
   }
 
   async #unload(record: HostedRecord, why: string): Promise<void> {

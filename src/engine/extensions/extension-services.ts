@@ -105,6 +105,7 @@ export class ExtensionServices {
         // A snapshot of its databases (bytes its worker serialised), or word that it could not read the last one.
         if (fn === 'write' && args[0] instanceof Uint8Array) return void this.indexedDb.write(args[0]);
         if (fn === 'unreadable') return this.indexedDb.unreadable(String(args[0]));
+        if (fn === 'saved') return void this.indexedDb.savedByWorker();
         throw new Error(`${method} is not supported`);
       case 'tabs':
         return answerTabs(this.#engine.lifecycle.documents, owner, owner.persona.surfaces, fn, args);

@@ -16,6 +16,7 @@ export class IndexedDbFile {
   /** The file (undefined without a state dir). */
   readonly file: string | undefined;
   #memory: Uint8Array | undefined;
+  readonly #savedWaiters: (() => void)[] = [];
   /** A snapshot sent, not written yet. */
   #waiting: Uint8Array | undefined;
   #queue: Promise<unknown> = Promise.resolve();
@@ -73,6 +74,26 @@ export class IndexedDbFile {
         this.#onProblem(`${this.file} could not be read (${reason}) nor set aside (${String(error)}); IndexedDB starts empty`);
       }
     });
+  }
+
+  /**
+   * Resolves once the worker says it saved (`savedByWorker`, after asking it to: wrtui is closing),
+   * or after `timeoutMs` (a worker that is stuck, or gone).
+   */
+  workerSaved(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#savedWaiters.push(done);
+    });
+  }
+
+  /** The worker sent every change it had (its write, if any, came before this). */
+  savedByWorker(): void {
+    for (const done of this.#savedWaiters.splice(0)) done();
   }
 
   /** Resolves once everything asked for so far is done. */

@@ -95,6 +95,8 @@ export type HostItem =
   | ['ping', n: number]
   /** Chrome's webRequest.onActionIgnored: one of the extension's answers lost to another's. */
   | ['actionIgnored', requestId: string, action: string]
+  /** wrtui is closing: save IndexedDB's databases now (the worker answers with the call indexedDB.saved). */
+  | ['indexedDbSave']
   /** runtime.onInstalled / onStartup, once the top level ran. */
   | ['lifecycle', event: 'onInstalled' | 'onStartup', details: unknown]
   /** A StreamFilter (webRequest.filterResponseData) the worker made: the body starts, a chunk of it, its end, or the filter failed. */

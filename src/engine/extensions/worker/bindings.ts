@@ -165,7 +165,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   // FileReader: a window's and a worker's alike.
   if (isPage || isServiceWorker) scope.FileReader = createFileReader({ Event: NodeEvent, EventTarget: NodeEventTarget, onError: reportUncaught });
   // IndexedDB: every extension's (pages, service workers, rules), run on first use.
-  installIndexedDb({ scope, bridge, calls });
+  const indexedDb = installIndexedDb({ scope, bridge, calls });
 
   const fail = (what: string, error: unknown, location?: string) => {
     const where = location ?? bridge.locate(error);
@@ -262,6 +262,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
             break;
           case 'storageChanged':
             storage.changed(JSON.parse(item[2] as string) as Record<string, unknown>);
+            break;
+          case 'indexedDbSave':
+            indexedDb.saveNow();
             break;
           case 'dnrMatched':
             dnr.matched(item[1] as string);

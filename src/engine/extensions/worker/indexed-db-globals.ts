@@ -22,8 +22,14 @@ export interface IndexedDbParts {
   calls: HostCalls;
 }
 
+/** What the bindings do with IndexedDB once its globals are there. */
+export interface IndexedDbHandle {
+  /** wrtui is closing: save what changed now (once a running write transaction ends), then tell the host (indexedDB.saved). */
+  saveNow(): void;
+}
+
 /** Defines IndexedDB's globals on `scope`, each running the engine on first touch. */
-export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): void {
+export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): IndexedDbHandle {
   let engine: IndexedDbEngine | undefined;
   const warn = (message: string) => bridge.post(['log', 'warn', message]);
   const settle = (name: string, value: unknown) => Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
@@ -33,9 +39,18 @@ export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): void
   let dirty = false;
   let lastSave = -Infinity;
   let toldSkipped = false;
+  /** The host waits for word that everything is saved (saveNow). */
+  let owed = false;
+  const tellSaved = () => {
+    owed = false;
+    void calls.call('indexedDB.saved', []);
+  };
   const save = () => {
     timer = undefined;
-    if (!dirty || !engine) return;
+    if (!dirty || !engine) {
+      if (owed) tellSaved();
+      return;
+    }
     const taken = engine.snapshot();
     // A transaction that may write still runs: its end is a change, which comes back here.
     if (!taken) return;
@@ -50,16 +65,23 @@ export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): void
       bytes = bridge.indexedDb.serialize(taken.snapshot);
     } catch (error) {
       warn(`IndexedDB could not be saved: ${String(error)}`);
+      if (owed) tellSaved();
       return;
     }
     void calls.call('indexedDB.write', [bytes]).then((reply) => {
       if (!reply.ok) warn(`IndexedDB could not be saved: ${reply.error}`);
     });
+    if (owed) tellSaved();
   };
   const changed = () => {
     dirty = true;
+    if (owed) {
+      // Closing: no waiting for the interval.
+      if (timer !== undefined) bridge.clearTimer(timer);
+      timer = undefined;
+    }
     if (timer !== undefined) return;
-    timer = bridge.setTimer(save, Math.max(0, lastSave + SAVE_INTERVAL_MS - performance.now()), false);
+    timer = bridge.setTimer(save, owed ? 0 : Math.max(0, lastSave + SAVE_INTERVAL_MS - performance.now()), false);
   };
 
   const load = (): IndexedDbEngine => {
@@ -98,4 +120,13 @@ export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): void
       enumerable: false,
     });
   }
+
+  return {
+    saveNow() {
+      owed = true;
+      if (timer !== undefined) bridge.clearTimer(timer);
+      // A failed snapshot (a write transaction still runs) waits for that transaction's end, a change.
+      save();
+    },
+  };
 }
