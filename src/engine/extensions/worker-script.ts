@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { INDEXED_DB_INTRINSICS } from './worker/indexed-db-contract.js';
 import { domGlobalNames } from './worker/page-dom.js';
 
 export const WORKER_SCRIPT_FILE = 'extension-worker.cjs';
@@ -73,7 +74,8 @@ export async function buildPageDomSource(workerDir: string): Promise<string> {
 
 /**
  * Bundles IndexedDB for the extension's realm (fake-indexeddb, run on first use: indexed-db-engine.ts),
- * minified. Its `structuredClone` and `globalThis.setImmediate` are wrtui's (indexed-db-shims.ts).
+ * minified. Its `structuredClone` and `globalThis.setImmediate` are wrtui's (indexed-db-shims.ts),
+ * and its built-ins are parameters (INDEXED_DB_INTRINSICS).
  */
 export async function buildIndexedDbSource(workerDir: string): Promise<string> {
   const result = await build({
@@ -89,7 +91,8 @@ export async function buildIndexedDbSource(workerDir: string): Promise<string> {
     define: { 'globalThis.setImmediate': 'wrtuiIndexedDbImmediate' },
     logLevel: 'warning',
   });
-  return result.outputFiles[0]!.text;
+  // A function of the built-ins it uses (indexed-db-node.ts calls it with the realm's).
+  return `(function (${INDEXED_DB_INTRINSICS.join(', ')}) {\n${result.outputFiles[0]!.text}\n})`;
 }
 
 /** Bundles the worker from `workerDir` (the folder holding worker-main.ts and bindings.ts). */

@@ -25,8 +25,8 @@ export interface Bridge {
   setTimer(callback: () => void, ms: number, repeat: boolean): unknown;
   /** IndexedDB's engine and what it keeps (indexed-db-globals.ts). */
   indexedDb: {
-    /** Runs the IndexedDB script in the extension's realm (once) and gives its maker. */
-    load(): MakeIndexedDbEngine;
+    /** Runs the IndexedDB script in the extension's realm (once), with these values of INDEXED_DB_INTRINSICS, and gives its maker. */
+    load(intrinsics: readonly unknown[]): MakeIndexedDbEngine;
     /** The databases the host kept (WorkerBoot.indexedDb), as data; throws when they cannot be read. */
     saved(): unknown;
     /** A snapshot of the databases as bytes (v8's serialisation, which keeps Dates, Maps, typed arrays …). */

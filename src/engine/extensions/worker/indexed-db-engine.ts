@@ -26,8 +26,9 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 function makeIndexedDbEngine(options: IndexedDbEngineOptions): IndexedDbEngine {
   const blobHolders = new WeakSet<object>();
-  configureShims(createStructuredClone(options.isBlob, blobHolders), options.immediate);
-  const factory = new IDBFactory() as unknown as RawFactory & { open: (name: string, version: number) => never };
+  const clone = createStructuredClone(options.isBlob, blobHolders);
+  configureShims(clone, options.immediate);
+  const factory = new IDBFactory() as unknown as RawFactory & { open: (name: string, version: number) => never; cmp: (first: unknown, second: unknown) => number };
   let restoring: Promise<unknown> = Promise.resolve();
   /** The restore's own transactions: what they write is what was saved already. */
   const restores = new WeakSet<object>();
@@ -72,7 +73,7 @@ function makeIndexedDbEngine(options: IndexedDbEngineOptions): IndexedDbEngine {
       IDBVersionChangeEvent,
     },
     restore(snapshot: IndexedDbSnapshot) {
-      const restored = restoreSnapshot(factory, snapshot, restores);
+      const restored = restoreSnapshot(factory, snapshot, restores, clone);
       restoring = restored;
       return restored;
     },

@@ -11,7 +11,7 @@
 // turn, later ones together when the interval is up. Records holding a Blob stay in memory only.
 import type { Bridge } from './bridge.js';
 import type { HostCalls } from './host-calls.js';
-import { INDEXED_DB_GLOBALS, type IndexedDbEngine } from './indexed-db-contract.js';
+import { INDEXED_DB_GLOBALS, INDEXED_DB_INTRINSICS, type IndexedDbEngine } from './indexed-db-contract.js';
 
 /** At most one snapshot of the databases per this many ms. */
 export const SAVE_INTERVAL_MS = 200;
@@ -31,6 +31,8 @@ export interface IndexedDbHandle {
 /** Defines IndexedDB's globals on `scope`, each running the engine on first touch. */
 export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): IndexedDbHandle {
   let engine: IndexedDbEngine | undefined;
+  // Taken now, before any of the extension's code runs.
+  const intrinsics = INDEXED_DB_INTRINSICS.map((name) => scope[name]);
   const warn = (message: string) => bridge.post(['log', 'warn', message]);
   const settle = (name: string, value: unknown) => Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
 
@@ -86,7 +88,7 @@ export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): Inde
 
   const load = (): IndexedDbEngine => {
     if (engine) return engine;
-    const made = bridge.indexedDb.load()({
+    const made = bridge.indexedDb.load(intrinsics)({
       immediate: bridge.indexedDb.immediate,
       isBlob: (value) => value instanceof (scope.Blob as typeof Blob),
       changed,

@@ -16,9 +16,9 @@ declare const WRTUI_INDEXEDDB_SOURCE: string;
 export function indexedDbBridge(runScript: (code: string, file: string) => unknown, realmGlobal: Record<string, unknown>, kept: () => Uint8Array | undefined): Bridge['indexedDb'] {
   let maker: MakeIndexedDbEngine | undefined;
   return {
-    load() {
+    load(intrinsics) {
       if (!maker) {
-        runScript(WRTUI_INDEXEDDB_SOURCE, 'wrtui:indexeddb');
+        (runScript(WRTUI_INDEXEDDB_SOURCE, 'wrtui:indexeddb') as (...values: unknown[]) => void).apply(realmGlobal, [...intrinsics]);
         maker = realmGlobal[INDEXED_DB_ENGINE_GLOBAL] as MakeIndexedDbEngine;
         delete realmGlobal[INDEXED_DB_ENGINE_GLOBAL];
       }

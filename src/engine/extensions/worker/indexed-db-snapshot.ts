@@ -5,9 +5,11 @@
 // `blocked` of wrtui's, and a snapshot of a large database costs one walk over its records.
 // It is taken only while no transaction that may write runs (fake-indexeddb writes in place and
 // rolls back on abort, so a running one's writes are not yet committed). Putting a snapshot back
-// goes through the public API: each database is opened at its version, and its upgrade creates the
-// stores and indexes and puts the records back (indexes are rebuilt from the records, the key
-// generator set past the key it had reached), before the extension's first request runs.
+// opens each database at its version; its upgrade creates the stores and indexes through the
+// public API and puts the records straight into the stores (a request per record would cost a task
+// each, and fake-indexeddb's request queue grows quadratic: 50,000 records took 13 s that way),
+// cloned into the extension's realm; the indexes are then built from them and the key generator
+// set where it was, before the extension's first request runs.
 import type { DatabaseSnapshot, IndexedDbSnapshot, StoreSnapshot } from './indexed-db-contract.js';
 import { SNAPSHOT_FORMAT } from './indexed-db-contract.js';
 
@@ -25,7 +27,7 @@ interface RawObjectStore {
   keyPath: string | string[] | null;
   autoIncrement: boolean;
   keyGenerator: { num: number } | null;
-  records: { values(): Iterable<{ key: unknown; value: unknown }> };
+  records: { values(): Iterable<{ key: unknown; value: unknown }>; put(record: { key: unknown; value: unknown }): unknown };
   rawIndexes: Map<string, RawIndex>;
 }
 interface RawDatabase {
@@ -77,7 +79,8 @@ export function takeSnapshot(factory: RawFactory, blobHolders: WeakSet<object>):
 
 /** The public IndexedDB API as a restore uses it. */
 interface Factory {
-  open(name: string, version: number): Request & { transaction: unknown; onupgradeneeded: unknown; onblocked: unknown };
+  open(name: string, version: number): Request & { transaction: { abort(): void } | null; onupgradeneeded: unknown; onblocked: unknown };
+  cmp(first: unknown, second: unknown): number;
 }
 interface Request {
   result: unknown;
@@ -91,20 +94,20 @@ interface Connection {
 }
 interface ObjectStore {
   createIndex(name: string, keyPath: string | string[], options: { unique: boolean; multiEntry: boolean }): unknown;
-  put(value: unknown, key?: unknown): unknown;
-  delete(key: unknown): unknown;
+  /** fake-indexeddb's own store behind it. */
+  _rawObjectStore: RawObjectStore;
 }
 
 /**
  * Puts the databases of `snapshot` back into `factory`; resolves with what went wrong (a database
  * that could not be restored starts empty). Its upgrade transactions are added to `own`.
  */
-export function restoreSnapshot(factory: Factory, snapshot: IndexedDbSnapshot, own: WeakSet<object>): Promise<string[]> {
+export function restoreSnapshot(factory: Factory, snapshot: IndexedDbSnapshot, own: WeakSet<object>, clone: <T>(value: T) => T): Promise<string[]> {
   if (snapshot?.format !== SNAPSHOT_FORMAT || !Array.isArray(snapshot.databases)) return Promise.resolve([`the saved databases are of an unknown format (${String(snapshot?.format)})`]);
-  return Promise.all(snapshot.databases.map((database) => restoreDatabase(factory, database, own))).then((problems) => problems.filter((problem): problem is string => problem !== undefined));
+  return Promise.all(snapshot.databases.map((database) => restoreDatabase(factory, database, own, clone))).then((problems) => problems.filter((problem): problem is string => problem !== undefined));
 }
 
-function restoreDatabase(factory: Factory, database: DatabaseSnapshot, own: WeakSet<object>): Promise<string | undefined> {
+function restoreDatabase(factory: Factory, database: DatabaseSnapshot, own: WeakSet<object>, clone: <T>(value: T) => T): Promise<string | undefined> {
   return new Promise((resolve) => {
     let request: ReturnType<Factory['open']>;
     try {
@@ -112,45 +115,39 @@ function restoreDatabase(factory: Factory, database: DatabaseSnapshot, own: Weak
     } catch (error) {
       return resolve(`database ${JSON.stringify(database.name)}: ${String(error)}`);
     }
+    let failure: string | undefined;
     request.onupgradeneeded = () => {
       const connection = request.result as Connection;
       own.add(request.transaction as object);
-      for (const store of database.stores) restoreStore(connection, store);
+      try {
+        for (const store of database.stores) restoreStore(factory, connection, store, clone);
+      } catch (error) {
+        // A key that is no key (the file was not wrtui's): the database starts empty.
+        failure = `database ${JSON.stringify(database.name)}: ${String(error)}`;
+        request.transaction!.abort();
+      }
     };
     request.onsuccess = () => {
       (request.result as Connection).close();
       resolve(undefined);
     };
-    request.onerror = () => resolve(`database ${JSON.stringify(database.name)}: ${request.error?.name ?? 'Error'} ${request.error?.message ?? ''}`.trim());
+    request.onerror = (event: { preventDefault(): void }) => {
+      event.preventDefault();
+      resolve(failure ?? `database ${JSON.stringify(database.name)}: ${request.error?.name ?? 'Error'} ${request.error?.message ?? ''}`.trim());
+    };
   });
 }
 
-function restoreStore(connection: Connection, store: StoreSnapshot): void {
+function restoreStore(factory: Factory, connection: Connection, store: StoreSnapshot, clone: <T>(value: T) => T): void {
   const objectStore = connection.createObjectStore(store.name, { keyPath: store.keyPath, autoIncrement: store.autoIncrement });
+  // Each index is built from the store's records when its creation runs, after the records below are in.
   for (const index of store.indexes) objectStore.createIndex(index.name, index.keyPath, { unique: index.unique, multiEntry: index.multiEntry });
+  const raw = objectStore._rawObjectStore;
   for (const [key, value] of store.records) {
-    if (store.keyPath === null) objectStore.put(value, key);
-    else objectStore.put(value);
+    // Throws a DataError for what is no key.
+    factory.cmp(key, key);
+    raw.records.put({ key: clone(key), value: clone(value) });
   }
-  // The generator goes on from where it was, though the records with its latest keys may be gone:
-  // the records put back take it to their largest number; past that, a record at its key sets it
-  // there (as any explicit numeric key does), and is deleted again.
-  let highest = 0;
-  for (const [key] of store.records) if (typeof key === 'number' && key > highest) highest = key;
-  if (store.autoIncrement && typeof store.generatorKey === 'number' && store.generatorKey > highest) {
-    const key = store.generatorKey;
-    if (store.keyPath === null) objectStore.put(0, key);
-    else objectStore.put(valueWithKeyAt(store.keyPath as string, key));
-    objectStore.delete(key);
-  }
-}
-
-/** `{ a: { b: key } }` for the key path `a.b`. */
-function valueWithKeyAt(keyPath: string, key: number): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
-  let here = root;
-  const parts = keyPath.split('.');
-  for (const part of parts.slice(0, -1)) here = here[part] = {};
-  here[parts[parts.length - 1]!] = key;
-  return root;
+  // The generator goes on from where it was, though the records with its latest keys may be gone.
+  if (raw.keyGenerator && typeof store.generatorKey === 'number') raw.keyGenerator.num = Math.max(raw.keyGenerator.num, store.generatorKey);
 }

@@ -55,25 +55,36 @@ function has(test: (value: unknown) => unknown, value: unknown): boolean {
 
 const cannotClone = (what: string) => new DOMException(`${what} could not be cloned.`, 'DataCloneError');
 
-/** The kind of an object, by its internal slots (undefined: an ordinary object, cloned property by property). */
+/** Objects a browser refuses to store (by their tag). */
+const REFUSED = new Set(['Symbol', 'WeakMap', 'WeakSet', 'WeakRef', 'Promise', 'FinalizationRegistry', 'SharedArrayBuffer']);
+/** What a tag claims, checked against the internal slot it needs (a tag alone can be set by anyone). */
+const SLOT_CHECKS: Record<string, (value: unknown) => unknown> = {
+  Date: dateTime,
+  ArrayBuffer: bufferLength,
+  Map: mapSize,
+  Set: setSize,
+  RegExp: regexpSource,
+  Boolean: booleanValue,
+  Number: numberValue,
+  String: stringValue,
+  BigInt: bigintValue,
+};
+
+/**
+ * The kind of an object (undefined: an ordinary object, cloned property by property). Its tag
+ * (Object.prototype.toString, no exception thrown) says which internal slot to look for, and that
+ * slot's accessor confirms it: cheap for the plain objects that most records are made of.
+ */
 function kindOf(value: object, isBlob: (value: object) => boolean): string | undefined {
   if (Array.isArray(value)) return 'Array';
   if (ArrayBuffer.isView(value)) return typedArrayName(value) ?? 'DataView';
-  if (has(dateTime, value)) return 'Date';
-  if (has(bufferLength, value)) return 'ArrayBuffer';
-  if (sharedBufferLength && has(sharedBufferLength, value)) return 'SharedArrayBuffer';
-  if (has(mapSize, value)) return 'Map';
-  if (has(setSize, value)) return 'Set';
-  if (value !== RegExp.prototype && has(regexpSource, value)) return 'RegExp';
-  if (has(booleanValue, value)) return 'Boolean';
-  if (has(numberValue, value)) return 'Number';
-  if (has(stringValue, value)) return 'String';
-  if (has(bigintValue, value)) return 'BigInt';
+  const tag = objectTag(value).slice(8, -1);
+  if (tag === 'Object') return undefined;
+  const check = SLOT_CHECKS[tag];
+  if (check) return has(check, value) && !(tag === 'RegExp' && value === RegExp.prototype) ? tag : undefined;
+  if (tag === 'Error') return 'Error';
+  if (REFUSED.has(tag)) return sharedBufferLength && tag === 'SharedArrayBuffer' && !has(sharedBufferLength, value) ? undefined : 'refused';
   if (isBlob(value)) return 'Blob';
-  const tag = objectTag(value);
-  if (tag === '[object Error]') return 'Error';
-  // Objects a browser refuses to store (platform objects and the like).
-  if (['[object Symbol]', '[object WeakMap]', '[object WeakSet]', '[object WeakRef]', '[object Promise]', '[object FinalizationRegistry]'].includes(tag)) return 'refused';
   return undefined;
 }
 
@@ -134,7 +145,6 @@ export function createStructuredClone(isBlob: (value: object) => boolean, blobHo
           const Made = ERROR_NAMES.has(name) ? (globalThis as unknown as Record<string, ErrorConstructor>)[name]! : Error;
           return remember(message && 'value' in message ? new Made(String(message.value)) : new Made());
         }
-        case 'SharedArrayBuffer':
         case 'refused':
           throw cannotClone(objectTag(input));
         case undefined:
