@@ -39,7 +39,7 @@ async function extension(name: string, source: string, manifest: Record<string, 
 }
 
 /** Starts wrtui's extension host on `folders` (one state dir for the whole test); resolves with the reports they log. */
-async function start(folders: string[]): Promise<{ host: ExtensionHost; reports: (source: string) => Promise<unknown> }> {
+async function start(folders: string[]): Promise<{ host: ExtensionHost; entries: JournalEntry[]; reports: (source: string) => Promise<unknown> }> {
   const engine = await Engine.open({});
   const entries: JournalEntry[] = [];
   const waiters = new Set<() => void>();
@@ -66,7 +66,7 @@ async function start(folders: string[]): Promise<{ host: ExtensionHost; reports:
       waiters.add(look);
       look();
     });
-  return { host, reports };
+  return { host, entries, reports };
 }
 
 /** Resolves once `test` holds, checking every 20 ms (at most 10 s). */
@@ -212,6 +212,29 @@ done(request).then(async (db) => {
 }).catch(fail);`);
     const { reports } = await start([folder]);
     expect(await reports('Clones')).toEqual({ refused: 'DataCloneError', point: [true, 1, false], cyclic: true });
+  });
+
+  it('keeps a record holding a Blob while the extension runs, not on disk, and says so once', async () => {
+    const folder = await extension('Blobs', `${HELPERS}
+const request = indexedDB.open('b', 1);
+request.onupgradeneeded = () => request.result.createObjectStore('s');
+done(request).then(async (db) => {
+  const before = await done(db.transaction('s').objectStore('s').getAllKeys());
+  if (before.length > 0) return report(before);
+  const store = db.transaction('s', 'readwrite').objectStore('s');
+  store.put({ picture: new Blob(['abc'], { type: 'text/plain' }) }, 'blob');
+  store.put('text', 'plain');
+  const back = await done(store.get('blob'));
+  report([back.picture instanceof Blob, back.picture.size, back.picture.type, await back.picture.text()]);
+}).catch(fail);`);
+    const first = await start([folder]);
+    expect(await first.reports('Blobs')).toEqual([true, 3, 'text/plain', 'abc']);
+    await first.host.close();
+    expect(first.entries.filter((e) => e.kind === 'log' && e.level === 'warn').map((e) => (e as { message: string }).message)).toEqual([
+      'IndexedDB: 1 record holding a Blob or File is kept while the extension runs, not on disk (wrtui does not write Blobs)',
+    ]);
+    const second = await start([folder]);
+    expect(await second.reports('Blobs')).toEqual(['plain']);
   });
 
   it('a file it cannot read is set aside, never overwritten, and the extension starts with no databases', async () => {

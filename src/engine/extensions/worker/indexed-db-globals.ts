@@ -33,6 +33,7 @@ export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): Inde
   let engine: IndexedDbEngine | undefined;
   // Taken now, before any of the extension's code runs.
   const intrinsics = INDEXED_DB_INTRINSICS.map((name) => scope[name]);
+  const RealmBlob = scope.Blob as typeof Blob;
   const warn = (message: string) => bridge.post(['log', 'warn', message]);
   const settle = (name: string, value: unknown) => Object.defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
 
@@ -90,7 +91,7 @@ export function installIndexedDb({ scope, bridge, calls }: IndexedDbParts): Inde
     if (engine) return engine;
     const made = bridge.indexedDb.load(intrinsics)({
       immediate: bridge.indexedDb.immediate,
-      isBlob: (value) => value instanceof (scope.Blob as typeof Blob),
+      isBlob: (value) => value instanceof RealmBlob,
       changed,
     });
     engine = made;

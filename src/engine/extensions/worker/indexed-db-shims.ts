@@ -3,7 +3,6 @@
 // (structured-clone.ts), and `globalThis.setImmediate`, which a browser-like realm has not (without
 // it fake-indexeddb falls back to setTimeout, 1 ms or more per request). Set once, by the engine.
 
-// eslint-disable-next-line prefer-const -- reassigned by configureShims
 export let structuredClone: <T>(value: T) => T = (value) => value;
 export let wrtuiIndexedDbImmediate: (task: () => void) => void = (task) => void setTimeout(task, 0);
 
