@@ -25,6 +25,8 @@ import { startOrigin, type Origin } from '../helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 
 const LIGHTBEAM = '/usr/share/webext/lightbeam';
+/** Its manifest's name: the source of its journal entries. */
+const LIGHTBEAM_NAME = 'Lightbeam 3.0';
 const SKIP = !existsSync(LIGHTBEAM) && !process.env.CI;
 if (SKIP) console.warn(`test/e2e/lightbeam.test.ts skipped: ${LIGHTBEAM} is missing (apt-get install webext-lightbeam; .ci/run installs it)`);
 
@@ -119,9 +121,9 @@ async function browse(harness: ProxyHarness, thirdParties: string[]): Promise<vo
   }
 }
 
-/** What went wrong in Lightbeam's worker, as the journal says it (nothing, if it runs as it should). */
+/** What went wrong in Lightbeam, as the journal says it (nothing, if it runs as it should): its uncaught errors, warnings, a failed load. */
 function failures(entries: readonly JournalEntry[]): JournalEntry[] {
-  return entries.filter((entry) => (entry.kind === 'log' && (entry.level === 'error' || entry.level === 'warn')) || (entry.kind === 'rule' && entry.action === 'failed'));
+  return entries.filter((entry) => (entry.kind === 'log' && entry.source === LIGHTBEAM_NAME && (entry.level === 'error' || entry.level === 'warn')) || (entry.kind === 'rule' && entry.action === 'failed'));
 }
 
 describe.skipIf(SKIP)('Lightbeam (webext-lightbeam, unchanged) in wrtui under the firefox persona', () => {
