@@ -3,11 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { withBrowserGlobalHint } from '../../src/engine/extensions/browser-globals.js';
 
 describe('the hint on a browser global wrtui does not have', () => {
-  it('"ReferenceError: indexedDB is not defined" says wrtui has no IndexedDB', () => {
-    expect(withBrowserGlobalHint('the background script threw ReferenceError: indexedDB is not defined')).toBe(
-      'the background script threw ReferenceError: indexedDB is not defined (wrtui runs backgrounds without IndexedDB or window dialogs: README, "What the code sees")',
+  it('"ReferenceError: caches is not defined" says wrtui has no Cache API', () => {
+    expect(withBrowserGlobalHint('the background script threw ReferenceError: caches is not defined')).toBe(
+      'the background script threw ReferenceError: caches is not defined (wrtui runs backgrounds without the Cache API or window dialogs: README, "What the code sees")',
     );
-    expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without IndexedDB');
+    expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without the Cache API');
+  });
+
+  it('IndexedDB is not among what wrtui leaves out: "indexedDB is not defined" gets no hint that would blame wrtui', () => {
+    expect(withBrowserGlobalHint('ReferenceError: indexedDB is not defined')).toBe('ReferenceError: indexedDB is not defined');
   });
 
   it('"ReferenceError: document is not defined" (in a service worker) says a service worker has none, in Chrome neither', () => {

@@ -11,6 +11,7 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { answerTabs } from '../../src/engine/extensions/known-tabs.js';
 import type { LogEntry } from '../../src/engine/journal.js';
 import { createOwner, createTrustedOwner } from '../../src/engine/owner.js';
+import { personaNamed } from '../../src/engine/personas/index.js';
 import { CHROME_SURFACES, FIREFOX_SURFACES } from '../../src/engine/personas/surface-dialects.js';
 import { DocumentTracker } from '../../src/engine/personas/request-context.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
@@ -130,5 +131,18 @@ describe('tabs.get and tabs.query over the tabs counted from traffic', () => {
   it('a tab wrtui never saw is not there, in the persona\'s words', () => {
     expect(() => answerTabs(tracker(), reader, CHROME_SURFACES, 'get', [99])).toThrow('No tab with id: 99.');
     expect(() => answerTabs(tracker(), reader, FIREFOX_SURFACES, 'get', [99])).toThrow('Invalid tab ID: 99');
+  });
+
+  it("under the firefox persona a tab names Firefox's cookie store (firefox-default; firefox-private on the incognito port), as Lightbeam requires of the tabs it records", () => {
+    const addOn = createOwner({ name: 'add-on', permissions: ['tabs'], persona: personaNamed('firefox') });
+    const tabs = answerTabs(tracker(), addOn, FIREFOX_SURFACES, 'query', [{}]) as Record<string, unknown>[];
+    expect(tabs.map((tab) => [tab.id, tab.cookieStoreId])).toEqual([
+      [1, 'firefox-default'],
+      [2, 'firefox-default'],
+      [3, 'firefox-private'],
+      [4, 'firefox-default'],
+    ]);
+    // Chrome's Tab has no such field.
+    expect(answerTabs(tracker(), reader, CHROME_SURFACES, 'get', [1])).not.toHaveProperty('cookieStoreId');
   });
 });

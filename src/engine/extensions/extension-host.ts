@@ -175,6 +175,9 @@ interface HostedRecord {
 const DRY_RUN_SECTION = 'ruleDryRun';
 const MAX_TYPE_ERRORS_JOURNALED = 10;
 
+/** How long wrtui waits, when it quits, for a worker to save its IndexedDB changes. */
+const INDEXED_DB_SAVE_WAIT_MS = 1_000;
+
 export class ExtensionHost {
   readonly engine: Engine;
   /** The rules folder, absolute (undefined when none was given). */
@@ -389,6 +392,7 @@ export class ExtensionHost {
     await this.idle();
     for (const record of this.#records.values()) {
       clearTimeout(record.restartTimer);
+      await this.#saveIndexedDb(record);
       await this.#unload(record, 'wrtui is closing');
       await record.services?.close();
     }
@@ -519,6 +523,8 @@ export class ExtensionHost {
         ...packaged,
         // A background page's DOM, run in its realm on first use (worker-script.ts).
         ...(pageHtml !== undefined && { page: { html: pageHtml, ...(await pageDom()) }, localStorage: keptLocalStorage(record.services) }),
+        // IndexedDB's databases as the last worker left them (read by the new one on first use).
+        ...(await keptIndexedDb(record.services)),
         name: record.name,
         installReason: cause === 'start' ? 'install' : update ? 'update' : undefined,
         previousVersion,
@@ -705,6 +711,14 @@ export class ExtensionHost {
       ...(fault?.location && { location: fault.location }),
       restarts: record.restarts,
     });
+  }
+
+  /** Before wrtui quits: the worker's IndexedDB changes not saved yet are sent (waited for up to a second). */
+  async #saveIndexedDb(record: HostedRecord): Promise<void> {
+    if (!record.current || !record.services) return;
+    const saved = record.services.indexedDb.workerSaved(INDEXED_DB_SAVE_WAIT_MS);
+    record.current.worker.saveIndexedDb();
+    await saved;
   }
 
   async #unload(record: HostedRecord, why: string): Promise<void> {
@@ -941,6 +955,12 @@ function describeError(error: unknown): string {
 /** The files worth a type check: the rule and its TypeScript helpers, not packages. */
 function typeCheckedInputs(inputs: readonly string[]): string[] {
   return inputs.filter((input) => /\.[cm]?tsx?$/.test(input) && !input.split(path.sep).includes('node_modules'));
+}
+
+/** IndexedDB's databases as the services keep them, for the boot (nothing when there are none). */
+async function keptIndexedDb(services: ExtensionServices): Promise<{ indexedDb?: Uint8Array }> {
+  const bytes = await services.indexedDb.read();
+  return bytes === undefined ? {} : { indexedDb: bytes };
 }
 
 /** A background page's localStorage as the services keep it: strings only (a hand edit may hold others). */

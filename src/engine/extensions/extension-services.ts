@@ -14,6 +14,7 @@ import path from 'node:path';
 import { STATE_DIR_MODE } from '../cookies/atomic-json-file.js';
 import { FolderWatch } from './extension-folders.js';
 import { SurfaceNotes } from './surface-notes.js';
+import { IndexedDbFile } from './indexed-db-file.js';
 import { answerTabs } from './known-tabs.js';
 import type { WebStorageChange } from './worker/web-storage.js';
 import { StorageAreas, StorageQuotaError, SYNC_QUOTA, type StorageAreaName, type StorageChanges } from './storage-areas.js';
@@ -25,6 +26,8 @@ export class ExtensionServices {
   /** A background page's localStorage (web-storage.ts), in its own file; the worker enforces its quota. */
   readonly webStorage: StorageAreas;
   readonly alarms: AlarmScheduler;
+  /** IndexedDB's databases, as the extension's worker last sent them (indexed-db-file.ts). */
+  readonly indexedDb: IndexedDbFile;
   /** The requests the extension made itself through the proxy, across its workers (the rules view shows them). */
   readonly ownRequests = { made: 0, failed: 0 };
   /** What its calls to the browser's own surfaces did here: said once, across its workers (surface-notes.ts). */
@@ -36,12 +39,13 @@ export class ExtensionServices {
   #watching = false;
   #closed = false;
 
-  private constructor(engine: Engine, extensionId: string, storage: StorageAreas, syncStorage: StorageAreas, webStorage: StorageAreas, onAlarm: (alarm: Alarm) => void) {
+  private constructor(engine: Engine, extensionId: string, storage: StorageAreas, syncStorage: StorageAreas, webStorage: StorageAreas, indexedDb: IndexedDbFile, onAlarm: (alarm: Alarm) => void) {
     this.#engine = engine;
     this.#extensionId = extensionId;
     this.storage = storage;
     this.syncStorage = syncStorage;
     this.webStorage = webStorage;
+    this.indexedDb = indexedDb;
     this.alarms = new AlarmScheduler(onAlarm);
   }
 
@@ -50,7 +54,8 @@ export class ExtensionServices {
     const storage = await StorageAreas.open(options.stateDir, options.extensionId, onProblem);
     const syncStorage = await StorageAreas.open(options.stateDir, options.extensionId, onProblem, { fileName: 'storage-sync.json', quota: SYNC_QUOTA });
     const webStorage = await StorageAreas.open(options.stateDir, options.extensionId, onProblem, { fileName: 'local-storage.json', quota: { bytes: Number.MAX_SAFE_INTEGER } });
-    return new ExtensionServices(engine, options.extensionId, storage, syncStorage, webStorage, options.onAlarm);
+    const indexedDb = new IndexedDbFile(options.stateDir, options.extensionId, onProblem);
+    return new ExtensionServices(engine, options.extensionId, storage, syncStorage, webStorage, indexedDb, options.onAlarm);
   }
 
   /** Runs `method(args)` for `owner`; throws an Error whose message the extension sees (lastError or a rejection). */
@@ -99,6 +104,12 @@ export class ExtensionServices {
           else this.webStorage.handle('clear', 'local', []);
         }
         return undefined;
+      case 'indexedDB':
+        // A snapshot of its databases (bytes its worker serialised), or word that it could not read the last one.
+        if (fn === 'write' && args[0] instanceof Uint8Array) return void this.indexedDb.write(args[0]);
+        if (fn === 'unreadable') return this.indexedDb.unreadable(String(args[0]));
+        if (fn === 'saved') return void this.indexedDb.savedByWorker();
+        throw new Error(`${method} is not supported`);
       case 'tabs':
         return answerTabs(this.#engine.lifecycle.documents, owner, owner.persona.surfaces, fn, args);
       case 'alarms':
@@ -168,5 +179,6 @@ export class ExtensionServices {
     await this.storage.flush();
     await this.syncStorage.flush();
     await this.webStorage.flush();
+    await this.indexedDb.flush();
   }
 }

@@ -253,6 +253,11 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#enqueue(['tabCreated', JSON.stringify(tab)], false);
   }
 
+  /** wrtui is closing: the worker saves IndexedDB's databases now, and says so (ExtensionServices.indexedDb). */
+  saveIndexedDb(): void {
+    this.#enqueue(['indexedDbSave']);
+  }
+
   /** storage.local's file was edited: its storage.onChanged listeners hear what changed. */
   storageEdited(changes: StorageChanges): void {
     this.#enqueue(['storageChanged', 'local', JSON.stringify(changes)]);

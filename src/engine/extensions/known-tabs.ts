@@ -4,7 +4,8 @@
 // top-level document's (with pendingUrl and status "loading" while a navigation in it has not
 // answered yet), it is unmuted, unpinned, in window 1 (2 for the incognito port);
 // the latest tab of each window is the active one. Its url and title are given only with the
-// "tabs" permission or a host permission for its URL, as Chrome gives them.
+// "tabs" permission or a host permission for its URL, as Chrome gives them. Under the firefox
+// persona it also has Firefox's cookieStoreId.
 import { MatchPatternSet } from '../match-pattern.js';
 import type { Owner } from '../owner.js';
 import type { DocumentTracker, KnownTab } from '../personas/request-context.js';
@@ -59,6 +60,8 @@ export function tabObject(tab: KnownTab, windows: TabWindows, owner: Owner): Rec
     width: 800,
     windowId,
     ...(mayRead && { url: tab.url, title: tab.url, ...(tab.pendingUrl !== undefined && { pendingUrl: tab.pendingUrl }) }),
+    // Firefox's Tab names its cookie store (no containers here), as its webRequest details do; Lightbeam checks it.
+    ...(owner.persona.name === 'firefox' && { cookieStoreId: tab.storeId === '1' ? 'firefox-private' : 'firefox-default' }),
   };
 }
 

@@ -42,6 +42,8 @@ export interface WorkerBoot {
   page?: PageBoot;
   /** A background page's localStorage as the host kept it. */
   localStorage?: Record<string, string>;
+  /** IndexedDB's databases as the host kept them (a v8-serialised snapshot, indexed-db-contract.ts). */
+  indexedDb?: Uint8Array;
   /** Whether runtime.onInstalled fires once the top level ran, and with which reason. */
   installReason: 'install' | 'update' | undefined;
   previousVersion: string | undefined;
@@ -93,6 +95,8 @@ export type HostItem =
   | ['ping', n: number]
   /** Chrome's webRequest.onActionIgnored: one of the extension's answers lost to another's. */
   | ['actionIgnored', requestId: string, action: string]
+  /** wrtui is closing: save IndexedDB's databases now (the worker answers with the call indexedDB.saved). */
+  | ['indexedDbSave']
   /** runtime.onInstalled / onStartup, once the top level ran. */
   | ['lifecycle', event: 'onInstalled' | 'onStartup', details: unknown]
   /** A StreamFilter (webRequest.filterResponseData) the worker made: the body starts, a chunk of it, its end, or the filter failed. */

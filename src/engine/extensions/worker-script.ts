@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { build } from 'esbuild';
 import { globalNamesIn } from './worker/captured-globals.js';
+import { INDEXED_DB_INTRINSICS } from './worker/indexed-db-contract.js';
 import { domGlobalNames } from './worker/page-dom.js';
 
 export const WORKER_SCRIPT_FILE = 'extension-worker.cjs';
@@ -84,6 +85,29 @@ export async function buildPageDomSource(workerDir: string): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
+/**
+ * Bundles IndexedDB for the extension's realm (fake-indexeddb, run on first use: indexed-db-engine.ts),
+ * minified. Its `structuredClone` and `globalThis.setImmediate` are wrtui's (indexed-db-shims.ts),
+ * and its built-ins are parameters (INDEXED_DB_INTRINSICS).
+ */
+export async function buildIndexedDbSource(workerDir: string): Promise<string> {
+  const result = await build({
+    entryPoints: [path.join(workerDir, 'indexed-db-engine.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    target: 'node20',
+    minify: true,
+    inject: [path.join(workerDir, 'indexed-db-shims.ts')],
+    define: { 'globalThis.setImmediate': 'wrtuiIndexedDbImmediate' },
+    logLevel: 'warning',
+  });
+  // A function of the built-ins it uses (indexed-db-node.ts calls it with the realm's).
+  return `(function (${INDEXED_DB_INTRINSICS.join(', ')}) {\n${result.outputFiles[0]!.text}\n})`;
+}
+
 /** Bundles the worker from `workerDir` (the folder holding worker-main.ts and bindings.ts). */
 export async function buildWorkerSource(workerDir: string): Promise<string> {
   const bindings = await build({
@@ -133,6 +157,7 @@ export async function buildWorkerSource(workerDir: string): Promise<string> {
       WRTUI_BINDINGS_SOURCE: JSON.stringify(bindings.outputFiles[0]!.text),
       WRTUI_BINDINGS_GLOBALS: JSON.stringify(globalNamesIn(bindings.outputFiles[0]!.text, realmGlobalNames())),
       WRTUI_WORKER_THREAD_SOURCE: JSON.stringify(workerThread.outputFiles[0]!.text),
+      WRTUI_INDEXEDDB_SOURCE: JSON.stringify(await buildIndexedDbSource(workerDir)),
     },
     logLevel: 'warning',
   });

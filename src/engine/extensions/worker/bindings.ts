@@ -19,6 +19,7 @@ import { GlobalEvents, PAGE_HANDLERS, SERVICE_WORKER_HANDLERS, ServiceWorkerScop
 import { createFileReader } from './file-reader.js';
 import { createImportScripts } from './import-scripts.js';
 import { createWorkerClass } from './dedicated-worker.js';
+import { installIndexedDb } from './indexed-db-globals.js';
 import { PageWindow } from './page-window.js';
 import { createAlarms, createDeclarativeNetRequest, createExtension, createI18n, createManagement, createPermissions, createRuntime, createStorage } from './runtime-binding.js';
 import { WebRequestBinding, messageOf } from './web-request-binding.js';
@@ -179,6 +180,8 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
       report: (message, location) => bridge.post(location === undefined ? ['uncaught', 'exception', message] : ['uncaught', 'exception', message, location]),
     });
   }
+  // IndexedDB: every extension's (pages, service workers, rules), run on first use.
+  const indexedDb = installIndexedDb({ scope, bridge, calls });
 
   const fail = (what: string, error: unknown, location?: string) => {
     const where = location ?? bridge.locate(error);
@@ -275,6 +278,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
             break;
           case 'storageChanged':
             storage.changed(JSON.parse(item[2] as string) as Record<string, unknown>);
+            break;
+          case 'indexedDbSave':
+            indexedDb.saveNow();
             break;
           case 'dnrMatched':
             dnr.matched(item[1] as string);

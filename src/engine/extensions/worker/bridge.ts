@@ -5,6 +5,7 @@
 import type { WorkerBoot, WorkerItem } from '../protocol.js';
 import type { DedicatedWorkersApi } from './dedicated-worker-api.js';
 import type { HostReply } from './host-calls.js';
+import type { MakeIndexedDbEngine } from './indexed-db-contract.js';
 
 export interface Bridge {
   /** Queues an item for the host; one message per turn of the worker's event loop. */
@@ -24,6 +25,17 @@ export interface Bridge {
   /** runtime.getPlatformInfo(): this machine as Chrome names it. */
   platform: { os: string; arch: string; nacl_arch: string };
   setTimer(callback: () => void, ms: number, repeat: boolean): unknown;
+  /** IndexedDB's engine and what it keeps (indexed-db-globals.ts). */
+  indexedDb: {
+    /** Runs the IndexedDB script in the extension's realm (once), with these values of INDEXED_DB_INTRINSICS, and gives its maker. */
+    load(intrinsics: readonly unknown[]): MakeIndexedDbEngine;
+    /** The databases the host kept (WorkerBoot.indexedDb), as data; throws when they cannot be read. */
+    saved(): unknown;
+    /** A snapshot of the databases as bytes (v8's serialisation, which keeps Dates, Maps, typed arrays …). */
+    serialize(snapshot: unknown): Uint8Array;
+    /** setImmediate: a task after this one and its microtasks. */
+    immediate(task: () => void): void;
+  };
   clearTimer(handle: unknown): void;
   /** The dedicated Workers the extension's realm makes (a background page's `Worker`). */
   workers: DedicatedWorkersApi;

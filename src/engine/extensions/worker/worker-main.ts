@@ -17,6 +17,7 @@ import { FetchRelay } from './fetch-relay.js';
 import { OwnFiles } from './own-files.js';
 import { makeExtensionFetch } from './extension-fetch.js';
 import type { HostReply } from './host-calls.js';
+import { indexedDbBridge } from './indexed-db-node.js';
 import { NetworkFetch, type FetchScope } from './network-fetch.js';
 import { firstUserFrame } from './stack-frames.js';
 import { webGlobalsSandbox } from './web-globals.js';
@@ -206,11 +207,16 @@ const bridge: Bridge = {
   useHostCalls: (call) => {
     hostCall = call;
   },
+  indexedDb: indexedDbBridge(runScript, context as Record<string, unknown>, () => keptIndexedDb),
 };
+
+/** The databases the host kept for IndexedDB (WorkerBoot.indexedDb). */
+let keptIndexedDb: Uint8Array | undefined;
 
 /** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
 function start(boot: WorkerBoot): void {
   files = new OwnFiles(boot.rootDir, boot.baseUrl);
+  keptIndexedDb = boot.indexedDb;
   const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
   // Firefox runs an add-on's background scripts in a page (a Window) in both manifest versions.
   fetchScope = boot.persona === 'firefox' ? { browser: 'firefox', scope: 'Window' } : { browser: 'chrome', scope: isPage ? 'Window' : 'WorkerGlobalScope' };
