@@ -102,7 +102,7 @@ async function servesAgain(): Promise<void> {
 
 describe('a fault in one rule never slows an unrelated request, and the rule comes back', () => {
   it.each([
-    { fault: 'loop', reason: /^its event loop did not turn for \d+ ms \(a synchronous loop\?\); starting it again in 100 ms$/, at: 'while (true)' },
+    { fault: 'loop', reason: /^its event loop did not turn for \d+ ms of its own time, with no progress \(a synchronous loop\?\); starting it again in 100 ms$/, at: 'while (true)' },
     { fault: 'oom', reason: /^it ran out of memory \(heap limit 64 MB\); starting it again in 100 ms$/, at: undefined },
     { fault: 'exit', reason: /^its worker exited with code 1 \(process\.exit\?\); starting it again in 100 ms$/, at: undefined },
   ])('$fault: terminated, journaled with what it was doing (and where), restarted', { timeout: 30_000 }, async ({ fault, reason, at }) => {
@@ -113,7 +113,8 @@ describe('a fault in one rule never slows an unrelated request, and the rule com
     expect(during - baseline).toBeLessThan(50);
     expect(origin!.received.filter((r) => r.url === '/unrelated').every((r) => r.headers['x-witness'] === '1')).toBe(true);
 
-    await harness!.waitFor((e) => e.kind === 'runtime' && e.owner === 'faulty' && e.state === 'restarting', 10_000);
+    // Stuck is judged in the worker's own time: on a machine loaded by other tests it takes longer in wall time.
+    await harness!.waitFor((e) => e.kind === 'runtime' && e.owner === 'faulty' && e.state === 'restarting', 30_000);
     const restarting = runtimeEntries().find((e) => e.state === 'restarting')!;
     expect(restarting.reason).toMatch(reason);
     expect(restarting.doing).toMatchObject({ event: 'onBeforeRequest', url: `${origin!.url}/faulty?fault=${fault}` });

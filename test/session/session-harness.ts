@@ -100,6 +100,8 @@ export interface RecordOptions {
   stateDir?: string;
   /** The file's name in its folder (default session.ndjson; *.gz records compressed). */
   fileName?: string;
+  /** --listener-timeout while it records (the engine's default otherwise); the recording keeps it. */
+  listenerTimeoutMs?: number;
   traffic: (harness: ProxyHarness, origin: Origin) => Promise<void>;
 }
 
@@ -109,7 +111,10 @@ export async function recordSession(options: RecordOptions): Promise<Recording> 
   const rulesDir = join(dir, 'rules');
   await writeRules(rulesDir, options.rules ?? BASE_RULES);
   const origin = await startTestOrigin();
-  const harness = await startProxyHarness({ proxy: { journalBodies: true, followUpTimeoutMs: 300 } });
+  const harness = await startProxyHarness({
+    proxy: { journalBodies: true, followUpTimeoutMs: 300 },
+    ...(options.listenerTimeoutMs !== undefined && { engine: { listenerTimeoutMs: options.listenerTimeoutMs } }),
+  });
   const file = join(dir, options.fileName ?? 'session.ndjson');
   let host: ExtensionHost | undefined;
   try {

@@ -4,11 +4,12 @@
 // (RemoteEndpoint), answers the worker's API calls through the extension's services, relays its
 // console and its uncaught errors to the journal, and watches its health:
 //
-//   - a ping every heartbeat; a ping unanswered for `stuckAfterMs` means the event loop is stuck
-//     (a `while (true)`): the stack is read through the inspector (stuck-stack.ts), the worker is
-//     terminated and the fault reported;
-//   - a blocking call that times out makes the worker "not responding" at once: further events
-//     skip it (a failed outcome, no wait) until it answers a ping again;
+//   - a ping every heartbeat, from its first run; its watchdog (worker-watchdog.ts) judges by what
+//     the worker does, in its own time (not the machine's load): a worker stalled after a blocking
+//     call timed out is "not responding" (further events skip it, a failed outcome and no wait,
+//     until it takes something up again; never while it is starting); one stalled with no sign of
+//     progress, or for the hang limit whatever it does, is stuck: terminated and the fault reported
+//     with where it was (stuck-stack.ts);
 //   - the worker running out of heap (resourceLimits) or exiting (process.exit in a Node rule) is
 //     a fault too.
 //
@@ -24,22 +25,28 @@ import type { Owner } from '../owner.js';
 import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
 import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-registry.js';
 import type { FilterEndpoint, ResponseFilter } from '../web-request/stream-filter.js';
-import { fetchFailure, fetchForExtension, type ExtensionFetchReceiver, type ExtensionFetchRequest, type ExtensionFetchResponse } from './extension-network.js';
+import { fetchFailure, fetchForExtension, type ExtensionFetchRequest } from './extension-network.js';
 import type { ExtensionServices } from './extension-services.js';
 import { bundleWorkerModule } from './extension-package.js';
-import { FETCH_WINDOW_BYTES, type HostItem, type ListenerResult, type WorkerBoot, type WorkerItem } from './protocol.js';
-import { stackOfStuckWorker } from './stuck-stack.js';
+import { Download } from './extension-download.js';
+import type { HostItem, ListenerResult, WorkerBoot, WorkerItem } from './protocol.js';
+import { WorkerInspector, stackOfStuckWorker, type StuckFrame } from './stuck-stack.js';
+import { WALL_CLOCK, threadClock, type ThreadClock } from './thread-clock.js';
+import { itemsTaken, progressCounters, workerThreadId } from './worker-progress.js';
+import { WorkerWatchdog, type StuckVerdict } from './worker-watchdog.js';
 import { mapped } from './worker/stack-frames.js';
 import { WorkerPool } from './worker-pool.js';
 
 export interface WorkerLimits {
   /** The worker's V8 old-generation heap cap (MB). */
   heapLimitMb: number;
-  /** How long a background may take to load (ms). */
+  /** How long a background may take to load while its worker is idle (a Promise that never settles) (ms). Busy, the watchdog judges it. */
   backgroundTimeoutMs: number;
-  /** A ping unanswered this long means the event loop is stuck: the worker is restarted (ms). */
+  /** Stalled this long in its own time with no sign of progress: stuck, restarted (ms). */
   stuckAfterMs: number;
-  /** A ping unanswered this long means the worker is not answering: events skip it meanwhile (ms). */
+  /** Stalled this long in its own time, whatever it does: stuck, restarted (ms; Chromium's 30 s). */
+  hangLimitMs: number;
+  /** Stalled this long in its own time after a blocking call timed out: events skip it meanwhile (ms). */
   unresponsiveAfterMs: number;
   /** How often the worker is pinged (ms). */
   heartbeatMs: number;
@@ -49,9 +56,13 @@ export const DEFAULT_WORKER_LIMITS: WorkerLimits = {
   heapLimitMb: 1024,
   backgroundTimeoutMs: 5000,
   stuckAfterMs: 5000,
+  hangLimitMs: 30_000,
   unresponsiveAfterMs: 1000,
   heartbeatMs: 1000,
 };
+
+/** How long a look at a busy worker through the inspector may take before it is given up (ms). */
+const INSPECTOR_TIMEOUT_MS = 3000;
 
 /** Why a worker stopped serving once live. */
 export interface WorkerFault {
@@ -150,6 +161,14 @@ export class ExtensionWorker implements RemoteEndpoint {
   #pingN = 0;
   #pingSentAt: number | undefined;
   readonly #heartbeat: NodeJS.Timeout;
+  /** What the worker shows without its event loop turning (worker-progress.ts). */
+  readonly #progress = progressCounters();
+  readonly #watchdog: WorkerWatchdog;
+  #clock: ThreadClock | undefined;
+  #elu: ReturnType<Worker['performance']['eventLoopUtilization']>;
+  #inspector: Promise<WorkerInspector | undefined> | undefined;
+  /** The background timeout passed while the worker was busy: it fails once idle and still not loaded. */
+  #loadOverdue = false;
   #heapUsed = 0;
   /** The latest event the worker never answered (its call timed out), for a fault's "doing". */
   #lastUnanswered: { event: WebRequestEventName; url: string; since: number } | undefined;
@@ -181,12 +200,34 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#worker.on('message', (batch: WorkerItem[]) => this.#receive(batch));
     this.#worker.on('error', (error: Error & { code?: string }) => this.#crashed(error));
     this.#worker.on('exit', (code) => this.#exited(code));
-    // Which extension it runs: the first message a pooled worker waits for.
-    this.#worker.postMessage({ boot: options.boot });
+    // Which extension it runs (the first message a pooled worker waits for), and where it counts what it takes up.
+    this.#worker.postMessage({ boot: options.boot, progress: this.#progress });
+    this.#elu = thread.performance.eventLoopUtilization();
+    this.#watchdog = new WorkerWatchdog(
+      {
+        taken: () => itemsTaken(this.#progress),
+        clock: () => this.#threadClock(),
+        utilization: () => {
+          const now = this.#worker.performance.eventLoopUtilization();
+          const since = this.#worker.performance.eventLoopUtilization(now, this.#elu);
+          this.#elu = now;
+          return since.utilization;
+        },
+        sample: async () => (await (this.#inspector ??= WorkerInspector.attach(this.#worker.threadId, INSPECTOR_TIMEOUT_MS)))?.sample(INSPECTOR_TIMEOUT_MS),
+        stopSampling: () => {
+          const inspector = this.#inspector;
+          this.#inspector = undefined;
+          void inspector?.then((session) => session?.close());
+        },
+      },
+      options.limits,
+    );
 
-    this.#loadTimer = setTimeout(() => void this.#loadTimedOut(), options.limits.backgroundTimeoutMs);
+    this.#loadTimer = setTimeout(() => this.#loadTimedOut(), options.limits.backgroundTimeoutMs);
     this.#heartbeat = setInterval(() => this.#beat(), options.limits.heartbeatMs);
     this.#heartbeat.unref();
+    // Taken up once the top level returns: until then the worker is busy loading.
+    this.#ping();
   }
 
   static async start(options: ExtensionWorkerOptions): Promise<ExtensionWorker> {
@@ -207,17 +248,29 @@ export class ExtensionWorker implements RemoteEndpoint {
     return this.#heapUsed;
   }
 
-  /** Not answering: a ping has gone unanswered for `unresponsiveAfterMs` (its event loop did not turn), or it is stuck. */
+  /** Not answering: stalled in its own time after a blocking call timed out (worker-watchdog.ts), or stuck. */
   get responsive(): boolean {
     if (this.#state === 'disposed' || this.#stuck) return false;
-    return this.#pingSentAt === undefined || performance.now() - this.#pingSentAt < this.#options.limits.unresponsiveAfterMs;
+    return !this.#watchdog.notResponding;
   }
 
   get unresponsiveReason(): string {
     if (this.#state === 'disposed') return 'its worker was stopped; the request went on without it';
     if (this.#stuck) return 'its worker is stuck and being restarted; the request went on without it';
-    const forMs = this.#pingSentAt === undefined ? 0 : Math.round(performance.now() - this.#pingSentAt);
-    return `its worker has not answered for ${forMs} ms (busy or stuck); the request went on without it`;
+    return `its worker has not answered for ${Math.round(this.#watchdog.stalledMs)} ms of its own time since a listener timed out (busy or stuck); the request went on without it`;
+  }
+
+  /** From its first run until its event loop first idles once live: events wait for it then, they never skip it. */
+  get starting(): boolean {
+    return this.#watchdog.starting;
+  }
+
+  /** The worker's own time (thread-clock.ts), once it has said which thread it is. */
+  #threadClock(): ThreadClock {
+    if (this.#clock) return this.#clock;
+    const tid = workerThreadId(this.#progress);
+    if (tid === 0) return WALL_CLOCK;
+    return (this.#clock = threadClock(tid));
   }
 
   /**
@@ -270,6 +323,8 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#state = 'disposed';
     clearTimeout(this.#loadTimer);
     clearInterval(this.#heartbeat);
+    this.#watchdog.close();
+    this.#clock?.close();
     this.#unregisterAll();
     // Firefox cancels a request whose filter's extension went away mid-body.
     for (const filter of this.#filters.values()) filter.broken('its worker stopped');
@@ -332,8 +387,11 @@ export class ExtensionWorker implements RemoteEndpoint {
       expired = true;
     }
     if (next !== Infinity) this.#armDeadline(next);
-    // Busy, stuck, or a listener whose Promise never settles? A ping tells them apart.
-    if (expired) this.#ping();
+    // Busy, stuck, or a listener whose Promise never settles? The watchdog tells them apart.
+    if (expired) {
+      this.#watchdog.timedOut();
+      this.#ping();
+    }
   }
 
   // ── messages ──────────────────────────────────────────────────────────────
@@ -347,6 +405,7 @@ export class ExtensionWorker implements RemoteEndpoint {
   #enqueue(item: HostItem, urgent = true): void {
     if (this.#state === 'disposed') return;
     this.#outbox.push(item);
+    this.#watchdog.given();
     if (urgent) {
       this.#flushSoon ??= setImmediate(() => this.#flush());
     } else if (!this.#flushSoon && !this.#flushLater) {
@@ -612,49 +671,71 @@ export class ExtensionWorker implements RemoteEndpoint {
     void this.dispose();
   }
 
-  async #loadTimedOut(): Promise<void> {
+  /**
+   * The background timeout passed. A worker still busy in its top level is left to the watchdog
+   * (work runs on, a hang is stopped: #stuckFor); one that is idle and has not loaded (a Promise that
+   * never settles) fails now, or once it is idle.
+   */
+  #loadTimedOut(): void {
     if (this.#state !== 'loading') return;
+    if (this.#watchdog.waiting) {
+      this.#loadOverdue = true;
+      return;
+    }
     const ms = this.#options.limits.backgroundTimeoutMs;
-    const where = await this.#stuckLocation();
     const message =
       this.boot.kind === 'rule'
         ? `the background did not settle within ${ms} ms (an async background must resolve; see backgroundTimeoutMs)`
         : `the background's top-level code did not finish within ${ms} ms`;
-    this.#loadFailed(new LoadFailure(where ? `${message}; it was busy at ${where}` : message, where ?? this.boot.rule?.source));
+    this.#loadFailed(new LoadFailure(message, this.boot.rule?.source));
   }
 
   // ── health ────────────────────────────────────────────────────────────────
 
   #beat(): void {
-    if (this.#state !== 'live') return;
-    if (this.#pingSentAt === undefined) return this.#ping();
-    const forMs = performance.now() - this.#pingSentAt;
-    if (forMs >= this.#options.limits.stuckAfterMs && !this.#stuck) void this.#stuckFor(forMs);
+    if (this.#state === 'disposed' || this.#stuck) return;
+    if (this.#loadOverdue && this.#state === 'loading' && !this.#watchdog.waiting) return this.#loadTimedOut();
+    this.#ping();
+    const verdict = this.#watchdog.beat(this.#state === 'live');
+    if (verdict) void this.#stuckFor(verdict);
   }
 
+  /** A ping, unless one is in flight: the worker always has something waiting while it is busy, and it says its heap. */
   #ping(): void {
     if (this.#pingSentAt !== undefined || this.#state === 'disposed') return;
     this.#pingSentAt = performance.now();
     this.#enqueue(['ping', ++this.#pingN]);
   }
 
-  async #stuckFor(forMs: number): Promise<void> {
-    if (this.#state !== 'live') return;
+  /** The watchdog found it stuck: a load fails, a live worker faults (and is restarted by the host). */
+  async #stuckFor(verdict: StuckVerdict): Promise<void> {
+    if (this.#state === 'disposed' || this.#stuck) return;
     const doing = this.#doing();
     this.#stuck = true;
-    const location = await this.#stuckLocation();
+    const location = this.#userLocation(verdict.sample?.frames ?? (await stackOfStuckWorker(this.#worker.threadId)));
+    const ms = Math.round(verdict.stalledMs);
+    const limit = `${Math.round(this.#options.limits.hangLimitMs / 1000)} s`;
+    if (this.#state === 'loading') {
+      const message =
+        verdict.why === 'no-progress'
+          ? `the background's top-level code made no progress for ${ms} ms of its own time (a synchronous loop?)`
+          : `the background's top-level code did not finish within ${ms} ms of its own time (the ${limit} limit on a busy worker)`;
+      return this.#loadFailed(new LoadFailure(location ? `${message}; it was busy at ${location}` : message, location ?? this.boot.rule?.source));
+    }
     if (this.#state !== 'live') return;
     this.#fault({
       kind: 'stuck',
-      message: `its event loop did not turn for ${Math.round(forMs)} ms (a synchronous loop?)`,
+      message:
+        verdict.why === 'no-progress'
+          ? `its event loop did not turn for ${ms} ms of its own time, with no progress (a synchronous loop?)`
+          : `its event loop did not turn for ${ms} ms of its own time (busy past the ${limit} limit)`,
       ...(doing && { doing }),
       ...(location && { location }),
     });
   }
 
-  /** Where the worker's thread is now, in the user's files (read through the inspector). */
-  async #stuckLocation(): Promise<string | undefined> {
-    const frames = await stackOfStuckWorker(this.#worker.threadId);
+  /** The innermost frame in the user's files, mapped through its source map. */
+  #userLocation(frames: readonly StuckFrame[]): string | undefined {
     for (const frame of frames) {
       const file = frame.url.startsWith('file://') ? decodeURIComponent(frame.url.slice('file://'.length)) : frame.url;
       if (!this.#isUserFile(file)) continue;
@@ -706,52 +787,5 @@ export class ExtensionWorker implements RemoteEndpoint {
   /** What a browser API it used does here: once per extension, gathered into one debug entry (surface-notes.ts). */
   #surfaceNote(api: string, note: string): void {
     this.#options.services.surfaceNotes.add(api, note, (message) => this.#log('debug', message));
-  }
-}
-
-/**
- * One of the extension's own responses on its way to the worker: the head, then the body in chunks,
- * never more than FETCH_WINDOW_BYTES of it unread in the worker (the rest waits upstream, its
- * socket no longer read until the extension reads).
- */
-class Download implements ExtensionFetchReceiver {
-  headed = false;
-  readonly #controller = new AbortController();
-  readonly signal = this.#controller.signal;
-  #unread = 0;
-  #wake: (() => void) | undefined;
-
-  constructor(
-    private readonly send: (item: HostItem) => void,
-    private readonly id: number,
-  ) {}
-
-  head(response: ExtensionFetchResponse): void {
-    this.headed = true;
-    this.send(['fetched', this.id, response]);
-  }
-
-  async chunk(bytes: Uint8Array): Promise<void> {
-    // A chunk may be a view into a larger buffer (a pool, a socket's read): postMessage would copy
-    // all of that buffer, and the extension would find it behind its Uint8Array. Its own bytes go.
-    this.send(['fetchBody', this.id, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes)]);
-    this.#unread += bytes.byteLength;
-    while (this.#unread > FETCH_WINDOW_BYTES && !this.signal.aborted) await new Promise<void>((resolve) => (this.#wake = resolve));
-  }
-
-  read(bytes: number): void {
-    this.#unread -= bytes;
-    this.#wakeUp();
-  }
-
-  cancel(): void {
-    this.#controller.abort();
-    this.#wakeUp();
-  }
-
-  #wakeUp(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
   }
 }

@@ -43,10 +43,12 @@ export function changeLines(diff: RequestDiff): string[] {
   for (const change of diff.changes) {
     switch (change) {
       case 'newly-blocked':
-        add(`newly blocked by ${block(diff.blocked!.replayed)} (was ${status(diff.status?.recorded)})`);
+        if (diff.skippedVerdict) add(`newly blocked by ${block(diff.blocked!.replayed)} (was ${status(diff.status?.recorded)}): when it was recorded, ${diff.skippedVerdict!.owner}'s verdict was not given (${diff.skippedVerdict!.reason}), so the request went on unblocked`);
+        else add(`newly blocked by ${block(diff.blocked!.replayed)} (was ${status(diff.status?.recorded)})`);
         break;
       case 'no-longer-blocked':
-        add(`no longer blocked (was by ${block(diff.blocked!.recorded)}), now ${status(diff.status?.replayed)}`);
+        if (diff.skippedVerdict) add(`no longer blocked (was by ${block(diff.blocked!.recorded)}): in this replay ${diff.skippedVerdict!.owner}'s verdict was not given (${diff.skippedVerdict!.reason}), and the recording has no answer for a request that was blocked`);
+        else add(`no longer blocked (was by ${block(diff.blocked!.recorded)}), now ${status(diff.status?.replayed)}`);
         break;
       case 'blocked-differently':
         add(`blocked by ${block(diff.blocked!.replayed)} instead of ${block(diff.blocked!.recorded)}`);

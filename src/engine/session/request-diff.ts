@@ -43,6 +43,20 @@ export interface BlockFact {
   event: WebRequestEventName;
 }
 
+/**
+ * A verdict that was not given: in one run a rule blocked the request, in the other the same
+ * rule's listener failed at that event (its worker did not answer in time, or was not responding;
+ * it threw), so the request went on without it. Blocking changed because of that, not the rule.
+ */
+export interface SkippedVerdict {
+  /** The run in which it was not given. */
+  in: 'recording' | 'replay';
+  owner: string;
+  event: WebRequestEventName;
+  /** Why, in the outcome's words. */
+  reason: string;
+}
+
 export interface HeaderDiff {
   /** In the replay only. */
   added: HttpHeaders;
@@ -72,6 +86,8 @@ export interface RequestDiff {
   identical: boolean;
   changes: DiffKind[];
   blocked?: { recorded: BlockFact | null; replayed: BlockFact | null };
+  /** Blocking changed because the blocking rule's verdict was not given in one of the runs. */
+  skippedVerdict?: SkippedVerdict;
   /** Final status code, or the error the request ended with. */
   status?: { recorded: number | string | null; replayed: number | string | null };
   redirects?: { recorded: string[]; replayed: string[] };
@@ -125,6 +141,8 @@ export function diffRequest(identity: RequestIdentity, recorded: RequestTrace | 
     diff.changes.push(blockChange);
     diff.blocked = { recorded: before.blockedBy, replayed: after.blockedBy };
     diff.status = { recorded: before.status, replayed: after.status };
+    const skipped = blockChange === 'newly-blocked' ? skippedVerdict('recording', after.blockedBy!, before) : blockChange === 'no-longer-blocked' ? skippedVerdict('replay', before.blockedBy!, after) : undefined;
+    if (skipped) diff.skippedVerdict = skipped;
     return diff;
   }
   if (!sameList(before.redirects, after.redirects)) {
@@ -257,6 +275,12 @@ function sameEvents(a: readonly WebRequestEntry[], b: readonly WebRequestEntry[]
 
 function lastBlockingEvent(entries: readonly WebRequestEntry[]): WebRequestEventName {
   return entries.length > 1 ? entries[entries.length - 2]!.event : 'onBeforeRequest';
+}
+
+/** The blocking rule's listener failed at that event in the other run: its verdict was not given there. */
+function skippedVerdict(run: SkippedVerdict['in'], blocker: BlockFact, other: RequestFacts): SkippedVerdict | undefined {
+  const failed = other.outcomes.find((outcome) => outcome.owner === blocker.owner && outcome.event === blocker.event && outcome.status === 'failed');
+  return failed && { in: run, owner: blocker.owner, event: blocker.event, reason: failed.reason ?? 'it failed' };
 }
 
 function blockingChange(before: BlockFact | null, after: BlockFact | null): DiffKind | undefined {

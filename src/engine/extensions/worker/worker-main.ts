@@ -1,8 +1,10 @@
 // The entry point of one extension's worker thread (its Node side). It makes the extension's realm
 // (a vm context holding a browser's globals: no process, require, Buffer or node: imports), runs
 // the bindings script in it, then the extension's background, and carries batches of items between
-// the host and the bindings. Pings are answered here, so a stuck extension is told apart from a
-// busy one only by whether this thread turns at all.
+// the host and the bindings. Pings are answered here, and every item taken up is counted in memory
+// the host reads (worker-progress.ts), with this thread's id for the host to read its own time:
+// the host's watchdog judges the worker by what it does, not by how late its answers arrive.
+import { readlinkSync } from 'node:fs';
 import { SourceMap, createRequire, isBuiltin, type SourceMapPayload } from 'node:module';
 import { formatWithOptions } from 'node:util';
 import v8 from 'node:v8';
@@ -21,6 +23,8 @@ import { indexedDbBridge } from './indexed-db-node.js';
 import { NetworkFetch, type FetchScope } from './network-fetch.js';
 import { firstUserFrame } from './stack-frames.js';
 import { webGlobalsSandbox } from './web-globals.js';
+import { ownThreadId } from '../thread-clock.js';
+import { tellThreadId, tookUp } from '../worker-progress.js';
 
 // The bindings script and the global names it uses, and the script a dedicated Worker's thread
 // runs, inlined by the build (see worker-script.ts).
@@ -213,8 +217,12 @@ const bridge: Bridge = {
 /** The databases the host kept for IndexedDB (WorkerBoot.indexedDb). */
 let keptIndexedDb: Uint8Array | undefined;
 
-/** Runs the extension this worker is for: wrtui's bindings given its boot, then its background. */
-function start(boot: WorkerBoot): void {
+/**
+ * Runs the extension this worker is for: wrtui's bindings given its boot, then its background.
+ * `progress`: the counters the host's watchdog reads (worker-progress.ts).
+ */
+function start(boot: WorkerBoot, progress?: Int32Array): void {
+  if (progress) tellThreadId(progress, ownThreadId(readlinkSync));
   files = new OwnFiles(boot.rootDir, boot.baseUrl);
   keptIndexedDb = boot.indexedDb;
   const isPage = boot.kind === 'extension' && (boot.page !== undefined || boot.pageHtml !== undefined);
@@ -234,16 +242,16 @@ function start(boot: WorkerBoot): void {
   });
 
   port.on('message', (batch: HostItem[]) => {
-    let others: HostItem[] | undefined;
     for (const item of batch) {
+      // Counted as each is taken up, so a listener busy for long shows where it is in the batch.
+      if (progress) tookUp(progress);
       if (item[0] === 'ping') post(['pong', item[1], v8.getHeapStatistics().used_heap_size]);
       else if (relay.toChild(item)) continue;
       else if (item[0] === 'fetched') network.answered(item[1], item[2], item[3]);
       else if (item[0] === 'fetchBody') network.bodyChunk(item[1], item[2]);
       else if (item[0] === 'fetchEnd') network.bodyEnded(item[1], item[2]);
-      else (others ??= []).push(item);
+      else bindings.receive([item]);
     }
-    if (others) bindings.receive(others);
   });
 
   bindings.start();
@@ -252,5 +260,5 @@ function start(boot: WorkerBoot): void {
 // A worker from a pool (worker-pool.ts) was started before anyone knew which extension it would
 // run: its first message says. Either way it runs one extension, once.
 const given = workerData as WorkerBoot | { waitsForBoot: true };
-if ('waitsForBoot' in given) port.once('message', (first: { boot: WorkerBoot }) => start(first.boot));
+if ('waitsForBoot' in given) port.once('message', (first: { boot: WorkerBoot; progress?: Int32Array }) => start(first.boot, first.progress));
 else start(given);
