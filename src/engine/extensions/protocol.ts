@@ -150,3 +150,6 @@ export type WorkerItem =
  * filling memory. wrtui's choice of bound, not compared with a browser's buffering.
  */
 export const FETCH_WINDOW_BYTES = 1024 * 1024;
+
+/** The answer to a call an extension's worker makes of the host (a cookies or tabs call …). */
+export type HostReply = { ok: true; value: unknown } | { ok: false; error: string };

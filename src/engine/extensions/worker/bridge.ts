@@ -2,9 +2,8 @@
 // (a vm context with a browser's globals). The bindings build `chrome`/`browser`, console and
 // timers in that realm, so every object, Promise and Error an extension sees is of its own realm,
 // as in a browser; the bridge is the only way out, and it only posts to the host.
-import type { WorkerBoot, WorkerItem } from '../protocol.js';
+import type { HostReply, WorkerBoot, WorkerItem } from '../protocol.js';
 import type { DedicatedWorkersApi } from './dedicated-worker-api.js';
-import type { HostReply } from './host-calls.js';
 import type { MakeIndexedDbEngine } from './indexed-db-contract.js';
 
 export interface Bridge {

@@ -5,7 +5,9 @@
 import type { RuntimeState } from '../../runtime.js';
 import type { Bridge } from './bridge.js';
 
-export type HostReply = { ok: true; value: unknown } | { ok: false; error: string };
+import type { HostReply } from '../protocol.js';
+
+export type { HostReply };
 
 export class HostCalls {
   #next = 1;
