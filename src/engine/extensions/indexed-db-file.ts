@@ -4,10 +4,10 @@
 // fsynced and renamed over it (a crash leaves the old snapshot or the new one). Writes, reads and
 // setting a file aside run one after another, so a worker that starts reads what the last one
 // sent. Without a state dir the snapshot lives in memory, so a restarted worker still finds it.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { STATE_DIR_MODE, STATE_FILE_MODE, setAside } from '../cookies/atomic-json-file.js';
+import { STATE_DIR_MODE, setAside } from '../cookies/atomic-json-file.js';
+import { writePrivateFile } from '../private-file.js';
 import { storageFileOf } from './storage-areas.js';
 
 export const INDEXED_DB_FILE = 'indexeddb.v8';
@@ -108,25 +108,8 @@ export class IndexedDbFile {
   }
 }
 
-/** Writes `bytes` to `file` through a temporary file beside it (0600, fsynced, renamed over it). */
+/** Writes `bytes` to `file` as every state file is written (private-file.ts: 0600, fsynced, renamed over it). */
 async function writeAtomically(file: string, bytes: Uint8Array): Promise<void> {
-  const directory = path.dirname(file);
-  await mkdir(directory, { recursive: true, mode: STATE_DIR_MODE });
-  const temporary = path.join(directory, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx', STATE_FILE_MODE);
-  try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await handle.close();
-  try {
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await mkdir(path.dirname(file), { recursive: true, mode: STATE_DIR_MODE });
+  await writePrivateFile(file, bytes, { replace: true });
 }

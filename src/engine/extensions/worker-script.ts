@@ -110,27 +110,12 @@ export async function buildIndexedDbSource(workerDir: string): Promise<string> {
 
 /** Bundles the worker from `workerDir` (the folder holding worker-main.ts and bindings.ts). */
 export async function buildWorkerSource(workerDir: string): Promise<string> {
-  const bindings = await build({
-    entryPoints: [path.join(workerDir, 'bindings.ts')],
-    bundle: true,
-    write: false,
-    // A plain script: it runs in a vm context, which has no module system.
-    format: 'iife',
-    platform: 'neutral',
-    target: 'node20',
-    logLevel: 'warning',
-  });
+  // A plain script: it runs in a vm context, which has no module system.
+  const asScript = (entry: string) => build({ entryPoints: [path.join(workerDir, entry)], bundle: true, write: false, format: 'iife', platform: 'neutral', target: 'node20', logLevel: 'warning' });
+  const bindings = await asScript('bindings.ts');
   // A dedicated Worker's thread (worker/dedicated-worker-main.ts), with its global scope's script
   // (worker/worker-scope.ts, run inside the Worker's realm) inlined as the bindings are.
-  const workerScope = await build({
-    entryPoints: [path.join(workerDir, 'worker-scope.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'neutral',
-    target: 'node20',
-    logLevel: 'warning',
-  });
+  const workerScope = await asScript('worker-scope.ts');
   const workerThread = await build({
     entryPoints: [path.join(workerDir, 'dedicated-worker-main.ts')],
     bundle: true,
