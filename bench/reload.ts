@@ -198,7 +198,7 @@ try {
     ['heap after GC before → after', `${mb(memory.before.heap)} → ${mb(memory.after.heap)}  (+${mb(memory.after.heap - memory.before.heap)})`],
     ['heap growth per reload', `${((memory.after.heap - memory.before.heap) / MEMORY_RELOADS / 1024).toFixed(1)} KB`],
     [`hung listener → serving again (×${HANGS})`, hangs.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')],
-    ['  of which: unanswered ping until "stuck"', '5 s (WorkerLimits.stuckAfterMs); then stack read, terminate, 100 ms back-off, new worker'],
+    ['  of which: stalled until "stuck"', '5 s of its own time with no progress between two looks 1 s apart (WorkerLimits.stuckAfterMs); then terminate, 100 ms back-off, new worker'],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);

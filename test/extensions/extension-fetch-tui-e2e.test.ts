@@ -84,7 +84,8 @@ describe("an extension's own requests in the TUI", () => {
     await press('C-u'); // the last filter is given back to edit: cleared
     await server.type('wrtui', 'by:settings');
     await press('Enter');
-    let text = await waitForScreen((t) => t.includes('filter: by:settings') && listRows(t).length === 1, 'only the settings fetch');
+    // The status bar may show the new filter a frame before the list does: wait for the list's row.
+    let text = await waitForScreen((t) => t.includes('filter: by:settings') && listRows(t).length === 1 && listRows(t)[0]!.includes('/settings.json'), 'only the settings fetch');
     expect(listRows(text)[0]).toMatch(/GET +FAILED .*\/settings\.json/);
     await press('Enter');
     await waitForScreen((t) => t.includes('[Request]') && t.includes('/settings.json'), "the settings fetch's detail (on the tab last shown)");

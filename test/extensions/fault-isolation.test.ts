@@ -126,6 +126,21 @@ describe('a fault in one rule never slows an unrelated request, and the rule com
     expect(host!.rule('faulty')?.runtime).toMatchObject({ state: 'running', restarts: 1, fault: { reason: restarting.reason!.replace(/; starting it again in 100 ms$/, '') } });
   });
 
+  it('a request that arrives while it is being started again waits for it and gets its verdict, as Chromium 156 holds one for a service worker it restarts', { timeout: 60_000 }, async () => {
+    await start({ 'faulty.ts': FAULTY, 'witness.ts': WITNESS }, { ...TIMING, restartPolicy: { backoffMs: [300], maxFaults: 4, windowMs: 60_000 } });
+    const pending = trigger('loop');
+    await harness!.waitFor((e) => e.kind === 'runtime' && e.owner === 'faulty' && e.state === 'restarting', 30_000);
+    // Sent during the back-off (300 ms; the listener timeout is 1 s): it waits for the worker started again, whose listener cancels it.
+    const started = performance.now();
+    expect(typeof (await trigger('none'))).not.toBe('string');
+    expect(performance.now() - started).toBeGreaterThan(200);
+    expect(runtimeEntries().map((e) => e.state)).toEqual(['starting', 'running', 'restarting', 'running']);
+    // What waited on the stuck worker itself went on without it, as in Chromium.
+    expect(await pending).toBe('ok /faulty?fault=loop');
+    // Unrelated requests never waited.
+    expect(await unrelated()).toBeLessThan(1000);
+  });
+
   it('cpu: a listener burning 200 ms per call slows only its own events; unrelated requests do not wait', { timeout: 30_000 }, async () => {
     await start({ 'faulty.ts': FAULTY, 'witness.ts': WITNESS });
     const baseline = await medianOf(7, unrelated);

@@ -169,6 +169,8 @@ interface HostedRecord {
   restarts: number;
   fault: RuleStatus['runtime']['fault'];
   restartTimer: NodeJS.Timeout | undefined;
+  /** After a fault, until a version is live again: its faulted worker's events wait for it (restart-wait.ts). */
+  successor: { promise: Promise<ExtensionWorker | undefined>; resolve: (worker: ExtensionWorker | undefined) => void } | undefined;
 }
 
 /** settings.json's section of per-rule dry-run toggles. */
@@ -569,6 +571,7 @@ export class ExtensionHost {
     if (previous) void previous.worker.dispose();
     worker.commit();
     record.current = { worker, owner, pkg, declared, version: pkg.manifest?.version, loadedAt: Date.now() };
+    this.#successorLive(record, worker);
     // The file changed its own dryRun: that newer decision replaces the run-time toggle.
     if (record.dryRunOverride && record.dryRunOverride.manifestValue !== declared.dryRun) {
       record.dryRunOverride = undefined;
@@ -654,6 +657,11 @@ export class ExtensionHost {
       return this.#afterFault(record, { reason: `it could not be started again: ${problem.message}`, ...(problem.location && { location: problem.location }), at: Date.now() });
     }
     record.error = problem;
+    // An edit that fails while a faulted version waited to be started again: nothing is started, nothing waits for it.
+    if (record.successor) {
+      this.#successorLive(record, undefined);
+      void record.current?.worker.dispose();
+    }
     if (!record.current) {
       record.state = 'failed';
       this.#setRuntime(record, 'stopped', problem.message);
@@ -679,6 +687,7 @@ export class ExtensionHost {
     record.fault = fault;
     const decision = record.policy.fault();
     if (decision.action === 'give-up') {
+      this.#successorLive(record, undefined);
       const current = record.current;
       record.current = undefined;
       if (current) void current.worker.dispose();
@@ -690,6 +699,13 @@ export class ExtensionHost {
       return;
     }
     this.#setRuntime(record, 'restarting', `${fault.reason}; starting it again in ${decision.delayMs} ms`, fault);
+    // Meanwhile its listeners' events wait for the version started again, as Chromium holds them for a service worker it restarts.
+    if (!record.successor) {
+      let resolve!: (worker: ExtensionWorker | undefined) => void;
+      const promise = new Promise<ExtensionWorker | undefined>((settle) => (resolve = settle));
+      record.successor = { promise, resolve };
+    }
+    record.current?.worker.awaitSuccessor(record.successor.promise);
     clearTimeout(record.restartTimer);
     record.restartTimer = setTimeout(() => {
       record.restartTimer = undefined;
@@ -697,6 +713,12 @@ export class ExtensionHost {
     }, decision.delayMs);
     record.restartTimer.unref();
     this.#emitChange();
+  }
+
+  /** A version is live again after a fault (or none will be): the events that waited for it go on. */
+  #successorLive(record: HostedRecord, worker: ExtensionWorker | undefined): void {
+    record.successor?.resolve(worker);
+    record.successor = undefined;
   }
 
   #setRuntime(record: HostedRecord, state: RuntimeState, reason?: string, fault?: RuleStatus['runtime']['fault']): void {
@@ -724,6 +746,7 @@ export class ExtensionHost {
   async #unload(record: HostedRecord, why: string): Promise<void> {
     clearTimeout(record.restartTimer);
     record.restartTimer = undefined;
+    this.#successorLive(record, undefined);
     if (record.state === 'unloaded' && !record.current) return;
     const name = record.current?.owner.id ?? record.name;
     const current = record.current;
@@ -867,6 +890,7 @@ export class ExtensionHost {
         restarts: 0,
         fault: undefined,
         restartTimer: undefined,
+        successor: undefined,
       };
       this.#records.set(key, record);
     }

@@ -24,15 +24,17 @@ import type { Engine } from '../engine.js';
 import type { Owner } from '../owner.js';
 import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
 import type { RemoteEndpoint, RemoteResult } from '../web-request/listener-registry.js';
-import type { FilterEndpoint, ResponseFilter } from '../web-request/stream-filter.js';
 import { fetchFailure, fetchForExtension, type ExtensionFetchRequest } from './extension-network.js';
 import type { ExtensionServices } from './extension-services.js';
 import { bundleWorkerModule } from './extension-package.js';
 import { Download } from './extension-download.js';
 import type { HostItem, ListenerResult, WorkerBoot, WorkerItem } from './protocol.js';
-import { WorkerInspector, stackOfStuckWorker, type StuckFrame } from './stuck-stack.js';
-import { WALL_CLOCK, threadClock, type ThreadClock } from './thread-clock.js';
-import { itemsTaken, progressCounters, workerThreadId } from './worker-progress.js';
+import { stackOfStuckWorker, type StuckFrame } from './stuck-stack.js';
+import { RestartWait, type Successor } from './restart-wait.js';
+import { PendingCalls } from './worker-calls.js';
+import { WorkerFilters } from './worker-filters.js';
+import { WorkerProbe } from './worker-probe.js';
+import { progressCounters } from './worker-progress.js';
 import { WorkerWatchdog, type StuckVerdict } from './worker-watchdog.js';
 import { mapped } from './worker/stack-frames.js';
 import { WorkerPool } from './worker-pool.js';
@@ -61,8 +63,6 @@ export const DEFAULT_WORKER_LIMITS: WorkerLimits = {
   heartbeatMs: 1000,
 };
 
-/** How long a look at a busy worker through the inspector may take before it is given up (ms). */
-const INSPECTOR_TIMEOUT_MS = 3000;
 
 /** Why a worker stopped serving once live. */
 export interface WorkerFault {
@@ -105,16 +105,6 @@ export interface ExtensionWorkerOptions {
   pool?: WorkerPool;
 }
 
-interface PendingCall {
-  resolve: (results: RemoteResult[] | { failed: string }) => void;
-  /** performance.now() after which the call has timed out. */
-  deadline: number;
-  timeoutMs: number;
-  event: WebRequestEventName;
-  url: string;
-  since: number;
-}
-
 interface AddedListener {
   lid: number;
   event: WebRequestEventName;
@@ -124,7 +114,7 @@ interface AddedListener {
 
 type State = 'loading' | 'live' | 'disposed';
 
-export class ExtensionWorker implements RemoteEndpoint {
+export class ExtensionWorker implements RemoteEndpoint, Successor {
   readonly boot: WorkerBoot;
   /** Resolves once the background ran without error; rejects with a LoadFailure. */
   readonly loaded: Promise<Owner>;
@@ -143,19 +133,20 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   /** Listeners of this worker in the engine's registry, by their id in the worker. */
   readonly #live = new Map<number, { event: WebRequestEventName; stub: () => void }>();
+  /** Faulted and being started again: its listeners stay, and what they are sent waits for the successor. */
+  #restartWait: RestartWait | undefined;
   #outbox: HostItem[] = [];
   /** The StreamFilters this worker made, by the worker's number for them. */
-  readonly #filters = new Map<number, ResponseFilter>();
+  readonly #filters: WorkerFilters;
   /** A flush is due at the end of this turn of the event loop (something waits on the worker). */
   #flushSoon: NodeJS.Immediate | undefined;
   /** A flush is due within OBSERVING_BATCH_MS (only observing events are queued). */
   #flushLater: NodeJS.Timeout | undefined;
-  #nextCall = 1;
-  /** Calls awaiting the worker's answer, oldest first. */
-  readonly #pending = new Map<number, PendingCall>();
-  /** One timer for all pending calls, due at the earliest deadline (a timer per call cost the proxy thread more than the call). */
-  #deadlineTimer: NodeJS.Timeout | undefined;
-  #deadlineAt = Infinity;
+  /** Blocking events awaiting the worker's answer. Busy, stuck, or a listener whose Promise never settles? The watchdog tells them apart. */
+  readonly #calls = new PendingCalls(() => {
+    this.#watchdog.timedOut();
+    this.#ping();
+  });
 
   #stuck = false;
   #pingN = 0;
@@ -163,15 +154,11 @@ export class ExtensionWorker implements RemoteEndpoint {
   readonly #heartbeat: NodeJS.Timeout;
   /** What the worker shows without its event loop turning (worker-progress.ts). */
   readonly #progress = progressCounters();
+  readonly #probe: WorkerProbe;
   readonly #watchdog: WorkerWatchdog;
-  #clock: ThreadClock | undefined;
-  #elu: ReturnType<Worker['performance']['eventLoopUtilization']>;
-  #inspector: Promise<WorkerInspector | undefined> | undefined;
   /** The background timeout passed while the worker was busy: it fails once idle and still not loaded. */
   #loadOverdue = false;
   #heapUsed = 0;
-  /** The latest event the worker never answered (its call timed out), for a fault's "doing". */
-  #lastUnanswered: { event: WebRequestEventName; url: string; since: number } | undefined;
   #cookieUnsubscribe: (() => void) | undefined;
   /** Listeners of the events the engine has no registry for (cookies.onChanged, runtime.onInstalled …). */
   readonly #eventListeners = new Map<string, number>();
@@ -181,6 +168,7 @@ export class ExtensionWorker implements RemoteEndpoint {
   private constructor(options: ExtensionWorkerOptions, thread: Worker) {
     this.#options = options;
     this.#engine = options.engine;
+    this.#filters = new WorkerFilters(this.#engine, (item) => this.#enqueue(item));
     this.boot = options.boot;
     this.#owner = options.owner;
     if (this.#owner) this.#attach(this.#owner);
@@ -202,26 +190,8 @@ export class ExtensionWorker implements RemoteEndpoint {
     this.#worker.on('exit', (code) => this.#exited(code));
     // Which extension it runs (the first message a pooled worker waits for), and where it counts what it takes up.
     this.#worker.postMessage({ boot: options.boot, progress: this.#progress });
-    this.#elu = thread.performance.eventLoopUtilization();
-    this.#watchdog = new WorkerWatchdog(
-      {
-        taken: () => itemsTaken(this.#progress),
-        clock: () => this.#threadClock(),
-        utilization: () => {
-          const now = this.#worker.performance.eventLoopUtilization();
-          const since = this.#worker.performance.eventLoopUtilization(now, this.#elu);
-          this.#elu = now;
-          return since.utilization;
-        },
-        sample: async () => (await (this.#inspector ??= WorkerInspector.attach(this.#worker.threadId, INSPECTOR_TIMEOUT_MS)))?.sample(INSPECTOR_TIMEOUT_MS),
-        stopSampling: () => {
-          const inspector = this.#inspector;
-          this.#inspector = undefined;
-          void inspector?.then((session) => session?.close());
-        },
-      },
-      options.limits,
-    );
+    this.#probe = new WorkerProbe(thread, this.#progress);
+    this.#watchdog = new WorkerWatchdog(this.#probe, options.limits);
 
     this.#loadTimer = setTimeout(() => this.#loadTimedOut(), options.limits.backgroundTimeoutMs);
     this.#heartbeat = setInterval(() => this.#beat(), options.limits.heartbeatMs);
@@ -250,6 +220,7 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   /** Not answering: stalled in its own time after a blocking call timed out (worker-watchdog.ts), or stuck. */
   get responsive(): boolean {
+    if (this.#restartWait) return true;
     if (this.#state === 'disposed' || this.#stuck) return false;
     return !this.#watchdog.notResponding;
   }
@@ -263,14 +234,6 @@ export class ExtensionWorker implements RemoteEndpoint {
   /** From its first run until its event loop first idles once live: events wait for it then, they never skip it. */
   get starting(): boolean {
     return this.#watchdog.starting;
-  }
-
-  /** The worker's own time (thread-clock.ts), once it has said which thread it is. */
-  #threadClock(): ThreadClock {
-    if (this.#clock) return this.#clock;
-    const tid = workerThreadId(this.#progress);
-    if (tid === 0) return WALL_CLOCK;
-    return (this.#clock = threadClock(tid));
   }
 
   /**
@@ -318,27 +281,36 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   /** Removes its listeners from the engine and terminates the worker. Pending events go on without it. */
   async dispose(): Promise<void> {
+    this.#restartWait = undefined;
+    this.#unregisterAll();
+    await this.#stop();
+  }
+
+  /**
+   * After a fault, while the host starts it again: its listeners stay registered, and the events
+   * they are sent wait for `successor` (restart-wait.ts). dispose() ends that.
+   */
+  awaitSuccessor(successor: Promise<Successor | undefined>): void {
+    if (this.#live.size > 0) this.#restartWait ??= new RestartWait(successor);
+  }
+
+  /** Terminates the worker; what waits on it goes on without it. Its listeners are left to dispose(). */
+  async #stop(): Promise<void> {
     if (this.#state === 'disposed') return;
     const wasLoading = this.#state === 'loading';
     this.#state = 'disposed';
     clearTimeout(this.#loadTimer);
     clearInterval(this.#heartbeat);
     this.#watchdog.close();
-    this.#clock?.close();
-    this.#unregisterAll();
+    this.#probe.close();
     // Firefox cancels a request whose filter's extension went away mid-body.
-    for (const filter of this.#filters.values()) filter.broken('its worker stopped');
-    this.#filters.clear();
+    this.#filters.brokenAll();
     // Its own requests still reading a body end with it, as a browser's do when an extension goes away.
     for (const download of this.#downloads.values()) download.cancel();
     this.#downloads.clear();
     this.#cookieUnsubscribe?.();
     this.#cookieUnsubscribe = undefined;
-    clearTimeout(this.#deadlineTimer);
-    for (const call of this.#pending.values()) {
-      call.resolve({ failed: 'its worker was stopped (reloaded, unloaded or restarted); the request went on without it' });
-    }
-    this.#pending.clear();
+    this.#calls.failAll('its worker was stopped (reloaded, unloaded or restarted); the request went on without it');
     if (wasLoading) this.#rejectLoaded(new LoadFailure('the load was abandoned'));
     this.#terminating = true;
     await this.#worker.terminate();
@@ -347,51 +319,22 @@ export class ExtensionWorker implements RemoteEndpoint {
   // ── RemoteEndpoint ────────────────────────────────────────────────────────
 
   send(event: WebRequestEventName, lids: number[], details: string, url: string, timeoutMs: number): Promise<RemoteResult[] | { failed: string }> | undefined {
+    if (this.#restartWait) return this.#restartWait.send(event, lids, details, url, timeoutMs);
     if (timeoutMs <= 0) {
       // Nobody waits: it may ride with the next message, or go within OBSERVING_BATCH_MS.
       this.#enqueue(['event', 0, event, lids, details], false);
       return undefined;
     }
-    const call = this.#nextCall++;
+    const { call, answer } = this.#calls.open(event, url, timeoutMs);
     this.#enqueue(['event', call, event, lids, details]);
-    return new Promise((resolve) => {
-      const since = performance.now();
-      const deadline = since + timeoutMs;
-      this.#pending.set(call, { resolve, deadline, timeoutMs, event, url, since });
-      if (deadline < this.#deadlineAt) this.#armDeadline(deadline);
-    });
+    return answer;
   }
 
-  #armDeadline(at: number): void {
-    clearTimeout(this.#deadlineTimer);
-    this.#deadlineAt = at;
-    this.#deadlineTimer = setTimeout(() => this.#expire(), Math.max(0, at - performance.now()));
-    this.#deadlineTimer.unref();
-  }
-
-  /** Fails the calls past their deadline, then waits for the next deadline. */
-  #expire(): void {
-    this.#deadlineTimer = undefined;
-    this.#deadlineAt = Infinity;
-    const now = performance.now();
-    let next = Infinity;
-    let expired = false;
-    for (const [call, pending] of this.#pending) {
-      if (pending.deadline > now) {
-        next = Math.min(next, pending.deadline);
-        continue;
-      }
-      this.#pending.delete(call);
-      this.#lastUnanswered = { event: pending.event, url: pending.url, since: pending.since };
-      pending.resolve({ failed: `listener did not answer within ${pending.timeoutMs} ms; the request went on without it` });
-      expired = true;
-    }
-    if (next !== Infinity) this.#armDeadline(next);
-    // Busy, stuck, or a listener whose Promise never settles? The watchdog tells them apart.
-    if (expired) {
-      this.#watchdog.timedOut();
-      this.#ping();
-    }
+  /** Successor: an event its faulted predecessor's listeners `lids` were sent goes to its own listeners of that event (same code, same ids). */
+  forward(event: WebRequestEventName, lids: number[], details: string, url: string, timeoutMs: number): Promise<RemoteResult[] | { failed: string }> | undefined {
+    const own = lids.filter((lid) => this.#live.get(lid)?.event === event);
+    if (own.length === 0) return timeoutMs > 0 ? Promise.resolve([]) : undefined;
+    return this.send(event, own, details, url, timeoutMs);
   }
 
   // ── messages ──────────────────────────────────────────────────────────────
@@ -434,7 +377,7 @@ export class ExtensionWorker implements RemoteEndpoint {
         case 'pong':
           if (item[1] === this.#pingN) {
             this.#pingSentAt = undefined;
-            this.#lastUnanswered = undefined;
+            this.#calls.lastUnanswered = undefined;
           }
           this.#heapUsed = item[2];
           break;
@@ -502,54 +445,23 @@ export class ExtensionWorker implements RemoteEndpoint {
           this.#loadFailed(new LoadFailure(withBrowserGlobalHint(item[1]), item[2]));
           break;
         case 'filterCreate':
-          this.#filterCreated(item[1], item[2]);
+          this.#filters.created(item[1], item[2], this.#owner);
           break;
         case 'filterWrite':
         case 'filterAck':
-        case 'filterCall': {
-          const filter = this.#filters.get(item[1]);
-          if (!filter) break;
-          if (item[0] === 'filterWrite') filter.written(item[2]);
-          else if (item[0] === 'filterAck') filter.acknowledged(item[2]);
-          else filter[item[2]]();
-          if (filter.state === 'closed' || filter.state === 'disconnected' || filter.state === 'failed') this.#filters.delete(item[1]);
+        case 'filterCall':
+          this.#filters.received(item);
           break;
-        }
       }
     }
   }
 
-  /** webRequest.filterResponseData: the engine's filter for the worker's, or Firefox's error for it. */
-  #filterCreated(fid: number, requestId: string): void {
-    const owner = this.#owner;
-    const endpoint: FilterEndpoint = {
-      start: () => this.#enqueue(['filterStart', fid]),
-      // Copied by postMessage (a view of a larger buffer cut to its own bytes first: postMessage
-      // would copy the whole buffer); the recorder may keep the same chunk.
-      data: (chunk) => this.#enqueue(['filterData', fid, chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : Uint8Array.prototype.slice.call(chunk)]),
-      stop: () => {
-        this.#enqueue(['filterStop', fid]);
-        if (this.#filters.get(fid)?.state === 'closed') this.#filters.delete(fid); // abandoned: the request ended without a body
-      },
-      error: (message) => {
-        this.#filters.delete(fid);
-        this.#enqueue(['filterError', fid, message]);
-      },
-    };
-    const made = owner?.persona.hasFilterResponseData && owner.permissions.has('webRequestBlocking') ? this.#engine.lifecycle.attachFilter(owner, requestId, endpoint) : { error: 'Invalid request ID' };
-    if ('error' in made) endpoint.error(made.error);
-    else this.#filters.set(fid, made);
-  }
-
   #answered(call: number, results: ListenerResult[]): void {
-    const pending = this.#pending.get(call);
-    if (!pending) return; // timed out already
-    this.#pending.delete(call);
     // A failed listener's message gets its hint; answers (nearly all) pass as they came.
     const hinted = results.some((result) => result[1] !== 'value')
       ? results.map((result) => (result[1] === 'value' ? result : ([result[0], result[1], withBrowserGlobalHint(result[2]), ...(result[3] === undefined ? [] : [result[3]])] as ListenerResult)))
       : results;
-    pending.resolve(hinted);
+    this.#calls.answered(call, hinted);
   }
 
   #manifest(manifest: unknown): void {
@@ -751,8 +663,7 @@ export class ExtensionWorker implements RemoteEndpoint {
   }
 
   #doing(): WorkerFault['doing'] {
-    let oldest: { event: WebRequestEventName; url: string; since: number } | undefined = this.#lastUnanswered;
-    for (const call of this.#pending.values()) if (!oldest || call.since < oldest.since) oldest = call;
+    const oldest = this.#calls.oldest();
     return oldest && { event: oldest.event, url: oldest.url, forMs: Math.round(performance.now() - oldest.since) };
   }
 
@@ -776,7 +687,8 @@ export class ExtensionWorker implements RemoteEndpoint {
 
   #fault(fault: WorkerFault): void {
     if (this.#state !== 'live') return;
-    void this.dispose();
+    // Its listeners stay until the host decides: started again (awaitSuccessor) or not (dispose).
+    void this.#stop();
     this.#options.onFault(fault);
   }
 

@@ -1,18 +1,20 @@
-// A worker thread's own time: how long it has been able to run, whatever the rest of the machine
-// does. Linux accounts every thread's time in /proc/self/task/<tid>/schedstat: nanoseconds spent
-// on a CPU, then nanoseconds spent runnable but waiting for one (the run queue). Wall time minus
-// that wait is the time the thread ran or slept of its own accord (a synchronous loop burns it as
-// CPU; Atomics.wait or a synchronous child process as sleep): on a loaded machine a thread that
-// gets no CPU adds nothing, so the watchdog that counts this time judges the worker, not the
-// machine.
+// A worker thread's own time: how long it has run, or slept of its own accord, whatever the rest
+// of the machine does. Linux accounts every thread's CPU time in /proc/self/task/<tid>/schedstat
+// (nanoseconds on a CPU, first); a thread waiting for a CPU adds nothing to it, so on a loaded
+// machine a worker's own time runs slower than the wall clock, as its work does. A thread asleep
+// with work waiting for it (Atomics.wait, a synchronous child process or file read in a Node rule)
+// is busy too: when /proc/self/task/<tid>/stat says it sleeps (S, D) at two readings in a row, the
+// wall time between them counts as its own as well. (Wall time less schedstat's run-queue wait
+// would say the same in one number, but that wait is only added when the thread gets a CPU again:
+// read while it waits, it runs ahead and then back.)
 //
-// Reading it is one pread of a file kept open: ~2.4 µs of wall time and ~1.2 µs of CPU on the
-// proxy thread (measured on the 2-core test machine). Where there is no /proc (not Linux, or a
-// thread id the worker could not learn), the clock is the wall clock, as before.
+// Reading it is two preads of files kept open: a few µs of the proxy thread's CPU, done once per
+// heartbeat while the worker has something waiting. Where there is no /proc (not Linux, or a thread id the worker could not
+// learn), the clock is the wall clock, as before.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 export interface ThreadClock {
-  /** The thread's own time so far (ms): wall time minus the time it waited for a CPU. Only differences mean anything. */
+  /** The thread's own time so far (ms); only differences mean anything. */
   ownMs(): number;
   /** Whether it counts the thread's own time (false: the wall clock stands in). */
   readonly own: boolean;
@@ -22,65 +24,83 @@ export interface ThreadClock {
 /** The wall clock, where the thread's own time cannot be read. */
 export const WALL_CLOCK: ThreadClock = { ownMs: () => performance.now(), own: false, close: () => {} };
 
-const buffer = Buffer.alloc(96);
+// schedstat is three numbers; the state is near the start of stat (`tid (name) S`, a name of at most 15 bytes).
+const buffer = Buffer.alloc(64);
 
-/** What the schedstat text `<on-cpu ns> <waiting ns> <slices>` says, in ms; undefined if it says nothing readable. */
-export function parseSchedstat(text: string): { onCpuMs: number; waitingMs: number } | undefined {
-  const match = /^(\d+) (\d+) \d+/.exec(text);
-  if (!match) return undefined;
-  return { onCpuMs: Number(match[1]) / 1e6, waitingMs: Number(match[2]) / 1e6 };
+/** ms on a CPU, from schedstat's `<on-cpu ns> <waiting ns> <slices>`; undefined if it says nothing readable. */
+export function parseSchedstat(text: string): number | undefined {
+  const match = /^(\d+) \d+ \d+/.exec(text);
+  return match ? Number(match[1]) / 1e6 : undefined;
 }
 
-class SchedstatClock implements ThreadClock {
-  readonly own = true;
-  #fd: number | undefined;
+/** The state letter of a /proc stat line (`tid (name) S …`; the name may hold spaces and parentheses). */
+export function parseState(text: string): string | undefined {
+  const end = text.lastIndexOf(') ');
+  const state = end === -1 ? undefined : text[end + 2];
+  return state !== undefined && /^[A-Za-z]$/.test(state) ? state : undefined;
+}
 
-  constructor(fd: number) {
-    this.#fd = fd;
+function readText(fd: number): string {
+  const length = readSync(fd, buffer, 0, buffer.length, 0);
+  return buffer.toString('latin1', 0, length);
+}
+
+class ProcClock implements ThreadClock {
+  readonly own = true;
+  readonly #schedstat: number;
+  readonly #stat: number;
+  #closed = false;
+  #blockedMs = 0;
+  #last: { wall: number; cpu: number; asleep: boolean } | undefined;
+
+  constructor(schedstat: number, stat: number) {
+    this.#schedstat = schedstat;
+    this.#stat = stat;
   }
 
   ownMs(): number {
     const wall = performance.now();
-    if (this.#fd === undefined) return wall;
+    if (this.#closed) return wall;
+    let cpu: number | undefined;
+    let asleep = false;
     try {
-      const length = readSync(this.#fd, buffer, 0, buffer.length, 0);
-      const times = parseSchedstat(buffer.toString('latin1', 0, length));
-      if (times) return wall - times.waitingMs;
+      cpu = parseSchedstat(readText(this.#schedstat));
+      const state = parseState(readText(this.#stat));
+      asleep = state === 'S' || state === 'D';
     } catch {
       // The thread is gone (terminated): nothing more to count.
     }
-    return wall;
+    if (cpu === undefined) return (this.#last?.cpu ?? 0) + this.#blockedMs;
+    if (this.#last?.asleep && asleep) this.#blockedMs += Math.max(0, wall - this.#last.wall - (cpu - this.#last.cpu));
+    this.#last = { wall, cpu, asleep };
+    return cpu + this.#blockedMs;
   }
 
   close(): void {
-    if (this.#fd === undefined) return;
-    try {
-      closeSync(this.#fd);
-    } catch {
-      // already closed
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const fd of [this.#schedstat, this.#stat]) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
     }
-    this.#fd = undefined;
   }
 }
 
 /** The clock of thread `tid` of this process (its kernel thread id), or the wall clock where that cannot be read. */
 export function threadClock(tid: number): ThreadClock {
   if (!(tid > 0) || process.platform !== 'linux') return WALL_CLOCK;
-  let fd: number;
+  const opened: number[] = [];
   try {
-    fd = openSync(`/proc/self/task/${tid}/schedstat`, 'r');
+    opened.push(openSync(`/proc/self/task/${tid}/schedstat`, 'r'), openSync(`/proc/self/task/${tid}/stat`, 'r'));
+    // A kernel without scheduler statistics has the file but no numbers in it.
+    if (parseSchedstat(readText(opened[0]!)) !== undefined && parseState(readText(opened[1]!)) !== undefined) return new ProcClock(opened[0]!, opened[1]!);
   } catch {
-    return WALL_CLOCK;
+    // unreadable: the wall clock
   }
-  const clock = new SchedstatClock(fd);
-  // A kernel without scheduler statistics has the file but no numbers in it.
-  try {
-    const length = readSync(fd, buffer, 0, buffer.length, 0);
-    if (parseSchedstat(buffer.toString('latin1', 0, length))) return clock;
-  } catch {
-    // unreadable: fall through
-  }
-  clock.close();
+  for (const fd of opened) closeSync(fd);
   return WALL_CLOCK;
 }
 

@@ -12,7 +12,9 @@
 //     first run until its event loop first idles (an extension compiling its filter lists), a
 //     request waits for it, up to the listener timeout, as a browser waits for a busy extension.
 //   - Stuck (terminated and started again): stalled 5 s with no sign of progress between two looks
-//     at it a heartbeat apart (the same frames, and under 256 KiB allocated: `while (true) {}`), or
+//     at it a second of its own time apart (the same frames, and under 256 KiB allocated: `while
+//     (true) {}`; looks a wall-clock second apart could be milliseconds of its time on a loaded
+//     machine, too few to tell), or
 //     stalled 30 s whatever it does: Chromium 156 stops a service worker whose thread has not
 //     answered its ping for 30 s (README, "Extension host"). Work that moves and allocates (a
 //     compile) runs on until then.
@@ -51,6 +53,8 @@ export interface StuckVerdict {
 
 /** More allocated between two looks than this is progress (a look itself costs the worker ~30 KB). */
 const ALLOCATION_IS_PROGRESS = 256 * 1024;
+/** Looks at a stalled worker are this many to the stuck threshold apart, in its own time (1 s for 5 s). */
+const LOOKS_PER_THRESHOLD = 5;
 /** A busy share of the event loop at or under this, over one heartbeat, ends "starting". */
 const IDLE_UTILIZATION = 0.5;
 
@@ -65,7 +69,8 @@ export class WorkerWatchdog {
   #stalledMs = 0;
   #timedOut = false;
   #starting = true;
-  #samples: WorkerSample[] = [];
+  /** The latest two looks at it, each with its own time when it was taken. */
+  #samples: { own: number; sample: WorkerSample }[] = [];
   #sampling = false;
 
   constructor(probe: WatchdogProbe, limits: WatchdogLimits) {
@@ -126,10 +131,11 @@ export class WorkerWatchdog {
     }
     const stalled = (this.#stalledMs = own - this.#stallBase);
     const latest = this.#samples.at(-1);
-    if (stalled >= this.#limits.hangLimitMs) return { why: 'limit', stalledMs: stalled, sample: latest };
+    if (stalled >= this.#limits.hangLimitMs) return { why: 'limit', stalledMs: stalled, sample: latest?.sample };
     const previous = this.#samples.at(-2);
-    if (stalled >= this.#limits.stuckAfterMs && latest && previous && !progressBetween(previous, latest)) return { why: 'no-progress', stalledMs: stalled, sample: latest };
-    if (stalled >= this.#limits.stuckAfterMs / 2) void this.#look();
+    if (stalled >= this.#limits.stuckAfterMs && latest && previous && !progressBetween(previous.sample, latest.sample)) return { why: 'no-progress', stalledMs: stalled, sample: latest.sample };
+    const spacing = this.#limits.stuckAfterMs / LOOKS_PER_THRESHOLD;
+    if (stalled >= this.#limits.stuckAfterMs / 2 && (!latest || own - latest.own >= spacing)) void this.#look(own);
     return undefined;
   }
 
@@ -158,13 +164,14 @@ export class WorkerWatchdog {
     return ((this.#given - this.#taken) | 0) > 0;
   }
 
-  async #look(): Promise<void> {
+  /** A look at it through the inspector; `own`: its own time now. */
+  async #look(own: number): Promise<void> {
     if (this.#sampling) return;
     this.#sampling = true;
     try {
       const sample = await this.#probe.sample();
       // A look that straddled progress says nothing about this stall.
-      if (sample && !this.#progressed()) this.#samples = [...this.#samples.slice(-1), sample];
+      if (sample && !this.#progressed()) this.#samples = [...this.#samples.slice(-1), { own, sample }];
     } finally {
       this.#sampling = false;
     }
