@@ -84,6 +84,15 @@ const child =
     ? spawn(WEB_EXT, ['run', '--source-dir', dir, '--firefox', FIREFOX, '--arg=--headless', '--no-input', '--no-reload', '--firefox-profile', await firefoxProfile(path.join(dir, 'profile')), '--keep-profile-changes', '--start-url', `${ORIGIN}/page`], { stdio: 'ignore', detached: true })
     : spawn(CHROMIUM, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${path.join(dir, 'profile')}`, `--disable-extensions-except=${dir}`, `--load-extension=${dir}`, `--allowlisted-extension-id=${PROBE_EXTENSION_ID}`, `${ORIGIN}/page`], { stdio: 'ignore', detached: true });
 const exited = new Promise((resolve) => child.once('exit', resolve));
+// The browser must not outlive the probe, however the probe ends (a closed pipe, ^C).
+process.once('exit', () => {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 say(`${browser}: top level busy ${topLevelMs} ms, then a task busy ${taskMs} ms; running ${seconds} s`);
 await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 await endProcessGroup(child, exited);

@@ -30,7 +30,6 @@ const LIMITS = { stuckAfterMs: 1000, unresponsiveAfterMs: 300, heartbeatMs: 100 
 let harness: ProxyHarness | undefined;
 let host: ExtensionHost | undefined;
 let hog: CpuHog | undefined;
-let loadedInMs = 0;
 let busiest = 0;
 
 beforeAll(async () => {
@@ -41,9 +40,7 @@ beforeAll(async () => {
   await writeFile(storage, JSON.stringify({ autoUpdate: false }));
   hog = startCpuHog(HOGS, 60_000);
   busiest = runnableThreads() ?? HOGS;
-  const started = performance.now();
   host = await ExtensionHost.start(harness.engine, { extensions: [UBLOCK], watch: false, typeCheck: false, stateDir: harness.stateDir, persona: 'firefox', limits: LIMITS });
-  loadedInMs = performance.now() - started;
 }, 60_000);
 
 afterAll(async () => {
@@ -76,6 +73,5 @@ describe.skipIf(SKIP)('uBlock Origin (Firefox build) in wrtui', () => {
     expect(analytics.outcome).toMatchObject({ status: 'applied', response: { redirectUrl: expect.stringMatching(/^moz-extension:\/\/[0-9a-f-]+\/web_accessible_resources\/google-analytics_analytics\.js\?secret=/) } });
     const runtime = harness!.entries.filter((e): e is RuntimeEntry & JournalEntry => e.kind === 'runtime').map((e) => e.state);
     expect(runtime).toEqual(['starting', 'running']);
-    console.log(`uBlock Origin loaded in ${Math.round(loadedInMs)} ms`);
   });
 });

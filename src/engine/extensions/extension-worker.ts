@@ -63,7 +63,6 @@ export const DEFAULT_WORKER_LIMITS: WorkerLimits = {
   heartbeatMs: 1000,
 };
 
-
 /** Why a worker stopped serving once live. */
 export interface WorkerFault {
   kind: 'stuck' | 'out-of-memory' | 'exited' | 'crashed';
@@ -229,11 +228,6 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
     if (this.#state === 'disposed') return 'its worker was stopped; the request went on without it';
     if (this.#stuck) return 'its worker is stuck and being restarted; the request went on without it';
     return `its worker has not answered for ${Math.round(this.#watchdog.stalledMs)} ms of its own time since a listener timed out (busy or stuck); the request went on without it`;
-  }
-
-  /** From its first run until its event loop first idles once live: events wait for it then, they never skip it. */
-  get starting(): boolean {
-    return this.#watchdog.starting;
   }
 
   /**

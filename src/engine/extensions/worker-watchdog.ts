@@ -68,6 +68,7 @@ export class WorkerWatchdog {
   #stallBase: number | undefined;
   #stalledMs = 0;
   #timedOut = false;
+  /** From its first run until its event loop first idles once live: events wait for it, never skip it. */
   #starting = true;
   /** The latest two looks at it, each with its own time when it was taken. */
   #samples: { own: number; sample: WorkerSample }[] = [];
@@ -86,11 +87,6 @@ export class WorkerWatchdog {
   /** A blocking call to it timed out. */
   timedOut(): void {
     this.#timedOut = true;
-  }
-
-  /** From its first run until its event loop first idles once live. */
-  get starting(): boolean {
-    return this.#starting;
   }
 
   /** Items given to it wait: it has not taken them up yet. */
