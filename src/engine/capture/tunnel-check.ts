@@ -75,6 +75,8 @@ export class TunnelCheck {
    * inside a tunnel granted anyway fails with that at once, instead of waiting for it a second time.
    */
   recentFailure(host: string, port: number): Error | undefined {
+    // Asked for every upstream request: nothing to build or look up while no check has failed.
+    if (this.#failed.size === 0) return undefined;
     const key = authorityText({ host, port });
     const failed = this.#failed.get(key);
     if (failed && performance.now() - failed.at < FAILED_TTL_MS) return failed.error;
