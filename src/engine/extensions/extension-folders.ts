@@ -29,9 +29,11 @@ export async function listRulesFolder(dir: string): Promise<{ kind: 'rule' | 'ex
 }
 
 /** How many workers loading these takes: one per rule file and extension sub-folder of the rules folder (if it exists), one per extension folder. */
-export async function workersToStart(rulesDir: string | undefined, extensions: readonly string[]): Promise<number> {
-  const inRulesFolder = rulesDir !== undefined && (await exists(rulesDir)) ? (await listRulesFolder(rulesDir)).length : 0;
-  return inRulesFolder + extensions.length;
+export async function workersToStart(rulesDir: string | undefined, extensions: readonly string[], sharedRuleWorkers = Infinity): Promise<number> {
+  const entries = rulesDir !== undefined && (await exists(rulesDir)) ? await listRulesFolder(rulesDir) : [];
+  // Rule files share at most `sharedRuleWorkers` workers; each extension has its own.
+  const rules = entries.filter((entry) => entry.kind === 'rule').length;
+  return Math.min(rules, sharedRuleWorkers) + (entries.length - rules) + extensions.length;
 }
 
 /** What a changed path inside the rules folder is: a rule file, a file of an extension sub-folder, or neither. */

@@ -1,5 +1,7 @@
-// ExtensionHost: every rule file and unpacked extension, each in its own worker (one
-// ExtensionWorker per running version), kept in sync with the files on disk and supervised.
+// ExtensionHost: every rule file and unpacked extension, each in a realm of its own (one
+// ExtensionWorker per running version), kept in sync with the files on disk and supervised. Rule
+// files share a few worker threads (rule-workers.ts); an extension, or a rule that asks with
+// `ownWorker: true`, has a worker of its own.
 //
 // Loading: the package is prepared on the proxy thread (a rule bundled, an extension's manifest
 // and background read: extension-package.ts), a new worker runs it, and only once its top level
@@ -11,7 +13,9 @@
 // Faults of a live worker (stuck event loop, heap exhausted, exit, crash): its listeners leave
 // the engine at once, the journal says which rule or extension, what it was doing and where it
 // was stuck, and it is started again after a back-off (restart-policy.ts); after repeated faults
-// it is marked crashed and stays down until its files change.
+// it is marked crashed and stays down until its files change. A fault that ends a shared worker is
+// the fault of the rule that ran (realm-worker.ts); its worker-mates are started again at once, not
+// counted against them, and their journal entries name the rule at fault.
 //
 // Precedence (which verdict wins a conflict): the manifest's `precedence` (rules), then install
 // order: the rules folder's entries in name order, the later winning (as in Chrome the extension
@@ -37,6 +41,7 @@ import { MatchPatternSet } from '../match-pattern.js';
 import type { DnrEngine } from '../dnr/dnr-engine.js';
 import { DEFAULT_WORKER_LIMITS, ExtensionWorker, LoadFailure, type WorkerFault, type WorkerLimits } from './extension-worker.js';
 import { WorkerPool } from './worker-pool.js';
+import { RuleWorkers, sharedRuleWorkerCount } from './rule-workers.js';
 import { pageDom } from './worker-script.js';
 import { SettingsFile } from '../session/settings.js';
 import { DEFAULT_RESTART_POLICY, RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
@@ -70,6 +75,8 @@ export interface ExtensionHostOptions {
    * starts with at once.
    */
   pool?: WorkerPool;
+  /** How many worker threads the rule files share (default: one per core, at most 4: rule-workers.ts). */
+  ruleWorkers?: number;
 }
 
 export type RuleState = 'active' | 'failed' | 'unloaded';
@@ -128,6 +135,8 @@ export interface RuleStatus {
     heapUsedBytes: number;
     /** It may use Node's APIs (a rule with `node: true`). */
     node: boolean;
+    /** It shares its worker with other rules (heapUsedBytes is then the shared worker's). */
+    shared?: boolean;
     /** The last fault, when it had one. */
     fault?: { reason: string; location?: string; doing?: RuntimeEntry['doing']; at: number };
   };
@@ -169,6 +178,8 @@ interface HostedRecord {
   restarts: number;
   fault: RuleStatus['runtime']['fault'];
   restartTimer: NodeJS.Timeout | undefined;
+  /** The rule asked for a worker of its own (`ownWorker: true`), as of its last load. */
+  ownWorker: boolean;
   /** After a fault, until a version is live again: its faulted worker's events wait for it (restart-wait.ts). */
   successor: { promise: Promise<ExtensionWorker | undefined>; resolve: (worker: ExtensionWorker | undefined) => void } | undefined;
 }
@@ -187,6 +198,7 @@ export class ExtensionHost {
   readonly #options: ExtensionHostOptions;
   readonly #limits: WorkerLimits;
   #pool: WorkerPool | undefined;
+  #ruleWorkers: RuleWorkers | undefined;
   readonly #records = new Map<string, HostedRecord>();
   /** Input file → the records whose last build included it. */
   readonly #dependents = new Map<string, Set<string>>();
@@ -226,6 +238,7 @@ export class ExtensionHost {
 
   async #start(): Promise<void> {
     this.#pool = this.#options.pool ?? (await WorkerPool.open(this.#limits.heapLimitMb));
+    this.#ruleWorkers = new RuleWorkers(this.#pool, this.#options.ruleWorkers ?? sharedRuleWorkerCount());
     await this.#loadDryRunToggles();
     // An extension's rules follow its dry-run switch, as its listeners do.
     // Every live extension hears of a tab counted from traffic (tabs.onCreated), as its permissions let it see the tab.
@@ -249,7 +262,7 @@ export class ExtensionHost {
     const watch = this.#options.watch !== false;
     // Every worker the start needs boots now, together, while the watchers start; each is then
     // given its extension in order. (The folder is listed again to load it, once it is watched.)
-    this.#pool.warm(await workersToStart(this.dir, this.#options.extensions ?? []));
+    this.#pool.warm(await workersToStart(this.dir, this.#options.extensions ?? [], this.#ruleWorkers.size));
     if (this.dir !== undefined) {
       const dir = this.dir;
       if (!(await exists(dir))) this.#log('warn', 'rules', `the rules folder ${dir} does not exist${watch ? '; wrtui loads it when it appears' : ': no rules loaded'}`);
@@ -400,6 +413,7 @@ export class ExtensionHost {
     }
     await this.#savingDryRun;
     await this.engine.dnr.settled();
+    await this.#ruleWorkers?.close();
     if (this.#pool !== this.#options.pool) await this.#pool?.close();
     this.#changeListeners.clear();
   }
@@ -442,7 +456,7 @@ export class ExtensionHost {
     await this.#load(record, cause);
   }
 
-  async #load(record: HostedRecord, cause: LoadCause): Promise<void> {
+  async #load(record: HostedRecord, cause: LoadCause, attempt?: number): Promise<void> {
     if (cause !== 'restart') {
       // A change (a fix, perhaps) or a manual reload: whatever failed before starts over.
       clearTimeout(record.restartTimer);
@@ -490,6 +504,11 @@ export class ExtensionHost {
         throw error;
       }
       record.name = checked.manifest.name;
+      // Placed where its previous version asked; a rule that asks otherwise now loads again there.
+      if ((checked.manifest.ownWorker === true) !== record.ownWorker) {
+        record.ownWorker = checked.manifest.ownWorker === true;
+        throw new LoadFailure(`it asks for ${record.ownWorker ? 'a worker of its own' : 'a shared worker'}`, record.key, 'relocate');
+      }
       warnings = checked.warnings;
       declared = {
         node: checked.manifest.node === true,
@@ -544,12 +563,15 @@ export class ExtensionHost {
       },
       source: record.name,
       pool: this.#pool,
+      ...(record.kind === 'rule' && this.#ruleWorkers && { open: record.ownWorker ? this.#ruleWorkers.openExclusive.bind(this.#ruleWorkers) : this.#ruleWorkers.openShared.bind(this.#ruleWorkers) }),
     });
     let owner: Owner;
     try {
       owner = await worker.loaded;
     } catch (error) {
       const failure = error instanceof LoadFailure ? error : new LoadFailure(describeError(error));
+      // Asked for another worker, or its shared worker ended under it for a worker-mate's fault: loaded again (relocated at most once per ask).
+      if (failure.retry && !this.#closed && (attempt ?? 0) < 3) return this.#load(record, cause, (attempt ?? 0) + 1);
       return this.#fail(record, { message: failure.message, ...(failure.location && { location: failure.location }) }, cause);
     }
     if (this.#closed) {
@@ -606,7 +628,8 @@ export class ExtensionHost {
     // Watching, the next save's worker boots now, while the author edits; and storage.local's file,
     // with the permission, is watched for the user's edits (how an extension is configured here).
     if (this.#options.watch !== false) {
-      this.#pool!.warm(1);
+      // (A rule in a shared worker takes none: its next version is a realm in a running worker.)
+      if (record.kind === 'extension' || record.ownWorker) this.#pool!.warm(1);
       if (owner.permissions.has('storage')) void this.#watchStorage(record);
     }
     this.#emitChange();
@@ -675,17 +698,22 @@ export class ExtensionHost {
 
   #faulted(record: HostedRecord, worker: ExtensionWorker, fault: WorkerFault): void {
     if (record.current?.worker !== worker || this.#closed) return;
-    this.#afterFault(record, {
-      reason: fault.message,
-      ...(fault.location && { location: fault.location }),
-      ...(fault.doing && { doing: fault.doing }),
-      at: Date.now(),
-    });
+    this.#afterFault(
+      record,
+      {
+        reason: fault.message,
+        ...(fault.location && { location: fault.location }),
+        ...(fault.doing && { doing: fault.doing }),
+        at: Date.now(),
+      },
+      fault.kind === 'collateral',
+    );
   }
 
-  #afterFault(record: HostedRecord, fault: NonNullable<RuleStatus['runtime']['fault']>): void {
-    record.fault = fault;
-    const decision = record.policy.fault();
+  /** `collateral`: a worker-mate's fault, not its own: started again at once and not counted against it. */
+  #afterFault(record: HostedRecord, fault: NonNullable<RuleStatus['runtime']['fault']>, collateral = false): void {
+    if (!collateral) record.fault = fault;
+    const decision: ReturnType<RestartPolicy['fault']> = collateral ? { action: 'restart', delayMs: 0 } : record.policy.fault();
     if (decision.action === 'give-up') {
       this.#successorLive(record, undefined);
       const current = record.current;
@@ -891,6 +919,7 @@ export class ExtensionHost {
         fault: undefined,
         restartTimer: undefined,
         successor: undefined,
+        ownWorker: false,
       };
       this.#records.set(key, record);
     }
@@ -940,6 +969,7 @@ export class ExtensionHost {
         restarts: record.restarts,
         heapUsedBytes: current?.worker.heapUsed ?? 0,
         node: current?.declared.node ?? false,
+        ...(current?.worker.shared && { shared: true }),
         ...(record.fault && { fault: { ...record.fault } }),
       },
     };

@@ -19,7 +19,6 @@ import { withBrowserGlobalHint } from './browser-globals.js';
 import type { StorageChanges } from './storage-areas.js';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
-import type { Worker } from 'node:worker_threads';
 import type { Engine } from '../engine.js';
 import type { Owner } from '../owner.js';
 import type { CookieChangeInfo, WebRequestEventName } from '../types.js';
@@ -38,6 +37,7 @@ import { progressCounters } from './worker-progress.js';
 import { WorkerWatchdog, type StuckVerdict } from './worker-watchdog.js';
 import { mapped } from './worker/stack-frames.js';
 import { WorkerPool } from './worker-pool.js';
+import { RealmWorker, type CollateralFault, type RealmLink } from './realm-worker.js';
 
 export interface WorkerLimits {
   /** The worker's V8 old-generation heap cap (MB). */
@@ -65,7 +65,8 @@ export const DEFAULT_WORKER_LIMITS: WorkerLimits = {
 
 /** Why a worker stopped serving once live. */
 export interface WorkerFault {
-  kind: 'stuck' | 'out-of-memory' | 'exited' | 'crashed';
+  /** `collateral`: a worker-mate's fault ended the worker they share; this one is not at fault. */
+  kind: 'stuck' | 'out-of-memory' | 'exited' | 'crashed' | 'collateral';
   message: string;
   /** What it was doing: the event and URL of the oldest unanswered event, if any. */
   doing?: { event: WebRequestEventName; url: string; forMs: number };
@@ -78,10 +79,13 @@ const OBSERVING_BATCH_MS = 10;
 
 export class LoadFailure extends Error {
   readonly location: string | undefined;
-  constructor(message: string, location?: string) {
+  /** `collateral`: a worker-mate's fault ended the shared worker mid-load; `relocate`: the rule asked for a worker of its own. */
+  readonly retry: 'collateral' | 'relocate' | undefined;
+  constructor(message: string, location?: string, retry?: 'collateral' | 'relocate') {
     super(message);
     this.name = 'LoadFailure';
     this.location = location;
+    this.retry = retry;
   }
 }
 
@@ -102,6 +106,8 @@ export interface ExtensionWorkerOptions {
   source: string;
   /** Where its thread comes from (worker-pool.ts): one booted ahead, when the pool has one. */
   pool?: WorkerPool;
+  /** Where its realm runs (rule-workers.ts: a worker rule files share); by default a worker of its own from `pool`. */
+  open?: (boot: WorkerBoot, progress: Int32Array) => RealmLink;
 }
 
 interface AddedListener {
@@ -119,7 +125,7 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
   readonly loaded: Promise<Owner>;
   readonly #options: ExtensionWorkerOptions;
   readonly #engine: Engine;
-  readonly #worker: Worker;
+  readonly #link: RealmLink;
   #state: State = 'loading';
   #owner: Owner | undefined;
   /** The journal said once that this worker's fetches fail in a replay. */
@@ -164,7 +170,7 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
   readonly #maps = new Map<string, SourceMap>();
   #terminating = false;
 
-  private constructor(options: ExtensionWorkerOptions, thread: Worker) {
+  private constructor(options: ExtensionWorkerOptions, open: (boot: WorkerBoot, progress: Int32Array) => RealmLink) {
     this.#options = options;
     this.#engine = options.engine;
     this.#filters = new WorkerFilters(this.#engine, (item) => this.#enqueue(item));
@@ -181,15 +187,16 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
       if (unit.map) this.#maps.set(unit.file, new SourceMap(unit.map as SourceMapPayload));
     }
 
-    this.#worker = thread;
-    this.#worker.stdout.on('data', (chunk: Buffer) => this.#log('info', chunk.toString('utf8').replace(/\n$/, '')));
-    this.#worker.stderr.on('data', (chunk: Buffer) => this.#log('warn', chunk.toString('utf8').replace(/\n$/, '')));
-    this.#worker.on('message', (batch: WorkerItem[]) => this.#receive(batch));
-    this.#worker.on('error', (error: Error & { code?: string }) => this.#crashed(error));
-    this.#worker.on('exit', (code) => this.#exited(code));
-    // Which extension it runs (the first message a pooled worker waits for), and where it counts what it takes up.
-    this.#worker.postMessage({ boot: options.boot, progress: this.#progress });
-    this.#probe = new WorkerProbe(thread, this.#progress);
+    // Its realm is made and started at once; where it counts what it takes up goes with it.
+    const link = (this.#link = open(options.boot, this.#progress));
+    link.on('stdout', (chunk: Buffer) => this.#log('info', chunk.toString('utf8').replace(/\n$/, '')));
+    link.on('stderr', (chunk: Buffer) => this.#log('warn', chunk.toString('utf8').replace(/\n$/, '')));
+    link.on('message', (batch: WorkerItem[]) => this.#receive(batch));
+    link.on('error', (error: Error & { code?: string }) => this.#crashed(error));
+    link.on('exit', (code: number) => this.#exited(code));
+    link.on('collateral', (fault: CollateralFault) => this.#collateral(fault));
+    // Only the realm its thread runs is looked at: a worker-mate's loop stalls this one too, but is not its doing.
+    this.#probe = new WorkerProbe(link.thread, this.#progress, () => link.isRunning);
     this.#watchdog = new WorkerWatchdog(this.#probe, options.limits);
 
     this.#loadTimer = setTimeout(() => this.#loadTimedOut(), options.limits.backgroundTimeoutMs);
@@ -200,8 +207,9 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
   }
 
   static async start(options: ExtensionWorkerOptions): Promise<ExtensionWorker> {
+    if (options.open) return new ExtensionWorker(options, options.open);
     const pool = options.pool?.heapLimitMb === options.limits.heapLimitMb ? options.pool : await WorkerPool.open(options.limits.heapLimitMb);
-    return new ExtensionWorker(options, pool.take());
+    return new ExtensionWorker(options, (boot, progress) => new RealmWorker(pool.take(), true).open(boot, progress));
   }
 
   get owner(): Owner | undefined {
@@ -209,7 +217,12 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
   }
 
   get threadId(): number {
-    return this.#worker.threadId;
+    return this.#link.thread.threadId;
+  }
+
+  /** It shares its worker thread with other rules (rule-workers.ts). */
+  get shared(): boolean {
+    return !this.#link.worker.exclusive;
   }
 
   /** Bytes of the worker's V8 heap in use, as of its last answer to a ping. */
@@ -307,7 +320,7 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
     this.#calls.failAll('its worker was stopped (reloaded, unloaded or restarted); the request went on without it');
     if (wasLoading) this.#rejectLoaded(new LoadFailure('the load was abandoned'));
     this.#terminating = true;
-    await this.#worker.terminate();
+    await this.#link.terminate();
   }
 
   // ── RemoteEndpoint ────────────────────────────────────────────────────────
@@ -358,7 +371,7 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
     this.#flushLater = undefined;
     const batch = this.#outbox;
     this.#outbox = [];
-    if (this.#state !== 'disposed' && batch.length > 0) this.#worker.postMessage(batch);
+    if (this.#state !== 'disposed' && batch.length > 0) this.#link.postMessage(batch);
   }
 
   #receive(batch: WorkerItem[]): void {
@@ -464,7 +477,7 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
       this.#owner = this.#options.ownerFromManifest(manifest);
       this.#attach(this.#owner);
     } catch (error) {
-      this.#loadFailed(new LoadFailure((error as Error).message, this.boot.rule?.source));
+      this.#loadFailed(error instanceof LoadFailure ? error : new LoadFailure((error as Error).message, this.boot.rule?.source));
     }
   }
 
@@ -615,10 +628,13 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
 
   /** The watchdog found it stuck: a load fails, a live worker faults (and is restarted by the host). */
   async #stuckFor(verdict: StuckVerdict): Promise<void> {
-    if (this.#state === 'disposed' || this.#stuck) return;
+    // A worker-mate runs: the stall is its doing, and its own watchdog says so.
+    if (this.#state === 'disposed' || this.#stuck || !this.#link.isRunning) return;
     const doing = this.#doing();
     this.#stuck = true;
-    const location = this.#userLocation(verdict.sample?.frames ?? (await stackOfStuckWorker(this.#worker.threadId)));
+    const location = this.#userLocation(verdict.sample?.frames ?? (await stackOfStuckWorker(this.#link.thread.threadId)));
+    // Its thread ends now (its worker-mates are told they go with it); what stays of it is stopped below.
+    void this.#link.abandon('was stuck');
     const ms = Math.round(verdict.stalledMs);
     const limit = `${Math.round(this.#options.limits.hangLimitMs / 1000)} s`;
     if (this.#state === 'loading') {
@@ -677,6 +693,14 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
     if (this.#state === 'loading') return this.#loadFailed(new LoadFailure(message));
     const doing = this.#doing();
     this.#fault({ kind: 'exited', message, ...(doing && { doing }) });
+  }
+
+  /** A worker-mate's fault ended the thread they shared: a load is tried again, a live version restarts (not its fault). */
+  #collateral({ culprit, what }: CollateralFault): void {
+    if (this.#terminating || this.#state === 'disposed') return;
+    const message = `the worker it shares with other rules ended: ${culprit === undefined ? 'another rule' : JSON.stringify(culprit)} ${what}; its top level runs again in another`;
+    if (this.#state === 'loading') return this.#loadFailed(new LoadFailure(message, undefined, 'collateral'));
+    this.#fault({ kind: 'collateral', message });
   }
 
   #fault(fault: WorkerFault): void {

@@ -1,8 +1,9 @@
 // Worker threads started ahead of need. Booting a worker (a V8 isolate, Node's bootstrap, the
 // worker script) is most of what starting an extension costs, ~25–40 ms here, and it runs on the
 // new thread: started together, ten boot in the time of a few, and a worker started while the user
-// edits is ready when the save comes. Each worker still runs exactly one extension: a spare one has
-// run nothing, and is told which extension it is for by its first message (worker-main.ts).
+// edits is ready when the save comes. A spare one has run nothing; it is told which realms to make
+// by its messages (worker-main.ts): an extension's worker holds one, a shared rule worker several
+// (rule-workers.ts).
 import { Worker } from 'node:worker_threads';
 import { workerSource } from './worker-script.js';
 
@@ -33,8 +34,8 @@ export class WorkerPool {
   }
 
   /**
-   * A worker that has run nothing yet, for one extension: a spare one (booted, or still booting:
-   * what is posted to it waits), else one started now. Its first message must be `{ boot }`.
+   * A worker that has run nothing yet: a spare one (booted, or still booting: what is posted to it
+   * waits), else one started now. Its realms are made by `{ realm, boot }` messages (RealmWorker).
    */
   take(): Worker {
     this.#takenSinceRefill++;

@@ -19,10 +19,14 @@ export class WorkerProbe implements WatchdogProbe {
   #elu: ReturnType<Worker['performance']['eventLoopUtilization']>;
   #inspector: Promise<WorkerInspector | undefined> | undefined;
 
+  /** Whether looks at the thread are this realm's to take: a realm whose worker-mate runs is not looked at. */
+  readonly #mayLook: () => boolean;
+
   /** `progress`: the counters the worker was given at boot. */
-  constructor(worker: Worker, progress: Int32Array) {
+  constructor(worker: Worker, progress: Int32Array, mayLook: () => boolean = () => true) {
     this.#worker = worker;
     this.#progress = progress;
+    this.#mayLook = mayLook;
     this.#elu = worker.performance.eventLoopUtilization();
   }
 
@@ -45,6 +49,7 @@ export class WorkerProbe implements WatchdogProbe {
   }
 
   async sample() {
+    if (!this.#mayLook()) return undefined;
     const inspector = await (this.#inspector ??= WorkerInspector.attach(this.#worker.threadId, INSPECTOR_TIMEOUT_MS));
     return inspector?.sample(INSPECTOR_TIMEOUT_MS);
   }

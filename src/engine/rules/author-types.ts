@@ -94,6 +94,12 @@ export interface RuleManifest {
    * Without it a rule sees a browser's globals only, as an extension does. Default false.
    */
   node?: boolean;
+  /**
+   * Run the rule in a worker thread of its own. By default rule files share a few workers, each
+   * rule in a realm of its own; a rule stuck in a loop takes its worker-mates into its restart.
+   * Default false.
+   */
+  ownWorker?: boolean;
 }
 
 /**

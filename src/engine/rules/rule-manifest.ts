@@ -5,7 +5,7 @@ import { validateMatchPattern } from '../match-pattern.js';
 import type { RuleManifest, RulePermission } from './author-types.js';
 
 export const KNOWN_PERMISSIONS: readonly RulePermission[] = ['webRequest', 'webRequestBlocking', 'cookies', 'storage', 'alarms'];
-const KNOWN_KEYS = new Set(['name', 'permissions', 'host_permissions', 'dryRun', 'precedence', 'node', 'persona']);
+const KNOWN_KEYS = new Set(['name', 'permissions', 'host_permissions', 'dryRun', 'precedence', 'node', 'persona', 'ownWorker']);
 const PERSONAS = ['spec', 'chrome', 'firefox'] as const;
 
 /** A manifest that passed the checks, with plain mutable arrays. */
@@ -18,6 +18,8 @@ export interface ValidManifest {
   /** The rule runs with Node's globals and built-in modules (the user's own code may opt in). */
   node?: boolean;
   persona?: (typeof PERSONAS)[number];
+  /** The rule runs in a worker of its own rather than one the rule files share. */
+  ownWorker?: boolean;
 }
 
 export class ManifestError extends Error {
@@ -66,6 +68,7 @@ export function checkManifest(value: unknown): CheckedManifest {
     throw new ManifestError('manifest.precedence must be a finite number (higher wins conflicts)');
   }
   if (input.node !== undefined && typeof input.node !== 'boolean') throw new ManifestError('manifest.node must be true or false (true gives the rule Node\'s globals and built-in modules)');
+  if (input.ownWorker !== undefined && typeof input.ownWorker !== 'boolean') throw new ManifestError('manifest.ownWorker must be true or false (true runs the rule in a worker of its own)');
   if (input.persona !== undefined && !(PERSONAS as readonly unknown[]).includes(input.persona)) {
     throw new ManifestError(`manifest.persona must be one of ${PERSONAS.map((p) => `"${p}"`).join(', ')}, got ${JSON.stringify(input.persona)}`);
   }
@@ -81,6 +84,7 @@ export function checkManifest(value: unknown): CheckedManifest {
       ...(input.dryRun !== undefined && { dryRun: input.dryRun }),
       ...(input.precedence !== undefined && { precedence: input.precedence }),
       ...(input.node !== undefined && { node: input.node }),
+      ...(input.ownWorker !== undefined && { ownWorker: input.ownWorker }),
       ...(input.persona !== undefined && { persona: input.persona as (typeof PERSONAS)[number] }),
     },
     warnings,

@@ -83,6 +83,11 @@ export class DedicatedWorkerThreads {
     };
   }
 
+  /** Its realm goes (a reload in a shared thread): every Worker it made ends. */
+  endAll(): void {
+    for (const id of [...this.#children.keys()]) this.#end(id, 'terminated');
+  }
+
   #create(context: vm.Context, options: WorkerCreateOptions, events: WorkerEvents): { id: number; port: RealmPort } {
     const id = this.#next++;
     const files = this.#parts.files();
