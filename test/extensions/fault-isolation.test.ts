@@ -65,7 +65,8 @@ async function start(files: Record<string, string>, options: Partial<ExtensionHo
   for (const [file, source] of Object.entries(files)) await writeFile(path.join(dir, file), source);
   origin = await startOrigin((req, res) => res.end(`ok ${req.url}`));
   harness = await startProxyHarness({ engine: { listenerTimeoutMs: 1000 } });
-  host = await ExtensionHost.start(harness.engine, { rulesDir: dir, typeCheck: false, debounceMs: 20, ...TIMING, ...options });
+  // Two shared workers: the faulty rule and the witness each have one (placed in turn), as rules in different workers.
+  host = await ExtensionHost.start(harness.engine, { rulesDir: dir, typeCheck: false, debounceMs: 20, ruleWorkers: 2, ...TIMING, ...options });
 }
 
 /** Wall time of one unrelated request through the proxy (the witness rule sees it; the faulty one does not). */
