@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 const COUNTS = (process.env.MANY_RULES_COUNTS ?? '1,10,100').split(',').map(Number);
 const LAYOUTS = (process.env.MANY_RULES_LAYOUTS ?? 'shared,own').split(',') as Layout[];
 const REQUESTS = Number(process.env.MANY_RULES_REQUESTS ?? 400);
-const CONCURRENCY = 8;
+const CONCURRENCY = Number(process.env.MANY_RULES_CONCURRENCY ?? 8);
 type Layout = 'shared' | 'own';
 
 interface Figures {

@@ -28,6 +28,8 @@ export class RealmWorker {
   readonly #links = new Map<number, RealmLink>();
   #next = 1;
   #dead = false;
+  /** Batches for its realms gathered in this turn: one message for all (a hundred rules, one wake-up of the thread). */
+  #outgoing: [id: number, batch: HostItem[]][] = [];
   /** The realm whose watchdog ended the thread, and why. */
   #blame: { id: number; name: string; what: string } | undefined;
   readonly #onDead: ((worker: RealmWorker) => void) | undefined;
@@ -36,7 +38,9 @@ export class RealmWorker {
     this.thread = thread;
     this.exclusive = exclusive;
     this.#onDead = onDead;
-    thread.on('message', ([id, batch]: FromRealmThread) => this.#links.get(id)?.emit('message', batch));
+    thread.on('message', (batches: FromRealmThread) => {
+      for (const [id, batch] of batches) this.#links.get(id)?.emit('message', batch);
+    });
     // Output of Node's own stdio (a Node rule's process.stdout) is the running realm's.
     thread.stdout.on('data', (chunk: Buffer) => this.#runningLink()?.emit('stdout', chunk));
     thread.stderr.on('data', (chunk: Buffer) => this.#runningLink()?.emit('stderr', chunk));
@@ -69,7 +73,15 @@ export class RealmWorker {
 
   /** @internal RealmLink's */
   post(id: number, batch: HostItem[]): void {
-    if (this.#links.has(id)) this.#post([id, batch]);
+    if (!this.#links.has(id)) return;
+    if (this.exclusive) return this.#post([[id, batch]]);
+    if (this.#outgoing.push([id, batch]) === 1) setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    const batches = this.#outgoing.filter(([id]) => this.#links.has(id));
+    this.#outgoing = [];
+    if (batches.length > 0) this.#post(batches);
   }
 
   /** @internal RealmLink's: the realm goes; the thread stays for its mates (an exclusive one ends). */

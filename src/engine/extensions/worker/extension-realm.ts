@@ -38,8 +38,8 @@ const nodeRefusal = (what: string) =>
 
 /** What the thread gives a realm: how its batches reach the host, and how it says it runs now. */
 export interface RealmThread {
-  /** Posts one batch of this realm's items to the host. */
-  send(batch: WorkerItem[]): void;
+  /** This realm has items for the host: the thread takes them (`take`) with every other realm's, in one message at the end of this turn. */
+  due(take: () => WorkerItem[]): void;
   /** Marks this realm as the one running (the host's watchdog blames a stall on it). */
   enter(): void;
 }
@@ -49,7 +49,7 @@ export class ExtensionRealm {
   readonly #thread: RealmThread;
   readonly #progress: Int32Array | undefined;
   #outbox: WorkerItem[] = [];
-  #flushScheduled = false;
+  #due = false;
   #disposed = false;
   readonly #files: OwnFiles;
   /** Where the extension's fetch runs, as the browser names it in a TypeError fetch throws. */
@@ -151,10 +151,9 @@ export class ExtensionRealm {
   post(item: WorkerItem): void {
     if (this.#disposed) return;
     this.#outbox.push(item);
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      // setImmediate, not a microtask: answers of Promise listeners settled in this turn join the batch.
-      setImmediate(() => this.#flush());
+    if (!this.#due) {
+      this.#due = true;
+      this.#thread.due(this.#take);
     }
   }
 
@@ -189,12 +188,12 @@ export class ExtensionRealm {
     this.#outbox = [];
   }
 
-  #flush(): void {
-    this.#flushScheduled = false;
+  readonly #take = (): WorkerItem[] => {
+    this.#due = false;
     const batch = this.#outbox;
     this.#outbox = [];
-    if (batch.length > 0 && !this.#disposed) this.#thread.send(batch);
-  }
+    return this.#disposed ? [] : batch;
+  };
 
   #setTimer(callback: () => void, ms: number, repeat: boolean): NodeJS.Timeout {
     if (this.#disposed) return setTimeout(() => {}, 0);

@@ -14,10 +14,11 @@ import { ExtensionRealm } from './extension-realm.js';
 export type ToRealmThread =
   | { realm: number; boot: WorkerBoot; progress?: Int32Array; running?: Int32Array }
   | { dispose: number }
-  | [realm: number, batch: HostItem[]];
+  /** Batches for realms, gathered during one turn of the host's event loop. */
+  | [realm: number, batch: HostItem[]][];
 
-/** thread → host: one realm's batch. */
-export type FromRealmThread = [realm: number, batch: WorkerItem[]];
+/** thread → host: the realms' batches of one turn of this thread's event loop, one message. */
+export type FromRealmThread = [realm: number, batch: WorkerItem[]][];
 
 const port = parentPort!;
 // Nothing of this realm may be handed to an extension's before it is locked down.
@@ -52,24 +53,41 @@ process.on('unhandledRejection', (reason) => {
   realm?.post(['uncaught', 'rejection', `Uncaught (in promise) ${text}`, ...(location ? [location] : [])] as WorkerItem);
 });
 
-const send = (id: number, batch: WorkerItem[]) => {
+// ── outgoing: one message per turn, every realm's batch in it ──────────────
+// (A hundred rules answering one request cost one message and one wake-up of the proxy thread.)
+let due: [id: number, take: () => WorkerItem[]][] = [];
+const flush = () => {
+  const taking = due;
+  due = [];
+  const batches: FromRealmThread = [];
+  for (const [id, take] of taking) {
+    const batch = take();
+    if (batch.length > 0) batches.push([id, batch]);
+  }
+  if (batches.length === 0) return;
   try {
-    port.postMessage([id, batch] satisfies FromRealmThread);
+    port.postMessage(batches satisfies FromRealmThread);
   } catch (error) {
-    // Something in the batch could not be cloned: send what can be, and say what could not.
-    for (const item of batch) {
-      try {
-        port.postMessage([id, [item]] satisfies FromRealmThread);
-      } catch {
-        port.postMessage([id, [['log', 'error', `wrtui could not pass a ${String(item[0])} message to the proxy: ${String(error)}`]]] satisfies FromRealmThread);
+    // Something in a batch could not be cloned: send what can be, and say what could not.
+    for (const [id, batch] of batches) {
+      for (const item of batch) {
+        try {
+          port.postMessage([[id, [item]]] satisfies FromRealmThread);
+        } catch {
+          port.postMessage([[id, [['log', 'error', `wrtui could not pass a ${String(item[0])} message to the proxy: ${String(error)}`]]]] satisfies FromRealmThread);
+        }
       }
     }
   }
 };
+/** setImmediate, not a microtask: answers of Promise listeners settled in this turn join the message. */
+const dueFor = (id: number) => (take: () => WorkerItem[]) => {
+  if (due.push([id, take]) === 1) setImmediate(flush);
+};
 
 port.on('message', (message: ToRealmThread) => {
   if (Array.isArray(message)) {
-    realms.get(message[0])?.receive(message[1]);
+    for (const [id, batch] of message) realms.get(id)?.receive(batch);
   } else if ('dispose' in message) {
     realms.get(message.dispose)?.dispose();
     realms.delete(message.dispose);
@@ -79,9 +97,10 @@ port.on('message', (message: ToRealmThread) => {
     enter(id);
     let realm: ExtensionRealm;
     try {
-      realm = new ExtensionRealm(message.boot, { send: (batch) => send(id, batch), enter: () => enter(id) }, message.progress);
+      realm = new ExtensionRealm(message.boot, { due: dueFor(id), enter: () => enter(id) }, message.progress);
     } catch (error) {
-      send(id, [['loadFailed', `wrtui could not make its realm: ${(error as Error)?.message ?? String(error)}`]]);
+      const failed: WorkerItem[] = [['loadFailed', `wrtui could not make its realm: ${(error as Error)?.message ?? String(error)}`]];
+      dueFor(id)(() => failed);
       return;
     }
     realms.set(id, realm);
