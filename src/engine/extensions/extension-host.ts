@@ -24,7 +24,6 @@ import { webAccessiblePatterns, webAccessibleResource } from './web-accessible-r
 import { TabWindows, tabObject } from './known-tabs.js';
 import path from 'node:path';
 import type { Engine } from '../engine.js';
-import type { RuntimeEntry } from '../journal.js';
 import { createOwner, type Owner } from '../owner.js';
 import { choosePersona, personaNamed, type PersonaName } from '../personas/index.js';
 import { RuleBuildError } from '../rules/rule-bundler.js';
@@ -43,7 +42,8 @@ import { DEFAULT_WORKER_LIMITS, ExtensionWorker, LoadFailure, type WorkerFault, 
 import { WorkerPool } from './worker-pool.js';
 import { RuleWorkers, sharedRuleWorkerCount } from './rule-workers.js';
 import { pageDom } from './worker-script.js';
-import { SettingsFile } from '../session/settings.js';
+import { DryRunToggles } from './dry-run-toggles.js';
+import type { RuleProblem, RuleState, RuleStatus, RuntimeState } from './rule-status.js';
 import { DEFAULT_RESTART_POLICY, RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 
 export interface ExtensionHostOptions {
@@ -79,68 +79,7 @@ export interface ExtensionHostOptions {
   ruleWorkers?: number;
 }
 
-export type RuleState = 'active' | 'failed' | 'unloaded';
-export type RuntimeState = RuntimeEntry['state'];
-
-export interface RuleProblem {
-  message: string;
-  /** `file:line:col` in the rule, the extension or a helper, when known. */
-  location?: string;
-}
-
-/** What the UI and the CLI see of a rule or an extension. */
-export interface RuleStatus {
-  name: string;
-  /** The rule file, or the extension's folder. */
-  file: string;
-  kind: 'rule' | 'extension';
-  /** runtime.id */
-  extensionId: string | undefined;
-  /** The browser whose interface it sees. */
-  persona: PersonaName;
-  /**
-   * active: a version is loaded (when `error` is set too, the newest edit failed and the last good
-   * version stays); failed: no version runs (loading failed, or it crashed for good); unloaded:
-   * the file or folder is gone.
-   */
-  state: RuleState;
-  dryRun: boolean;
-  /** Owner.precedence: higher wins conflicts (undefined while no version runs). */
-  precedence: number | undefined;
-  /** The manifest's own precedence, when it declares one. */
-  declaredPrecedence?: number;
-  error?: RuleProblem;
-  /** Successful loads after the first (restarts after faults not counted). */
-  reloadCount: number;
-  listeners: ListenerDescription[];
-  /** Listeners of its other events (cookies.onChanged, runtime.onInstalled, alarms.onAlarm …), by event. */
-  eventListeners: { event: string; count: number }[];
-  quota: QuotaState;
-  /** Epoch ms of the last successful load. */
-  lastLoadedAt: number | undefined;
-  /** The latest type check's errors (they do not stop the rule). */
-  typeErrors: TypeDiagnostic[];
-  /** Its declarativeNetRequest rulesets and rule counts (extensions with the permission). */
-  declarativeNetRequest?: NonNullable<ReturnType<DnrEngine['describe']>>;
-  /** chrome.storage (with the permission): storage.local's file (none without a state dir) and each area's item count. */
-  storage?: { file: string | undefined; local: number; session: number };
-  /** The requests it made itself (fetch, XMLHttpRequest) since it was first loaded, and how many of them failed. */
-  ownRequests?: { made: number; failed: number };
-  /** Its worker. */
-  runtime: {
-    state: RuntimeState;
-    /** Restarts after faults since the last change of its files. */
-    restarts: number;
-    /** Bytes of its worker's heap in use (as of the last heartbeat). */
-    heapUsedBytes: number;
-    /** It may use Node's APIs (a rule with `node: true`). */
-    node: boolean;
-    /** It shares its worker with other rules (heapUsedBytes is then the shared worker's). */
-    shared?: boolean;
-    /** The last fault, when it had one. */
-    fault?: { reason: string; location?: string; doing?: RuntimeEntry['doing']; at: number };
-  };
-}
+export type { RuleProblem, RuleState, RuleStatus, RuntimeState } from './rule-status.js';
 
 type LoadCause = 'start' | 'change' | 'manual' | 'restart';
 
@@ -186,8 +125,6 @@ interface HostedRecord {
   successor: { promise: Promise<ExtensionWorker | undefined>; resolve: (worker: ExtensionWorker | undefined) => void } | undefined;
 }
 
-/** settings.json's section of per-rule dry-run toggles. */
-const DRY_RUN_SECTION = 'ruleDryRun';
 const MAX_TYPE_ERRORS_JOURNALED = 10;
 /** Rules folder entries loading at once at start (bench/many-rules.ts: 100 rule files). */
 const LOADS_AT_ONCE = 8;
@@ -209,18 +146,15 @@ export class ExtensionHost {
   readonly #changeListeners = new Set<() => void>();
   readonly #watches: FolderWatch[] = [];
   readonly #typeChecker: RuleTypeChecker | undefined;
-  /** Where the per-rule dry-run toggles are kept (with a state dir only). */
-  readonly #settings: SettingsFile | undefined;
-  /** Toggles read at start, by rule file, applied when the file first loads. */
-  readonly #savedDryRun = new Map<string, { on: boolean; manifestValue: boolean | undefined }>();
-  #savingDryRun: Promise<void> = Promise.resolve();
+  /** The per-rule dry-run toggles, kept across runs with a state dir. */
+  readonly #dryRunToggles: DryRunToggles;
   #closed = false;
 
   private constructor(engine: Engine, options: ExtensionHostOptions) {
     this.engine = engine;
     this.dir = options.rulesDir === undefined ? undefined : path.resolve(options.rulesDir);
     this.#options = options;
-    this.#settings = options.stateDir === undefined ? undefined : SettingsFile.forStateDir(options.stateDir, (message) => this.#log('warn', 'rules', message));
+    this.#dryRunToggles = new DryRunToggles(options.stateDir, (message) => this.#log('warn', 'rules', message));
     this.#limits = { ...DEFAULT_WORKER_LIMITS, ...options.limits, backgroundTimeoutMs: options.backgroundTimeoutMs ?? DEFAULT_WORKER_LIMITS.backgroundTimeoutMs };
     this.#typeChecker =
       options.typeCheck === false || this.dir === undefined
@@ -243,7 +177,7 @@ export class ExtensionHost {
   async #start(): Promise<void> {
     this.#pool = this.#options.pool ?? (await WorkerPool.open(this.#limits.heapLimitMb));
     this.#ruleWorkers = new RuleWorkers(this.#pool, this.#options.ruleWorkers ?? sharedRuleWorkerCount());
-    await this.#loadDryRunToggles();
+    await this.#dryRunToggles.load();
     // An extension's rules follow its dry-run switch, as its listeners do.
     // Every live extension hears of a tab counted from traffic (tabs.onCreated), as its permissions let it see the tab.
     this.engine.lifecycle.onTabCreated = (tab) => {
@@ -358,42 +292,15 @@ export class ExtensionHost {
     if (!record) throw new Error(`no rule or extension named ${JSON.stringify(nameOrFile)}`);
     record.dryRunOverride = { on, manifestValue: record.current?.declared.dryRun };
     if (record.current) record.current.owner.dryRun = on;
-    this.#log('info', record.name, `dry-run ${on ? 'on' : 'off'}${this.#settings ? ' (kept across restarts until the file changes its own dryRun)' : ''}`);
+    this.#log('info', record.name, `dry-run ${on ? 'on' : 'off'}${this.#dryRunToggles.kept ? ' (kept across restarts until the file changes its own dryRun)' : ''}`);
     this.#saveDryRunToggles();
     this.#emitChange();
     return this.#status(record);
   }
 
-  /** The toggles saved by earlier runs (`<state-dir>/settings.json`, section ruleDryRun), by rule file. */
-  async #loadDryRunToggles(): Promise<void> {
-    if (!this.#settings) return;
-    try {
-      const section = await this.#settings.section(DRY_RUN_SECTION);
-      if (section === undefined) return;
-      if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new Error('it is not an object of rule files');
-      for (const [file, toggle] of Object.entries(section as Record<string, unknown>)) {
-        const { on, manifestValue } = (toggle ?? {}) as { on?: unknown; manifestValue?: unknown };
-        if (typeof on !== 'boolean' || !(manifestValue === undefined || manifestValue === null || typeof manifestValue === 'boolean')) continue;
-        this.#savedDryRun.set(file, { on, manifestValue: manifestValue ?? undefined });
-      }
-    } catch (error) {
-      this.#log('warn', 'rules', `the saved dry-run toggles in ${this.#settings.file} could not be read (${(error as Error).message}); the rule files' own dryRun applies`);
-    }
-  }
-
-  /** Writes every record's toggle; one write at a time, the latest state last. */
+  /** Writes every record's toggle (dry-run-toggles.ts). */
   #saveDryRunToggles(): void {
-    const settings = this.#settings;
-    if (!settings) return;
-    const toggles: Record<string, { on: boolean; manifestValue: boolean | null }> = {};
-    for (const [file, toggle] of this.#savedDryRun) toggles[file] = { on: toggle.on, manifestValue: toggle.manifestValue ?? null };
-    for (const record of this.#records.values()) {
-      if (record.dryRunOverride) toggles[record.key] = { on: record.dryRunOverride.on, manifestValue: record.dryRunOverride.manifestValue ?? null };
-      else delete toggles[record.key];
-    }
-    this.#savingDryRun = this.#savingDryRun
-      .then(() => settings.updateSection(DRY_RUN_SECTION, Object.keys(toggles).length > 0 ? toggles : undefined))
-      .catch((error: Error) => this.#log('warn', 'rules', `could not save the dry-run toggles to ${settings.file}: ${error.message}`));
+    this.#dryRunToggles.save([...this.#records.values()].map((record) => [record.key, record.dryRunOverride]));
   }
 
   /** Calls `listener` after any change of what rules() returns; returns the unsubscribe. */
@@ -424,7 +331,7 @@ export class ExtensionHost {
       await this.#unload(record, 'wrtui is closing');
       await record.services?.close();
     }
-    await this.#savingDryRun;
+    await this.#dryRunToggles.settled();
     await this.engine.dnr.settled();
     await this.#ruleWorkers?.close();
     if (this.#pool !== this.#options.pool) await this.#pool?.close();
@@ -613,7 +520,7 @@ export class ExtensionHost {
     // The file changed its own dryRun: that newer decision replaces the run-time toggle.
     if (record.dryRunOverride && record.dryRunOverride.manifestValue !== declared.dryRun) {
       record.dryRunOverride = undefined;
-      this.#savedDryRun.delete(record.key);
+      this.#dryRunToggles.forget(record.key);
       this.#saveDryRunToggles();
     }
     record.state = 'active';
@@ -923,7 +830,7 @@ export class ExtensionHost {
         duplicateOf: undefined,
         loads: 0,
         inputs: [],
-        dryRunOverride: this.#savedDryRun.get(key),
+        dryRunOverride: this.#dryRunToggles.savedFor(key),
         typeErrors: [],
         running: undefined,
         again: false,
