@@ -10,6 +10,7 @@ describe('checkManifest', () => {
     [{}, 'manifest.name is required'],
     [{ name: '  ' }, 'manifest.name is required'],
     [{ name: 'x', permissions: 'webRequest' }, 'manifest.permissions must be an array of strings'],
+    [{ name: 'x', ownWorker: 'yes' }, 'manifest.ownWorker must be true or false (true runs the rule in a worker of its own)'],
     [{ name: 'x', permissions: ['webRequest', 7] }, 'manifest.permissions[1] must be a string, not 7'],
     [{ name: 'x', host_permissions: ['*://*.example.com/*', 'https://exa mple.com/*'] }, 'manifest.host_permissions[1]: Invalid match pattern "https://exa mple.com/*"'],
     [{ name: 'x', host_permissions: ['*://example.com:8080/*'] }, 'manifest.host_permissions[0]: Invalid match pattern "*://example.com:8080/*"'],
@@ -25,7 +26,7 @@ describe('checkManifest', () => {
     expect(warnings).toEqual([
       "Permission 'tabs' is unknown or not supported by wrtui (known: webRequest, webRequestBlocking, cookies, storage, alarms); it grants nothing",
       "'webRequestBlocking' without 'webRequest' grants nothing: chrome.webRequest needs 'webRequest'",
-      'unknown manifest key "version" ignored (known: name, permissions, host_permissions, dryRun, precedence, node, persona)',
+      'unknown manifest key "version" ignored (known: name, permissions, host_permissions, dryRun, precedence, node, persona, ownWorker)',
     ]);
   });
 
@@ -80,7 +81,7 @@ describe('manifest problems through the host', () => {
     expect(folder.host.rule('extra')?.state).toBe('active');
     expect(folder.ruleEntries('extra').map((e) => [e.action, e.message])).toEqual([
       ['loaded', '0 listeners, precedence 1'],
-      ['warning', 'unknown manifest key "description" ignored (known: name, permissions, host_permissions, dryRun, precedence, node, persona)'],
+      ['warning', 'unknown manifest key "description" ignored (known: name, permissions, host_permissions, dryRun, precedence, node, persona, ownWorker)'],
     ]);
   });
 

@@ -66,6 +66,11 @@ export class RealmWorker {
     return link;
   }
 
+  /** Whether realm `id` is still in it. */
+  holds(id: number): boolean {
+    return this.#links.has(id);
+  }
+
   /** The number of the realm that runs now (or ran last). */
   running(): number {
     return Atomics.load(this.#running, 0);
@@ -157,9 +162,14 @@ export class RealmLink extends EventEmitter {
     return this.worker.thread;
   }
 
-  /** Whether this realm is the one its thread runs (always, alone in it): only then may its stall be its fault. */
+  /**
+   * Whether this realm is the one its thread runs (always, alone in it): only then may its stall be
+   * its fault. When the one that ran is gone (a realm replaced while its code still ran), any
+   * realm's watchdog may end the thread, or it would stay stuck with nobody to blame.
+   */
   get isRunning(): boolean {
-    return this.worker.exclusive || this.worker.running() === this.id;
+    const running = this.worker.running();
+    return this.worker.exclusive || running === this.id || !this.worker.holds(running);
   }
 
   postMessage(batch: HostItem[]): void {
