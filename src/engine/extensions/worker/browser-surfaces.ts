@@ -16,7 +16,8 @@ import type { SurfaceDialect } from '../../personas/persona.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { Bridge } from './bridge.js';
 import { deliverReply, type HostCalls } from './host-calls.js';
-import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PRIVACY_DEFAULTS, asksForIncognito } from './chrome-settings.js';
+import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PRIVACY_DEFAULTS, asksForIncognito, type SettingKind } from './chrome-settings.js';
+import { CHROME_PROXY_CONFIG, CHROME_PROXY_DEFAULT, FIREFOX_NEEDS_PRIVATE_BROWSING, FIREFOX_PROXY_DEFAULT, PROXY_MODE, PROXY_SCHEME } from './proxy-settings.js';
 import { SimpleEvent } from './simple-event.js';
 
 type OnError = (error: unknown, where: string) => void;
@@ -78,6 +79,7 @@ export class BrowserSurfaces {
   /** chrome.privacy's settings, by group.name: their state is shared by `chrome` and `browser`. */
   readonly #settings = new Map<string, ChromeSetting>();
   readonly #privacy: boolean;
+  readonly #proxy: boolean;
 
   constructor(context: SurfaceContext, reported: Set<string>) {
     this.#context = context;
@@ -96,10 +98,11 @@ export class BrowserSurfaces {
     if (permissions.has('notifications')) this.#surfaces.set('notifications', this.#notifications());
     if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect));
     for (const permission of permissions) {
-      if (permission === 'privacy') continue;
+      if (permission === 'privacy' || permission === 'proxy') continue;
       if (!NOT_A_SURFACE.has(permission) && /^[a-z][A-Za-z]*$/.test(permission) && !this.#surfaces.has(permission)) this.#surfaces.set(permission, genericSurface(permission));
     }
     this.#privacy = permissions.has('privacy');
+    this.#proxy = permissions.has('proxy');
   }
 
   /** The namespaces, by name, for `chrome` (callbacks, or Promises without one) or `browser`. */
@@ -107,6 +110,7 @@ export class BrowserSurfaces {
     const out: Record<string, Record<string, unknown>> = {};
     for (const [name, surface] of this.#surfaces) out[name] = this.#namespace(`${root}.${name}`, surface) as Record<string, unknown>;
     if (this.#privacy) out.privacy = this.#privacyNamespace(root);
+    if (this.#proxy) out.proxy = this.#proxyNamespace(root);
     // The calls that answer at once rather than through a callback.
     for (const name of ['contextMenus', 'menus']) if (out[name]) out[name].create = this.#createMenu(`${root}.${name}.create`);
     out.tabs!.connect = (_tabId: unknown, info?: { name?: unknown }) => {
@@ -188,11 +192,35 @@ export class BrowserSurfaces {
     return out;
   }
 
+  /** chrome.proxy (proxy-settings.ts): its settings, and its events, which never fire here. */
+  #proxyNamespace(root: string): Record<string, unknown> {
+    const lacks = 'wrtui keeps the setting, but its traffic does not follow it';
+    if (this.#context.dialect.proxySettings === 'chrome') {
+      return {
+        Mode: { ...PROXY_MODE },
+        Scheme: { ...PROXY_SCHEME },
+        settings: this.#setting(`${root}.proxy.settings`, CHROME_PROXY_DEFAULT, CHROME_PROXY_CONFIG),
+        onProxyError: this.#event(`${root}.proxy.onProxyError`, 'wrtui connects upstream itself'),
+      };
+    }
+    const path = `${root}.proxy.settings`;
+    return {
+      settings: {
+        get: this.#call(`${path}.get`, lacks, () => ok({ levelOfControl: 'controllable_by_this_extension', value: structuredClone(FIREFOX_PROXY_DEFAULT) })),
+        set: this.#call(`${path}.set`, lacks, () => fail(FIREFOX_NEEDS_PRIVATE_BROWSING)),
+        clear: this.#call(`${path}.clear`, lacks, () => ok(false)),
+        onChange: this.#event(`${path}.onChange`, lacks, 'fires when this extension sets or clears it'),
+      },
+      onRequest: this.#event(`${root}.proxy.onRequest`, 'wrtui connects upstream itself', 'no request asks an extension how to proxy it'),
+      onError: this.#event(`${root}.proxy.onError`, 'wrtui connects upstream itself'),
+    };
+  }
+
   /** One types.ChromeSetting: get, set, clear, onChange. */
-  #setting(path: string, fallback: unknown): Record<string, unknown> {
+  #setting(path: string, fallback: unknown, kind?: SettingKind): Record<string, unknown> {
     const key = path.replace(/^(chrome|browser)\./, '');
     let setting = this.#settings.get(key);
-    if (!setting) this.#settings.set(key, (setting = new ChromeSetting(fallback)));
+    if (!setting) this.#settings.set(key, (setting = new ChromeSetting(fallback, kind)));
     const state = setting;
     const lacks = 'wrtui keeps the setting, but its traffic does not follow it';
     // onChange says what the setting became then, even when it changes again before the event is told.
