@@ -94,7 +94,7 @@ export class BrowserSurfaces {
     if (version === 2 && isObject(manifest.browser_action)) this.#surfaces.set('browserAction', this.#button('browserAction', manifest.browser_action, dialect.fullBrowserAction));
     if (version === 2 && isObject(manifest.page_action)) this.#surfaces.set('pageAction', this.#pageAction(manifest.page_action));
     if (permissions.has('contextMenus') || permissions.has('menus')) this.#surfaces.set('contextMenus', this.#menus());
-    if (dialect.menus && permissions.has('menus')) this.#surfaces.set('menus', this.#menus());
+    if (dialect.menus && permissions.has('menus')) this.#surfaces.set('menus', this.#menus(true));
     if (permissions.has('notifications')) this.#surfaces.set('notifications', this.#notifications());
     if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect));
     for (const permission of permissions) {
@@ -113,6 +113,14 @@ export class BrowserSurfaces {
     if (this.#proxy) out.proxy = this.#proxyNamespace(root);
     // The calls that answer at once rather than through a callback.
     for (const name of ['contextMenus', 'menus']) if (out[name]) out[name].create = this.#createMenu(`${root}.${name}.create`);
+    if (out.menus) {
+      // Firefox's menus calls for a content page's own context menu: wrtui shows no page, so there
+      // is never a "contextmenu" event to override and no element a menu was opened on.
+      out.menus.overrideContext = () => {
+        throw new Error('overrideContext must be called during a "contextmenu" event');
+      };
+      out.menus.getTargetElement = () => null;
+    }
     out.tabs!.connect = (_tabId: unknown, info?: { name?: unknown }) => {
       this.#report(`${root}.tabs.connect`, 'wrtui runs no content scripts; the port disconnects at once');
       return disconnectedPort(typeof info?.name === 'string' ? info.name : '', this.#context.lastError, this.#context.onError, this.#context.later, this.#context.dialect.portErrorOnPort);
@@ -308,8 +316,11 @@ export class BrowserSurfaces {
     return { lacks: button.lacks, events: ['onClicked'], methods: { show: onTab, hide: onTab, setTitle: setTitle!, getTitle: getTitle!, setIcon: setIcon!, setPopup: setPopup!, getPopup: getPopup! } };
   }
 
-  #menus(): Surface {
+  /** contextMenus, and Firefox's `menus` (`firefoxMenus`: with its onShown/onHidden, refresh, overrideContext). */
+  #menus(firefoxMenus = false): Surface {
     const missing = (id: unknown) => fail(`Cannot find menu item with id ${String(id)}`);
+    const firefox: Partial<Surface> = firefoxMenus ? { events: ['onClicked', 'onShown', 'onHidden'] } : {};
+    const firefoxMethods: Record<string, Method> = firefoxMenus ? { refresh: () => ok(undefined, 'no menu is shown') } : {};
     return {
       lacks: 'wrtui has no context menus',
       constants: {
@@ -318,7 +329,9 @@ export class BrowserSurfaces {
         ItemType: { NORMAL: 'normal', CHECKBOX: 'checkbox', RADIO: 'radio', SEPARATOR: 'separator' },
       },
       events: ['onClicked'],
+      ...firefox,
       methods: {
+        ...firefoxMethods,
         update: ([id]) => (this.#menuIds.has(id as string) ? ok() : missing(id)),
         remove: ([id]) => (this.#menuIds.delete(id as string) ? ok() : missing(id)),
         removeAll: () => (this.#menuIds.clear(), ok()),
