@@ -320,7 +320,7 @@ describe('wrtui in a terminal', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500)); // still paused after a while: no timeout
     expect(await screen('pause')).toContain('1 paused');
     await keys('X');
-    // A cancel answers HTTP/1 with a head clients must reject (two Content-Lengths): curl exits 18 (README, Capture).
+    // A cancel answers HTTP/1 with a head clients must reject (two Content-Lengths): curl exits 18 (docs/semantics.md, Capture).
     expect(await cancelled).toMatch(/^failed \(curl exit 18\)$/);
 
     const followed = run('curl', ['-s', '-L', '--max-time', '20', '-x', proxy, `${origin.url}/move`]);

@@ -4,7 +4,7 @@
 // fires onChange; clear() goes back. Privacy Badger reads six of them at start-up and failed on an
 // empty answer. wrtui keeps what an extension sets, but it is not the browser: its traffic does not
 // follow the setting (the journal says so once). Checked against Chromium 156 (an unpacked probe
-// extension; see the README's "What the code sees").
+// extension; see docs/extensions-and-host.md, "What the code sees").
 
 /** Each setting's value in Chromium 156 before any extension sets it, by group. */
 export const PRIVACY_DEFAULTS: Readonly<Record<'network' | 'services' | 'websites', Readonly<Record<string, unknown>>>> = {
