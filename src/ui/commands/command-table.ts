@@ -76,7 +76,7 @@ export const COMMANDS = [
   { name: 'cookies.delete', keys: [{ input: 'd' }, { special: 'delete' }], keyLabel: 'd', short: 'delete', description: 'Delete the cookie (cookies.remove as an extension would; asks first)', views: ['cookies'], footer: true },
   { name: 'rules.reload', keys: [{ input: 'r' }], keyLabel: 'r', short: 'reload', description: 'Reload the rule now (counts against its handlerBehaviorChanged quota)', views: ['rules'], footer: true },
   { name: 'rules.dryRun', keys: [{ input: 'd' }], keyLabel: 'd', short: 'rule dry-run', description: 'Turn the rule\'s dry-run on or off', views: ['rules'], footer: true },
-  { name: 'rules.editAsCode', keys: [{ input: 'c' }], keyLabel: 'c', short: 'as code', description: 'A quick rule (quick #N): turn it into a TypeScript rule file (run in a worker) and take it out of quick-rules/rules.json', views: ['rules'], footer: true },
+  { name: 'rules.editAsCode', keys: [{ input: 'c' }], keyLabel: 'c', short: 'as code', description: 'A quick rule (quick #N): turn it into a TypeScript rule file (run in a worker) and take it out of quick-rules/rules.json', views: ['rules'] },
   { name: 'rules.details', keys: [{ special: 'return' }], keyLabel: 'enter', short: 'error/details', description: 'Show the rule\'s error, listeners and type errors in full', views: ['rules'], footer: true },
   { name: 'view.back', keys: [{ special: 'escape' }], keyLabel: 'esc', short: 'back', description: 'Back to the request list', views: ['cookies', 'rules', 'log', 'help'] },
 
