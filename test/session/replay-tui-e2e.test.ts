@@ -174,9 +174,9 @@ describe('wrtui replay in the TUI', () => {
     const text = await tmux.waitForScreen('quick', (t) => t.includes('2 changed (is:changed)'), 'the re-run with the quick rule');
     expect(appJs(text)).toMatch(/blocked .* CHANGED/);
     const written = (await readdir(join(workDir, 'rules'))).filter((name) => name !== 'no-images.ts');
-    expect(written).toHaveLength(1);
+    expect(written).toEqual(['quick-rules']); // a declarative quick rule: quick-rules/rules.json
     await quitCleanly('quick');
-    for (const name of written) await rm(join(workDir, 'rules', name));
+    for (const name of written) await rm(join(workDir, 'rules', name), { recursive: true });
   });
 
   it('a big session: the screen comes up and fills in while the replay goes; quitting midway stops it at once and says so', { timeout: 60_000 }, async () => {
