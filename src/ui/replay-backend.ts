@@ -98,7 +98,7 @@ function replayRules(options: ReplayBackendOptions): RulesControl {
     ...(options.rulesDir !== undefined && {
       quick: {
         dir: quickRulesDir(options.rulesDir),
-        status: () => undefined,
+        status: () => options.run()?.quickRules(),
         add: (rule) => addQuickRule(quickRulesDir(options.rulesDir!), rule),
         remove: (id) => removeQuickRule(quickRulesDir(options.rulesDir!), id),
       } satisfies QuickRulesControl,

@@ -298,7 +298,7 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   // run's rules and cookies (a view that copies them at close).
   let stopped = options.signal?.aborted === true;
   if (options.onLoaded) {
-    view = new ReplayRunView(engine, host);
+    view = new ReplayRunView(engine, host, quickRules);
     if (options.onLoaded(failures, view) === false) stopped = true;
   }
   const stop = () => {
