@@ -72,6 +72,21 @@ describe('quick rules are declarative: no worker', () => {
   });
 });
 
+describe('writing quick rules', () => {
+  it('two w at once get their own ids, both kept; the watcher seeing wrtui\'s own write loads nothing twice', async () => {
+    const { folder, quick } = await open();
+    const block = (url: string) => ({ condition: { urlFilter: `|${url}|`, excludedResourceTypes: [] }, action: { type: 'block' as const } });
+    const [a, b] = await Promise.all([quick.add(block('http://a.test/x')), quick.add(block('http://b.test/y'))]);
+    expect([a.rule.id, b.rule.id].sort()).toEqual([1, 2]);
+    expect(quick.status().rules.map((entry) => entry.rule.id)).toEqual([1, 2]);
+    // Past the watcher's debounce: no load more than the writes asked for.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(folder.ruleEntries('quick-rules').map((entry) => entry.action)).toEqual(expect.arrayContaining(['loaded']));
+    expect(folder.ruleEntries('quick-rules').length).toBeLessThanOrEqual(2);
+    expect((await folder.run('http://b.test/y')).kind).toBe('error');
+  });
+});
+
 describe('editing rules.json', () => {
   it('a saved edit applies without a reload command', async () => {
     const { folder, quick } = await open([BLOCK_A]);

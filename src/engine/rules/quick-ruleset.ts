@@ -77,6 +77,10 @@ export class QuickRuleset {
   #again = false;
   #closed = false;
   #restoreHooks: (() => void) | undefined;
+  /** The files' text the current version was loaded from: the watcher's echo of wrtui's own write loads nothing again. */
+  #loadedText: string | undefined;
+  /** Writes of rules.json, one after another (two quick w's must not both take the same id). */
+  #writing: Promise<unknown> = Promise.resolve();
 
   private constructor(engine: Engine, options: QuickRulesetOptions) {
     this.engine = engine;
@@ -152,14 +156,14 @@ export class QuickRuleset {
 
   /** Appends a rule to rules.json (the manifest written with the first) and loads it; resolves with the rule and the file. */
   async add(rule: NewQuickRule): Promise<{ rule: DnrRule; file: string; status: QuickRulesetStatus }> {
-    const written = await addQuickRule(this.dir, rule);
+    const written = await this.#serialized(() => addQuickRule(this.dir, rule));
     const status = await this.reload();
     return { ...written, status };
   }
 
   /** Takes the rule with `id` out of rules.json and reloads; resolves with it. */
   async remove(id: number): Promise<DnrRule | undefined> {
-    const removed = await removeQuickRule(this.dir, id);
+    const removed = await this.#serialized(() => removeQuickRule(this.dir, id));
     await this.reload();
     return removed;
   }
@@ -170,6 +174,12 @@ export class QuickRuleset {
     this.#log('info', `dry-run ${on ? 'on' : 'off'}`);
     this.#emit();
     return this.status();
+  }
+
+  #serialized<T>(write: () => Promise<T>): Promise<T> {
+    const result = this.#writing.then(write, write);
+    this.#writing = result.catch(() => undefined);
+    return result;
   }
 
   async close(): Promise<void> {
@@ -190,6 +200,7 @@ export class QuickRuleset {
     if (!(await exists(path.join(this.dir, MANIFEST_FILE)))) {
       const had = this.#current;
       this.#current = undefined;
+      this.#loadedText = undefined;
       this.#error = undefined;
       if (had) {
         this.engine.dnr.removeExtension(had.manifest.id);
@@ -211,11 +222,14 @@ export class QuickRuleset {
     if (!manifest.permissions.includes('declarativeNetRequest') && !manifest.permissions.includes('declarativeNetRequestWithHostAccess')) {
       return this.#failed({ message: 'the manifest lacks the "declarativeNetRequest" permission: its rules would not load in Chrome either', location: path.join(this.dir, MANIFEST_FILE) });
     }
+    const texts = await Promise.all(rulesets.map((ruleset) => readFile(path.join(this.dir, ruleset.path), 'utf8').catch(() => '')));
+    const loadedText = JSON.stringify([manifest.raw, rulesets.map((ruleset) => [ruleset.id, ruleset.enabled, ruleset.path]), texts]);
+    if (this.#current && !this.#error && loadedText === this.#loadedText) return;
     const rules: QuickRuleEntry[] = [];
     const problems: { message: string; location: string }[] = [];
-    for (const ruleset of rulesets) {
+    for (const [rulesetIndex, ruleset] of rulesets.entries()) {
       const file = path.join(this.dir, ruleset.path);
-      const text = await readFile(file, 'utf8').catch(() => '');
+      const text = texts[rulesetIndex]!;
       if (!Array.isArray(ruleset.rules)) {
         problems.push({ message: `${ruleset.path} must be a JSON list of declarativeNetRequest rules`, location: file });
         continue;
@@ -256,6 +270,7 @@ export class QuickRuleset {
     if (previous && previous.manifest.id !== manifest.id) this.engine.dnr.removeExtension(previous.manifest.id);
     const firstFile = rulesets[0] ? path.join(this.dir, rulesets[0].path) : path.join(this.dir, 'rules.json');
     this.#current = { manifest, rules, file: firstFile, resources: webAccessiblePatterns(manifest.raw) };
+    this.#loadedText = loadedText;
     this.#error = undefined;
     this.#loads++;
     this.#lastLoadedAt = Date.now();
