@@ -64,8 +64,7 @@ export function RulesView({ backend, rules: hostRules, state, setState, width, h
         selectedItem?.kind === 'quick' ? quickRuleDetailLines(selectedItem.entry, selectedItem.ruleset, rulesDir) : ruleDetailLines(selected, rulesDir, now, hostRules.filter((rule) => rule.precedence !== undefined).length),
         width - 1,
       ),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [selectedItem?.kind === 'quick' ? selectedItem.entry : selected, selectedItem?.kind === 'quick' ? selectedItem.ruleset : undefined, rulesDir, now, width, hostRules],
+    [selectedItem, selected, rulesDir, now, width, hostRules],
   );
   const maxDetailsTop = Math.max(0, details.length - detailsHeight);
 
