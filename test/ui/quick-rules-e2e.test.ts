@@ -83,14 +83,29 @@ describe('quick rules in the TUI', () => {
     await press('Enter');
     await waitForScreen((t) => t.includes('Wrote quick rule 2 (redirect'), 'the redirect written');
     expect(await curl(proxy, '/old')).toBe('hello /new');
-    // Neither rule started a worker: the process has no thread more than before.
+
+    // w on /ads2: answer from a file (a copy in quick-rules/answers/, served in place of the response).
+    await writeFile(join(workDir, 'mock.json'), '{"items":[]}');
+    await waitForScreen((t) => listRows(t).length === 5, 'five rows');
+    await press('g', 'j', 'j', 'j');
+    await waitForScreen((t) => listRows(t).find((row) => row.startsWith('▶'))?.includes('/ads2') === true, '/ads2 selected');
+    await press('w');
+    await waitForScreen((t) => t.includes('rule for this URL'), 'the quick rule prompt');
+    await press('BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace');
+    await server.type(SESSION, `file ${join(workDir, 'mock.json')}`);
+    await press('Enter');
+    await waitForScreen((t) => t.includes('Wrote quick rule 3 (answer from answers/3-mock.json)'), 'the answer rule written');
+    expect(await curl(proxy, '/ads2')).toBe('{"items":[]}');
+    expect(await readFile(join(workDir, 'rules', 'quick-rules', 'answers', '3-mock.json'), 'utf8')).toBe('{"items":[]}');
+    // No rule started a worker: the process has no thread more than before.
     expect(await wrtuiThreads()).toBeLessThanOrEqual(threadsBefore);
 
     // The Rules view lists both, with what they do and that they have no worker.
     await press('3');
-    let text = await waitForScreen((t) => t.includes('2 quick rules (no worker)') && t.includes('quick #2'), 'the rules view');
+    let text = await waitForScreen((t) => t.includes('3 quick rules (no worker)') && t.includes('quick #3'), 'the rules view');
     expect(text).toMatch(/quick #1\s+◇ declarative, no worker\s+live\s+block/);
     expect(text).toMatch(/quick #2\s+◇ declarative, no worker\s+live\s+redirect → /);
+    expect(text).toMatch(/quick #3\s+◇ declarative, no worker\s+live\s+answer from answers\/3-mock\.json/);
     expect(text).toContain('Worker  none');
 
     // The user narrows rule 1 to images in rules.json: it hot-reloads, and /ads (type other) is served again.
@@ -102,7 +117,7 @@ describe('quick rules in the TUI', () => {
     expect(await curl(proxy, '/ads')).toBe('hello /ads');
     // Why not matched: the request's Rules tab names the quick rule and the condition that failed.
     await press('1');
-    await waitForScreen((t) => listRows(t).length === 6, 'six rows (a redirect is one row)');
+    await waitForScreen((t) => listRows(t).length === 7, 'seven rows (a redirect is one row)');
     await press('G', 'Enter');
     await waitForScreen((t) => t.includes('Timeline'), 'the detail pane');
     await press('Tab', 'Tab', 'Tab');
@@ -111,13 +126,13 @@ describe('quick rules in the TUI', () => {
     await press('Escape');
 
     // A bad edit: named in the Rules view with file and line; the last good rules keep acting.
-    await writeFile(rulesFile, JSON.stringify([...edited, { id: 3, condition: {}, action: { type: 'redirect', redirect: { url: 'nowhere' } } }], null, 2));
+    await writeFile(rulesFile, JSON.stringify([...edited, { id: 4, condition: {}, action: { type: 'redirect', redirect: { url: 'nowhere' } } }], null, 2));
     await press('3');
     text = await waitForScreen((t) => t.includes('1 failing') && t.includes('The last edit failed'), 'the failure in the Rules view');
-    expect(text).toMatch(/rules\.json:\d+: rule 3: action\.redirect\.url/);
+    expect(text).toMatch(/rules\.json:\d+: rule 4: action\.redirect\.url/);
     expect(await curl(proxy, '/old')).toBe('hello /new');
     await writeFile(rulesFile, JSON.stringify(edited, null, 2));
-    await waitForScreen((t) => !t.includes('failing') && t.includes('2 quick rules'), 'the fix loaded');
+    await waitForScreen((t) => !t.includes('failing') && t.includes('3 quick rules'), 'the fix loaded');
 
     // Edit as code: quick #2 becomes a rule file (in a worker) and leaves rules.json; the redirect goes on.
     await press('g', 'j');
@@ -125,7 +140,7 @@ describe('quick rules in the TUI', () => {
     await press('c');
     text = await waitForScreen((t) => t.includes('Quick rule 2 is now') && t.includes('1 active'), 'the rule file written and loaded');
     expect(text).toMatch(/quick-redirect-127-0-0-1-old\.ts/);
-    expect((JSON.parse(await readFile(rulesFile, 'utf8')) as { id: number }[]).map((rule) => rule.id)).toEqual([1]);
+    expect((JSON.parse(await readFile(rulesFile, 'utf8')) as { id: number }[]).map((rule) => rule.id)).toEqual([1, 3]);
     expect(await readFile(join(workDir, 'rules', 'quick-redirect-127-0-0-1-old.ts'), 'utf8')).toContain('chrome.webRequest.onBeforeRequest.addListener');
     expect(await curl(proxy, '/old')).toBe('hello /new');
     await press('q');
