@@ -103,6 +103,7 @@ describe('quick rules in the TUI', () => {
     // The Rules view lists both, with what they do and that they have no worker.
     await press('3');
     let text = await waitForScreen((t) => t.includes('3 quick rules (no worker)') && t.includes('quick #3'), 'the rules view');
+    expect(text).toContain('rules 0 active + 3 quick');
     expect(text).toMatch(/quick #1\s+◇ declarative, no worker\s+live\s+block/);
     expect(text).toMatch(/quick #2\s+◇ declarative, no worker\s+live\s+redirect → /);
     expect(text).toMatch(/quick #3\s+◇ declarative, no worker\s+live\s+answer from answers\/3-mock\.json/);
