@@ -1,4 +1,4 @@
-// What a browser does with an extension busy in its background (README, "Extension host": what the
+// What a browser does with an extension busy in its background (docs/extensions-and-host.md, "Extension host": what the
 // browsers do with a busy extension). Not a benchmark: a probe run by hand, minutes long.
 //
 //   node --import tsx bench/busy-background.ts firefox|chromium <top-level busy ms> <task busy ms> [seconds to run]

@@ -1,4 +1,4 @@
-// What an extension's IndexedDB costs (README, "Extension host: what runs where").
+// What an extension's IndexedDB costs (docs/extensions-and-host.md, "Extension host: what runs where").
 //
 //   node --import tsx bench/indexed-db.ts            (IDB_RECORDS=1000,10000,50000 by default)
 //

@@ -5,14 +5,21 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 
 // The end-to-end tests run the built bin/wrtui.js: build first, so they never test a stale dist/.
-const built = spawnSync(process.execPath, ['scripts/build.js'], { stdio: 'inherit' });
-if (built.status !== 0) process.exit(built.status ?? 1);
+// The fast part alone (`--project fast`: unit and in-process tests, scripts/test-parts.ts) imports
+// src/ directly and needs no build.
+const args = process.argv.slice(2);
+const projects = args.flatMap((arg, index) => (arg === '--project' ? [args[index + 1]] : arg.startsWith('--project=') ? [arg.slice('--project='.length)] : []));
+const fastOnly = projects.length > 0 && projects.every((name) => name === 'fast');
+if (!fastOnly) {
+  const built = spawnSync(process.execPath, ['scripts/build.js'], { stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
 
 const report = '.test-results.json';
 rmSync(report, { force: true });
 const result = spawnSync(
   'npx',
-  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args],
   { stdio: 'inherit' },
 );
 

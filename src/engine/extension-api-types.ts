@@ -113,7 +113,7 @@ export type WebRequestNamespace = { [E in WebRequestEventName]: WebRequestEvent<
   getSecurityInfo?(requestId: string, options?: { certificateChain?: boolean; rawDER?: boolean }): Promise<SecurityInfo | undefined>;
 };
 
-/** Firefox's webRequest.SecurityInfo (what wrtui fills: see the README's firefox persona). */
+/** Firefox's webRequest.SecurityInfo (what wrtui fills: see docs/personas.md, firefox persona). */
 export interface SecurityInfo {
   state: 'insecure' | 'weak' | 'broken' | 'secure';
   protocolVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' | 'unknown';

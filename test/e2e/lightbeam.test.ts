@@ -82,7 +82,7 @@ interface Website {
 
 /**
  * Lightbeam's websites as its IndexedDB database holds them in the file wrtui keeps (undefined
- * before there is one). Its state folder is named by its Chrome id (README, firefox persona): the
+ * before there is one). Its state folder is named by its Chrome id (docs/personas.md, firefox persona): the
  * only one in `stateDir`.
  */
 async function websites(stateDir: string): Promise<Record<string, Website> | undefined> {

@@ -5,7 +5,7 @@ import { withBrowserGlobalHint } from '../../src/engine/extensions/browser-globa
 describe('the hint on a browser global wrtui does not have', () => {
   it('"ReferenceError: caches is not defined" says wrtui has no Cache API', () => {
     expect(withBrowserGlobalHint('the background script threw ReferenceError: caches is not defined')).toBe(
-      'the background script threw ReferenceError: caches is not defined (wrtui runs backgrounds without the Cache API or window dialogs: README, "What the code sees")',
+      'the background script threw ReferenceError: caches is not defined (wrtui runs backgrounds without the Cache API or window dialogs: docs/extensions-and-host.md, "What the code sees")',
     );
     expect(withBrowserGlobalHint('TypeError: window.matchMedia is not a function')).toContain('without the Cache API');
   });
@@ -16,7 +16,7 @@ describe('the hint on a browser global wrtui does not have', () => {
 
   it('"ReferenceError: document is not defined" (in a service worker) says a service worker has none, in Chrome neither', () => {
     expect(withBrowserGlobalHint('the background script threw ReferenceError: document is not defined')).toBe(
-      'the background script threw ReferenceError: document is not defined (a service worker has no DOM, web storage or XMLHttpRequest, in Chrome neither; a background page has them in wrtui: README, "What the code sees")',
+      'the background script threw ReferenceError: document is not defined (a service worker has no DOM, web storage or XMLHttpRequest, in Chrome neither; a background page has them in wrtui: docs/extensions-and-host.md, "What the code sees")',
     );
   });
 

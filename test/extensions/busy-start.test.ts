@@ -1,7 +1,7 @@
 // The watchdog judges hangs, not work (issue #34): an extension busy at start-up, compiling its
 // filter lists for seconds in one task as uBlock Origin does, is not restarted, and a request that
 // arrives meanwhile waits for its listener (up to --listener-timeout) and is blocked, as Firefox
-// ESR 153.8 and Chromium 156 wait for a busy extension (README, "Extension host"). Before, the
+// ESR 153.8 and Chromium 156 wait for a busy extension (docs/extensions-and-host.md, "Extension host"). Before, the
 // watchdog took a thread that did not answer its ping for the stuck threshold for a hang: it
 // killed the extension again and again while it compiled, and every request went on unblocked.
 // The thresholds are the tests' short ones (a 1 s stuck threshold, a 1 s background timeout);

@@ -1,4 +1,4 @@
-// IndexedDB in an extension's global scope (README, "Extension host: what runs where"): every
+// IndexedDB in an extension's global scope (docs/extensions-and-host.md, "Extension host: what runs where"): every
 // extension has it, its databases are its own, and they are kept in
 // <state-dir>/extensions/<id>/indexeddb.v8 (0600) so that a restart of wrtui finds them, as a
 // browser keeps them. Each test runs real extensions in their workers through an ExtensionHost.

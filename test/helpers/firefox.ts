@@ -89,7 +89,7 @@ const QUIET: Record<string, unknown> = {
  * matters most: `extensions.enabledScopes` 5 loads add-ons from the profile and the application
  * only. A plainly launched Firefox also loads the system's add-ons (Debian's webext-* packages put
  * Privacy Badger, uBlock Origin and Lightbeam in /usr/share/mozilla/extensions), and Privacy Badger
- * then adds `DNT: 1` and `Sec-GPC: 1` to every request once it has started (README, firefox persona).
+ * then adds `DNT: 1` and `Sec-GPC: 1` to every request once it has started (docs/personas.md, firefox persona).
  */
 async function webExtPreferences(): Promise<Record<string, unknown>> {
   const module = (await import(new URL('../../node_modules/web-ext/lib/firefox/preferences.js', import.meta.url).href)) as { getPrefs(app: string): Record<string, unknown> };

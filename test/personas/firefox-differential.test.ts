@@ -7,7 +7,7 @@
 // their ancestors, originUrl/documentUrl, thirdParty, cookieStoreId, statuses and which headers
 // were shown, and a redirect the page does not follow (Firefox ends it with onCompleted and the
 // 3xx), and a body its StreamFilter rewrites (filterResponseData on a gzip response: the page
-// reports the text it got). One difference is known and documented in the README (firefox persona): a cross-origin
+// reports the text it got). One difference is known and documented in docs/personas.md (firefox persona): a cross-origin
 // request's originUrl (a proxy sees only the Referer's origin).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -3,7 +3,7 @@
 // temporary add-on itself), and as Manifest V3, run as a temporary add-on in Firefox (the oracle)
 // and in wrtui's firefox persona; both post their report to the test's origin. Firefox draws its
 // moz-extension:// UUID at random per profile, and a temporary add-on's id per browser session;
-// wrtui derives both from the folder (README, firefox persona). So the reports are compared with
+// wrtui derives both from the folder (docs/personas.md, firefox persona). So the reports are compared with
 // those two values named by their form, and wrtui's must be the same on every run.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
 // (fixtures/extensions/firefox-network-probe) fetches from the test's origin in Firefox (the
 // oracle) and in wrtui's firefox persona with its proxy running. The responses, the cookie jar
 // afterwards, the error of a refused port and the headers the origin receives, in their order,
-// must agree; but for two things wrtui does otherwise (README): it does not ask for zstd, and the
+// must agree; but for two things wrtui does otherwise (docs/extensions-and-host.md): it does not ask for zstd, and the
 // jar's Cookie comes last, where Firefox puts it after Connection.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
 // add-on (fixtures/extensions/page-probe) reports its document (read while the page loads, then at
 // DOMContentLoaded and load), localStorage and XMLHttpRequest, run as a temporary add-on in Firefox
 // (the oracle) and in wrtui's firefox persona; both post their report to the test's origin, and
-// the reports must be the same. Left out, as the README says: a synchronous XMLHttpRequest (Firefox
+// the reports must be the same. Left out, as docs/extensions-and-host.md says: a synchronous XMLHttpRequest (Firefox
 // has one, wrtui refuses it) is not in the probe.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -55,7 +55,7 @@ afterAll(async () => {
  * What an add-on acts on. Members, enums, constants and management (Chrome's shape) are compared
  * with Chromium only; and
  * @@extension_id is the moz-extension:// host: a random UUID in Firefox, one derived from the id in
- * wrtui (README, firefox persona; test/personas/firefox-identity.test.ts checks its form).
+ * wrtui (docs/personas.md, firefox persona; test/personas/firefox-identity.test.ts checks its form).
  */
 function behaviour(report: Report): Report {
   const { members: _members, runtimeMembers: _runtimeMembers, enums: _enums, constants: _constants, managementMembers: _management, self: _self, ...rest } = report;

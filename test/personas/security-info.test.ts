@@ -37,7 +37,7 @@ async function wrtuiAnswer(options: SecurityInfoOptions): Promise<Record<string,
   }
 }
 
-/** What wrtui cannot know (README, firefox persona): the handshake's signature scheme. */
+/** What wrtui cannot know (docs/personas.md, firefox persona): the handshake's signature scheme. */
 function withoutUnknowable(info: Record<string, unknown>): Record<string, unknown> {
   const { signatureSchemeName: _unknowable, ...rest } = info;
   return rest;

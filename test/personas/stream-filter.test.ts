@@ -1,6 +1,6 @@
 // Firefox's webRequest.filterResponseData under the firefox persona: an unpacked extension in its
 // worker rewrites response bodies on the wire, with traffic through the proxy. Each expectation is
-// what Firefox ESR 153 did with the same add-on code (README, firefox persona, StreamFilter).
+// what Firefox ESR 153 did with the same add-on code (docs/personas.md, firefox persona, StreamFilter).
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 // `--record` keeps its promise on a loaded machine: a real `wrtui headless --record`, four CPU hogs
 // of the test's own making (bounded in time), requests through the proxy, then kill -9. Every
-// request answered more than a second before the kill is in the file (the README's bound is the
+// request answered more than a second before the kill is in the file (the bound in docs/sessions-and-replay.md is the
 // 100 ms flush interval of the process's own time; a second leaves room for the load). A disk sync
 // that takes its time no longer holds the writes behind it (append-only-file.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -5,7 +5,7 @@
 //
 // TLS is verified as Node does (default roots plus NODE_EXTRA_CA_CERTS) unless the host is one the
 // user named as insecure. Upstream is always HTTP/1.1 (what Chrome speaks to a proxy's origin when it
-// cannot negotiate h2 is not observable through webRequest beyond statusLine; see README).
+// cannot negotiate h2 is not observable through webRequest beyond statusLine; see docs/semantics.md).
 import { lookup as systemLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';

@@ -3,7 +3,7 @@
 // Chrome (net/cookies/cookie_monster.cc) keeps at most 180 cookies per registrable domain
 // (eTLD+1) and 3300 in all, and evicts the least recently accessed first; within a domain it
 // evicts non-Secure cookies before Secure ones. wrtui follows that order with two
-// simplifications, written down in the README: the limits are configurable (defaults 180 and 3000),
+// simplifications, written down in docs/semantics.md: the limits are configurable (defaults 180 and 3000),
 // and only the excess is evicted, whereas Chrome purges in batches (180 → 150 per domain,
 // 3300 → 3000 in all) and spares recently used cookies from the global purge.
 import { getPublicSuffix, type Cookie as ToughCookie } from 'tough-cookie';

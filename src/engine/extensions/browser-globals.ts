@@ -8,7 +8,7 @@ const PAGE_ONLY = new Set(['document', 'DOMParser', 'Image', 'HTMLElement', 'Mut
 /** `message` with a hint when it says a browser global wrtui leaves out is not defined. */
 export function withBrowserGlobalHint(message: string): string {
   const name = /ReferenceError: (\w+) is not defined/.exec(message)?.[1] ?? /\bwindow\.(\w+) is not a function/.exec(message)?.[1];
-  if (name !== undefined && PAGE_ONLY.has(name)) return `${message} (a service worker has no DOM, web storage or XMLHttpRequest, in Chrome neither; a background page has them in wrtui: README, "What the code sees")`;
+  if (name !== undefined && PAGE_ONLY.has(name)) return `${message} (a service worker has no DOM, web storage or XMLHttpRequest, in Chrome neither; a background page has them in wrtui: docs/extensions-and-host.md, "What the code sees")`;
   if (name === undefined || !ABSENT.has(name)) return message;
-  return `${message} (wrtui runs backgrounds without the Cache API or window dialogs: README, "What the code sees")`;
+  return `${message} (wrtui runs backgrounds without the Cache API or window dialogs: docs/extensions-and-host.md, "What the code sees")`;
 }

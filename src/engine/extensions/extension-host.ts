@@ -67,7 +67,7 @@ export interface ExtensionHostOptions {
   restartPolicy?: RestartPolicyOptions;
   /** How often a missing folder is looked for (ms, default 500). */
   pollMs?: number;
-  /** `--persona`: the browser every rule and extension sees unless its manifest says otherwise (README "Personas"). */
+  /** `--persona`: the browser every rule and extension sees unless its manifest says otherwise (docs/personas.md). */
   persona?: PersonaName;
   /**
    * Where workers come from (worker-pool.ts): a pool that outlives the host (the replay TUI's,

@@ -9,8 +9,8 @@
 //
 // Hand-written rather than birpc or Comlink: both are built for request/response calls with
 // Promise bookkeeping per call, which the blocking events need, but the observing events (most of
-// them) need no answer and the per-event cost is what the benchmark measures. See the README's
-// "Extension host" section for the figures.
+// them) need no answer and the per-event cost is what the benchmark measures. See
+// docs/extensions-and-host.md, "Extension host", for the figures.
 import type { ExtensionFetchRequest, ExtensionFetchResponse } from './extension-network.js';
 import type { LocaleMessages } from './locale-messages.js';
 import type { PageBoot } from './worker/page-dom.js';

@@ -1,6 +1,6 @@
 // Events for an extension that is being started again after a fault wait for the version started
 // in its place, as Chromium 156 holds a request for a service worker it stopped and starts again
-// (README, "Extension host"): the faulted worker's listeners stay registered, and what they are
+// (docs/extensions-and-host.md, "Extension host"): the faulted worker's listeners stay registered, and what they are
 // sent goes to its successor once that is live, to the successor's listeners of the same event,
 // within the caller's timeout (--listener-timeout). What was waiting on the faulted worker itself
 // when it faulted went on without it, as in Chromium.

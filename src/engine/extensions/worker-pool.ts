@@ -4,6 +4,7 @@
 // edits is ready when the save comes. A spare one has run nothing; it is told which realms to make
 // by its messages (worker-main.ts): an extension's worker holds one, a shared rule worker several
 // (rule-workers.ts).
+import { canvasModulePath } from './canvas-module.js';
 import { Worker } from 'node:worker_threads';
 import { workerSource } from './worker-script.js';
 
@@ -78,7 +79,7 @@ export class WorkerPool {
       eval: true,
       // The worker is one self-contained script: no loader (tsx, a test runner's) of the parent's.
       execArgv: [],
-      workerData: { waitsForBoot: true },
+      workerData: { waitsForBoot: true, canvasModule: canvasModulePath() },
       resourceLimits: { maxOldGenerationSizeMb: this.#heapLimitMb },
       // The extension's output goes to the journal; the worker's own stdio must never reach the TUI.
       stdout: true,

@@ -16,7 +16,7 @@
 //     (true) {}`; looks a wall-clock second apart could be milliseconds of its time on a loaded
 //     machine, too few to tell), or
 //     stalled 30 s whatever it does: Chromium 156 stops a service worker whose thread has not
-//     answered its ping for 30 s (README, "Extension host"). Work that moves and allocates (a
+//     answered its ping for 30 s (docs/extensions-and-host.md, "Extension host"). Work that moves and allocates (a
 //     compile) runs on until then.
 import type { ThreadClock } from './thread-clock.js';
 import type { WorkerSample } from './stuck-stack.js';

@@ -1,4 +1,4 @@
-// The personas by name, and how a runtime's persona is chosen (README "Personas").
+// The personas by name, and how a runtime's persona is chosen (docs/personas.md).
 import { chromePersona } from './chrome.js';
 import { firefoxPersona } from './firefox.js';
 import { PERSONA_NAMES, type Persona, type PersonaName } from './persona.js';

@@ -6,7 +6,7 @@
 // network: Firefox wraps the channel's listener with each new filter, so with filters A then B made
 // on a body x the page gets A(B(x)) (checked on Firefox ESR 153).
 //
-// Measured on Firefox ESR 153 (README, firefox persona): a filter made after the response started,
+// Measured on Firefox ESR 153 (docs/personas.md, firefox persona): a filter made after the response started,
 // or for an unknown request, fails with "Invalid request ID"; a followed server redirect fails it
 // with "Channel redirected"; data with no `ondata` listener is lost; `disconnect()` lets the rest
 // of the body through untouched. Where a browser would queue without limit, this side keeps at

@@ -9,8 +9,10 @@ import { SourceMap, createRequire, isBuiltin, type SourceMapPayload } from 'node
 import { formatWithOptions } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { workerData } from 'node:worker_threads';
 import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
+import type { CanvasKit } from './canvas-kit.js';
 import { captureGlobals, withCapturedGlobals } from './captured-globals.js';
 import { DedicatedWorkerThreads, type WorkerScript } from './dedicated-worker-threads.js';
 import { FetchRelay } from './fetch-relay.js';
@@ -136,6 +138,7 @@ export class ExtensionRealm {
       useHostCalls: (call) => {
         this.#hostCall = call;
       },
+      canvas: () => (canvasKit ??= loadCanvasKit()),
       indexedDb: indexedDbBridge(runScript, context as Record<string, unknown>, () => boot.indexedDb),
     };
     this.#bindings = install(bridge, boot);
@@ -258,6 +261,18 @@ export class ExtensionRealm {
     (wrapper.runInContext(context) as (...args: unknown[]) => void).call(module.exports, module.exports, gate, module, file, file.replace(/\/[^/]*$/, ''));
     return module.exports;
   }
+}
+
+/** The thread's one copy of the canvas library (its classes are Node's realm's, as the other Web globals given to realms are). */
+let canvasKit: CanvasKit | undefined;
+
+/** Skia's 2D canvas (@napi-rs/canvas), where the host found it (canvas-module.ts). */
+function loadCanvasKit(): CanvasKit {
+  const where = (workerData as { canvasModule?: string | null } | undefined)?.canvasModule;
+  if (!where) throw new Error('wrtui has no 2D canvas here: its @napi-rs/canvas package is not installed');
+  const kit = nodeRequire(where) as Omit<CanvasKit, 'CanvasRenderingContext2D'>;
+  const context = kit.createCanvas(1, 1).getContext('2d') as object;
+  return { createCanvas: kit.createCanvas, Path2D: kit.Path2D, ImageData: kit.ImageData, CanvasRenderingContext2D: Object.getPrototypeOf(context).constructor };
 }
 
 /** Node's platform and arch in Chrome's words (runtime.PlatformOs, PlatformArch). */

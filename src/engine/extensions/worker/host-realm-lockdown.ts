@@ -12,7 +12,7 @@
 //    the prototype's property is frozen.
 // The extension's realm keeps intrinsics of its own, unfrozen: it may patch them as in a browser.
 // This closes the ways out that need no bug in Node; a vm context is not a process boundary, and
-// the README says so.
+// docs/extensions-and-host.md says so.
 
 /** What `Function.prototype.constructor` and its kin are here: no way back to source compilation. */
 const refuseCompilation = {

@@ -2,7 +2,7 @@
 // EventTarget (global-scope.ts): `window`, web storage, the DOM (run the first time the page
 // touches it), CSS, requestIdleCallback, XMLHttpRequest, and the page's loading: its scripts run
 // while it is `loading`, then DOMContentLoaded (`interactive`) and load (`complete`). Each was
-// missing for a real MV2 extension (README, "What the code sees"); the page probe compares them
+// missing for a real MV2 extension (docs/extensions-and-host.md, "What the code sees"); the page probe compares them
 // with Firefox ESR (test/personas/firefox-page.test.ts).
 import type { WorkerBoot } from '../protocol.js';
 import type { Bridge } from './bridge.js';
@@ -101,7 +101,7 @@ export class PageWindow {
       (bridge.runScript(withCapturedGlobals(page.domSource, captured.params), 'wrtui:page-dom') as (captured: unknown) => void).call(globalThis, captured);
       const make = scope[PAGE_DOCUMENT_GLOBAL] as (options: PageDocumentOptions) => PageDocument;
       delete scope[PAGE_DOCUMENT_GLOBAL];
-      const document = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => this.#readyState, currentScript: () => this.#currentScript });
+      const document = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => this.#readyState, currentScript: () => this.#currentScript, canvas: () => bridge.canvas() });
       this.#document = document;
       for (const name of page.globals) {
         // Still the trigger (not set by the page itself meanwhile): the DOM's own.
