@@ -27,7 +27,7 @@ import { localContent } from './data-url.js';
 import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { costlySubscriptions, deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, requestHeaderList, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
@@ -156,8 +156,13 @@ export class CaptureProxy {
     return this.#server.port;
   }
 
+  /** mockttp events something subscribed to that make every request dearer (mockttp-hooks.ts): none, or a regression. */
+  get costlySubscriptions(): string[] {
+    return costlySubscriptions(this.#server);
+  }
+
   async start(): Promise<void> {
-    await handleEveryRequest(this.#server, (request, response) => this.#handle(request, response));
+    handleEveryRequest(this.#server, (request, response) => this.#handle(request, response));
     await handleEveryUpgrade(this.#server, (request, socket, head) => this.#handleUpgrade(request, socket, head));
     await this.#server.on('tls-client-error', (failure) => void this.#tlsFailed(failure));
     // Malformed requests never become requests; a debug line says why the client was answered 400.
@@ -352,7 +357,7 @@ export class CaptureProxy {
       const close: HttpHeaders = isHttp2(request) ? [] : [{ name: 'Connection', value: 'close' }];
       return this.#sendWhole(request, response, plainText(400, 'Bad Request', `wrtui: cannot parse the request's URL ${JSON.stringify(request.url)}`, close));
     }
-    const headers = headersToForward(headersFromPairs(request.rawHeaders), url, isHttp2(request));
+    const headers = headersToForward(requestHeaderList(request), url, isHttp2(request));
     let body: RequestBodyRead;
     try {
       body = await readRequestBody(request, this.#maxBodySize);
@@ -362,7 +367,7 @@ export class CaptureProxy {
       return;
     }
     const requestBody = parseRequestBody({ method: request.method, contentType: getHeader(headers, 'content-type'), bytes: body.bytes, truncated: !body.complete });
-    const client = `${request.remoteIpAddress}:${request.remotePort}`;
+    const client = `${request.socket.remoteAddress}:${request.socket.remotePort}`;
     if (this.#unreachableTunnels.size > 0) this.#unreachableTunnels.delete(client); // a request came through it
     let flight = this.#followUps.claim(request.url, request.method, client);
     if (flight) {
@@ -763,7 +768,7 @@ export class CaptureProxy {
     }
     let url: URL;
     let flight: RequestFlight;
-    const headers = headersFromPairs(request.rawHeaders);
+    const headers = requestHeaderList(request);
     try {
       url = new URL(request.url);
       const tabId = tabIdFrom(request.headers);
