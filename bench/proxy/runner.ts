@@ -31,6 +31,8 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import type { HttpHeaders } from '../../src/engine/types.js';
 import type { FromRunner, ListenerSet, ProxyKind, ToRunner } from './protocol.js';
+import { createRequestLog } from '../../src/app/request-log.js';
+import { stdoutLines } from '../../src/app/stdout-lines.js';
 
 const kind = process.argv[2] as ProxyKind;
 const listenerSet = (process.argv[3] ?? 'none') as ListenerSet;
@@ -245,13 +247,19 @@ if (kind === 'mitmdump') {
 } else {
   const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-proxy-'));
   const engine = await Engine.open();
-  // A subscriber, as the UI or the headless output would be; it also catches wrtui's own complaints.
-  engine.journal.subscribe((entry) => {
-    if (entry.kind !== 'log' || (entry.level !== 'warn' && entry.level !== 'error')) return;
-    if (entry.level === 'warn') journalWarnings++;
-    else journalErrors++;
-    if (firstProblems.length < 5) firstProblems.push(`${entry.level} ${entry.source}: ${entry.message.slice(0, 300)}`);
-  });
+  // `wrtui headless`'s own subscriber, its request lines written to stdout (the bench's /dev/null)
+  // as headless writes them; it also catches wrtui's own complaints.
+  const out = stdoutLines();
+  const requestLog = createRequestLog((line) => out.write(line));
+  engine.journal.subscribe(
+    (entry) => {
+      requestLog(entry);
+      if (entry.kind !== 'log' || (entry.level !== 'warn' && entry.level !== 'error')) return;
+      if (entry.level === 'warn') journalWarnings++;
+      else journalErrors++;
+      if (firstProblems.length < 5) firstProblems.push(`${entry.level} ${entry.source}: ${entry.message.slice(0, 300)}`);
+    },
+  );
   let host: ExtensionHost | undefined;
   const workers = listenerSet.startsWith('mixed-workers');
   if (workers || listenerSet === 'examples') {
