@@ -13,7 +13,7 @@ export type FromRunner =
   | { type: 'ready'; port: number; pid: number }
   /** cpuMicros: the proxy's process (for mitmdump, its own); threadCpuMicros: the proxy's main thread alone (wrtui's workers excluded). */
   | { type: 'usage'; cpuMicros: number; threadCpuMicros: number; gcMicros: number; rss: number; heapUsed: number }
-  | { type: 'stats'; calls: Record<string, number>; journalWarnings: number; journalErrors: number; firstProblems: string[]; heapAfterGc: number; rss: number }
+  | { type: 'stats'; calls: Record<string, number>; journalWarnings: number; journalErrors: number; firstProblems: string[]; heapAfterGc: number; rss: number; costlySubscriptions: string[] }
   | { type: 'stopped' };
 
 // ── conductor ⇄ load ────────────────────────────────────────────────────────

@@ -31,7 +31,7 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import type { HttpHeaders } from '../../src/engine/types.js';
 import type { FromRunner, ListenerSet, ProxyKind, ToRunner } from './protocol.js';
-import { createRequestLog } from '../../src/app/request-log.js';
+import { createRequestLog, REQUEST_LOG_EVENTS } from '../../src/app/request-log.js';
 import { stdoutLines } from '../../src/app/stdout-lines.js';
 
 const kind = process.argv[2] as ProxyKind;
@@ -127,6 +127,8 @@ function registerListeners(engine: Engine, set: ListenerSet): void {
 }
 
 let journalWarnings = 0;
+/** wrtui's mockttp events that cost every request when subscribed (mockttp-hooks.ts): must stay empty. */
+let costlySubscriptions = (): string[] => [];
 let journalErrors = 0;
 const firstProblems: string[] = [];
 let stop: () => Promise<void>;
@@ -248,7 +250,8 @@ if (kind === 'mitmdump') {
   const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-proxy-'));
   const engine = await Engine.open();
   // `wrtui headless`'s own subscriber, its request lines written to stdout (the bench's /dev/null)
-  // as headless writes them; it also catches wrtui's own complaints.
+  // a turn at a time as headless writes them; it also catches wrtui's own complaints. It reads
+  // only the events its lines are made of, as headless declares (journal.ts).
   const out = stdoutLines();
   const requestLog = createRequestLog((line) => out.write(line));
   engine.journal.subscribe(
@@ -259,6 +262,7 @@ if (kind === 'mitmdump') {
       else journalErrors++;
       if (firstProblems.length < 5) firstProblems.push(`${entry.level} ${entry.source}: ${entry.message.slice(0, 300)}`);
     },
+    { webRequestEvents: REQUEST_LOG_EVENTS },
   );
   let host: ExtensionHost | undefined;
   const workers = listenerSet.startsWith('mixed-workers');
@@ -289,6 +293,7 @@ if (kind === 'mitmdump') {
     const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca: await loadOrCreateCertificateAuthority(stateDir), port: 0 });
     await proxy.start();
     port = proxy.port;
+    costlySubscriptions = () => proxy.costlySubscriptions;
     stopFront = () => proxy.stop();
   } else {
     ({ port, stop: stopFront } = await lifecycleBehindNodeHttp(engine));
@@ -376,7 +381,7 @@ process.on('message', (message: ToRunner) => {
     } else if (message.type === 'stats') {
       gc?.();
       const memory = process.memoryUsage();
-      send({ type: 'stats', calls, journalWarnings, journalErrors, firstProblems, heapAfterGc: memory.heapUsed, rss: memory.rss });
+      send({ type: 'stats', calls, journalWarnings, journalErrors, firstProblems, heapAfterGc: memory.heapUsed, rss: memory.rss, costlySubscriptions: costlySubscriptions() });
     } else {
       await writeHeapProfile?.();
       await stop();
