@@ -44,7 +44,9 @@
 //    for it, never the body, so that streams too; and through a Firefox add-on whose StreamFilter
 //    (filterResponseData) writes every chunk back as it came: the body then crosses to the add-on's
 //    worker and back, flow-controlled, and must stream in flat memory as well.
-// 5. The peer users compare wrtui with: Debian's mitmdump (-q, no addons) beside wrtui running the
+// 5. The peers users compare wrtui with: http-mitm-proxy, proxy-chain and whistle (npm devDependencies,
+//    each in its runner, bare forward), and Debian's mitmdump (-q, no addons; skipped with a line
+//    saying so where it is not installed), beside wrtui headless and wrtui running the
 //    example rules (examples/rules, each in its worker, dry-run off), 1 KiB GETs, same origin and
 //    clients as 1, interleaved rounds; and the node:http floor (a plain node:http forward proxy,
 //    runner.ts): the CPU goal is twice that floor measured in the same run. Bare mockttp and wrtui
@@ -544,6 +546,7 @@ if (SECTIONS.has('5')) {
   // mitmdump is Debian's (apt install mitmproxy); where it is not installed, its variant and verdict are skipped, said plainly.
   const mitmInstalled = spawnSync('mitmdump', ['--version'], { stdio: 'ignore' }).error === undefined;
   if (!mitmInstalled) console.log("  mitmdump is not installed on this machine (Debian: apt install mitmproxy): its variant and the ≥ 4× mitmdump verdict are skipped");
+  const [mitmProxy, proxyChain, whistle] = await Promise.all([startRunner('http-mitm-proxy'), startRunner('proxy-chain'), startRunner('whistle')]);
   const [mitm, examples, floor, bareMockttp, plainWrtui, frontless, frontlessExamples] = await Promise.all([
     mitmInstalled ? startRunner('mitmdump') : undefined,
     startRunner('wrtui', 'examples'),
@@ -569,8 +572,15 @@ if (SECTIONS.has('5')) {
     makeVariant('c~', '(c~) wrtui headless, connections kept open', plainWrtui, 0, '/kib', OPEN),
     makeVariant('e~', '(e~) wrtui + example rules, connections kept open', examples, 0, '/kib', OPEN),
     ...(mitm ? [makeVariant('m~', '(m~) mitmdump -q, connections kept open', mitm, 0, '/kib', OPEN)] : []),
+    // The other proxies users compare wrtui with (npm devDependencies of this bench), both ways.
+    makeVariant('hm', '(hm) http-mitm-proxy', mitmProxy, 0, '/kib'),
+    makeVariant('pc', '(pc) proxy-chain', proxyChain, 0, '/kib'),
+    makeVariant('wh', '(wh) whistle', whistle, 0, '/kib'),
+    makeVariant('hm~', '(hm~) http-mitm-proxy, connections kept open', mitmProxy, 0, '/kib', OPEN),
+    makeVariant('pc~', '(pc~) proxy-chain, connections kept open', proxyChain, 0, '/kib', OPEN),
+    makeVariant('wh~', '(wh~) whistle, connections kept open', whistle, 0, '/kib', OPEN),
   );
-  for (const via of [null, ...[mitm, examples, floor, bareMockttp, plainWrtui, frontless, frontlessExamples].filter((runner) => runner !== undefined).map((runner) => runner.port)]) {
+  for (const via of [null, ...[mitm, examples, floor, bareMockttp, plainWrtui, frontless, frontlessExamples, mitmProxy, proxyChain, whistle].filter((runner) => runner !== undefined).map((runner) => runner.port)]) {
     await toLoad({ type: 'run', via, warmupMs: 0, ms: 800, concurrency: CONCURRENCY, requestsPerConnection: REQUESTS_PER_CONNECTION, path: '/kib' }, 'ran');
   }
   for (let round = 0; round < ROUNDS; round++) {
@@ -583,15 +593,18 @@ if (SECTIONS.has('5')) {
   }
   console.log(
     table(
-      ['variant', 'req/s', 'p50 ms', 'p99 ms', 'proxy µs/req', 'thread µs/req', 'non-2xx', 'errors'],
+      ['variant', 'req/s', 'p50 ms', 'p99 ms', 'proxy µs/req', '÷ floor', 'thread µs/req', 'non-2xx', 'errors'],
       peers.map((v) => {
         const sorted = Float64Array.from(v.latencies.flat()).sort();
-        return [v.label, fixed(rate(v)), fixed(percentile(sorted, 50), 2), fixed(percentile(sorted, 99), 2), fixed(cpuPerRequest(v)), fixed(threadCpuPerRequest(v)), String(v.nonOk), String(v.errors)];
+        // CPU per request as a ratio to the node:http floor's in the same round (churned or kept open alike), median over rounds.
+        const floorOf = peers.find((p) => p.key === (v.requestsPerConnection === OPEN ? 'n~' : 'n'))!;
+        const toFloor = v.runner ? fixed(median(v.cpuPerRound.map((cpu, i) => cpu / floorOf.cpuPerRound[i]!)), 2) + '×' : '-';
+        return [v.label, fixed(rate(v)), fixed(percentile(sorted, 50), 2), fixed(percentile(sorted, 99), 2), fixed(cpuPerRequest(v)), toFloor, fixed(threadCpuPerRequest(v)), String(v.nonOk), String(v.errors)];
       }),
     ),
   );
   console.log(`  mitmdump's CPU is its own process's (Python, one thread does the proxying); wrtui's "proxy µs/req" includes its rule workers.`);
-  await Promise.all([mitm, examples, floor, bareMockttp, plainWrtui, frontless, frontlessExamples].filter((runner) => runner !== undefined).map(stopRunner));
+  await Promise.all([mitm, examples, floor, bareMockttp, plainWrtui, frontless, frontlessExamples, mitmProxy, proxyChain, whistle].filter((runner) => runner !== undefined).map(stopRunner));
 }
 
 // ── verdicts ────────────────────────────────────────────────────────────────
@@ -681,6 +694,9 @@ if (SECTIONS.has('5')) {
         `with the example rules ${fixed(ratio(rules), 2)}× (≤ 2.6×: ${verdict(ratio(rules) <= 2.6)}); floor ${fixed(cpuPerRequest(floor))} µs`,
     );
   }
+  // Ahead of the other proxies by how much (requests/s, connections kept open, paired): the goal is ≥ 4× the full debugging proxies.
+  const e1 = peer('e~')!;
+  console.log(`  (e~) req/s ÷ each peer's, connections kept open: ${(['hm~', 'pc~', 'wh~', 'm~'] as const).filter((key) => peer(key)).map((key) => `${key} ${fixed(pairedRatio(e1, peer(key)!), 2)}×`).join(', ')} (whistle, a full debugging proxy: ≥ 4× ${verdict(pairedRatio(e1, peer('wh~')!) >= 4)})`);
   const m1 = peer('m~');
   if (m1) console.log(`  (e~) ≥ 4× mitmdump's req/s, connections kept open: paired ${fixed(pairedRatio(peer('e~')!, m1), 2)}×  ${verdict(pairedRatio(peer('e~')!, m1) >= 4)}`);
   console.log(

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 
 /** Which listeners a wrtui runner registers (see runner.ts for the exact set). */
 export type ListenerSet = 'none' | 'mixed' | 'mixed-streaming' | 'completed' | 'blocking-headers' | 'mixed-workers' | 'mixed-workers-chrome' | 'mixed-workers-firefox' | 'examples' | 'stream-filter';
-export type ProxyKind = 'mockttp' | 'wrtui' | 'mitmdump' | 'node-http' | 'wrtui-node-http';
+export type ProxyKind = 'mockttp' | 'wrtui' | 'mitmdump' | 'node-http' | 'wrtui-node-http' | 'http-mitm-proxy' | 'proxy-chain' | 'whistle';
 
 // ── conductor ⇄ runner ──────────────────────────────────────────────────────
 export type ToRunner = { type: 'usage' } | { type: 'stats' } | { type: 'stop' };

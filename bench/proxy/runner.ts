@@ -209,6 +209,38 @@ if (kind === 'mitmdump') {
   stop = async () => {
     mitm.kill('SIGTERM');
   };
+} else if (kind === 'http-mitm-proxy') {
+  // http-mitm-proxy 1.1 (npm), keep-alive upstream, no handlers: its bare forward.
+  const { Proxy } = (await import('http-mitm-proxy')) as unknown as { Proxy: new () => { listen(options: object, callback: (error?: Error) => void): void; close(): void; httpPort: number } };
+  const proxy = new Proxy();
+  const sslCaDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-mitm-ca-'));
+  await new Promise<void>((resolve, reject) => proxy.listen({ host: '127.0.0.1', port: 0, keepAlive: true, sslCaDir }, (error) => (error ? reject(error) : resolve())));
+  port = proxy.httpPort;
+  stop = async () => {
+    proxy.close();
+    await rm(sslCaDir, { recursive: true, force: true });
+  };
+} else if (kind === 'proxy-chain') {
+  // proxy-chain 3 (npm, Apify's forward proxy), no upstream proxy: its bare forward.
+  const { Server } = (await import('proxy-chain')) as unknown as { Server: new (options: object) => { listen(): Promise<void>; close(closeConnections: boolean): Promise<void>; port: number } };
+  const server = new Server({ port: 0, host: '127.0.0.1', verbose: false });
+  await server.listen();
+  port = server.port;
+  stop = () => server.close(true);
+} else if (kind === 'whistle') {
+  // whistle 2 (npm, a debugging proxy with a web UI), in this process, its data in a temporary folder.
+  const dataDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-whistle-'));
+  process.env.WHISTLE_PATH = dataDir;
+  const whistlePort = 20_000 + ((process.pid + 7_919) % 20_000);
+  const startWhistle = (await import('whistle')).default as unknown as (options: object, callback: () => void) => { close?: (callback?: () => void) => void };
+  const server = await new Promise<{ close?: (callback?: () => void) => void }>((resolve) => {
+    const started = startWhistle({ port: whistlePort, host: '127.0.0.1', storage: `wrtui-bench-${process.pid}` }, () => resolve(started));
+  });
+  port = whistlePort;
+  stop = async () => {
+    await new Promise<void>((resolve) => (server.close ? server.close(() => resolve()) : resolve()));
+    await rm(dataDir, { recursive: true, force: true });
+  };
 } else if (kind === 'node-http') {
   // The node:http floor: what forwarding an absolute-form request costs Node with nothing else,
   // no parsing beyond node:http's, no events, no checks (the issue's "twice the node:http floor").
