@@ -7,10 +7,10 @@
 //   e.g. git worktree add --detach /tmp/base HEAD~1 && node --import tsx bench/proxy-ab.ts /tmp/base . wrtui none
 // AB_ROUNDS (default 6), AB_MS (measured ms per run, default 2000).
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const [baseTree, newTree, kind = 'wrtui', listeners = 'none'] = process.argv.slice(2);
@@ -132,3 +132,5 @@ for (const side of sides) {
   await ask(side.proc, { type: 'stop' }, 'stopped');
 }
 origin.close();
+// The bundles were this run's own.
+await Promise.all([baseRunner, newRunner].map((runner) => rm(dirname(runner), { recursive: true, force: true })));
