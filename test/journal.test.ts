@@ -1,5 +1,13 @@
 // The journal: one ordered stream; a consumer that subscribes late still gets every entry from seq 1.
-import { afterEach, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CaptureProxy } from '../src/engine/capture/capture-proxy.js';
+import { loadOrCreateCertificateAuthority } from '../src/engine/capture/certificate-authority.js';
+import { Engine } from '../src/engine/engine.js';
+import { createTrustedOwner } from '../src/engine/owner.js';
 import { Journal, type JournalEntry, type LogEntry } from '../src/engine/journal.js';
 import { startOrigin, type Origin } from './helpers/origin.js';
 import { startProxyHarness, type ProxyHarness } from './helpers/proxy-harness.js';
@@ -90,5 +98,52 @@ describe('a journal subscriber that throws never stops the journal, the other su
     }
     expect(harness.webRequestEntries((entry) => entry.event === 'onCompleted')).toHaveLength(3);
     expect(failures(harness.entries)).toHaveLength(1);
+  });
+});
+
+describe('subscribers declare the webRequest events they read: an event nobody hears is not journaled', () => {
+  it('reads(): nobody subscribed yet (kept for the first), a subscriber of every event, or one that named it', () => {
+    const journal = new Journal();
+    expect(journal.reads('onResponseStarted')).toBe(true);
+    const stop = journal.subscribe(() => undefined, { webRequestEvents: ['onBeforeRequest', 'onCompleted'] });
+    expect(journal.reads('onCompleted')).toBe(true);
+    expect(journal.reads('onResponseStarted')).toBe(false);
+    const stopAll = journal.subscribe(() => undefined);
+    expect(journal.reads('onResponseStarted')).toBe(true);
+    stopAll();
+    stopAll();
+    expect(journal.reads('onResponseStarted')).toBe(false);
+    stop();
+    expect(journal.reads('onResponseStarted')).toBe(true);
+  });
+
+  it("through the proxy: a subscriber reading a request's start and end gets those; the events between are journaled only when a listener gets them", async () => {
+    const origin = await startOrigin();
+    const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-journal-reads-'));
+    const engine = await Engine.open({});
+    const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca: await loadOrCreateCertificateAuthority(stateDir), port: 0 });
+    await proxy.start();
+    const events: string[] = [];
+    engine.journal.subscribe((entry) => void (entry.kind === 'webRequest' && events.push(entry.event)), { webRequestEvents: ['onBeforeRequest', 'onCompleted', 'onErrorOccurred'] });
+    const get = (path: string) =>
+      new Promise<void>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: proxy.port, path: `${origin.url}${path}` }, (response) => response.resume().on('end', resolve)).on('error', reject);
+      });
+    const ended = (count: number) => vi.waitFor(() => expect(events.filter((event) => event === 'onCompleted')).toHaveLength(count));
+    try {
+      await get('/unheard');
+      await ended(1);
+      expect(events).toEqual(['onBeforeRequest', 'onCompleted']);
+      events.length = 0;
+      engine.extensionApi(createTrustedOwner('hears')).chrome.webRequest!.onResponseStarted.addListener(() => undefined, { urls: ['<all_urls>'] });
+      await get('/heard');
+      await ended(1);
+      expect(events).toEqual(['onBeforeRequest', 'onResponseStarted', 'onCompleted']);
+    } finally {
+      await proxy.stop();
+      await engine.close();
+      await origin.close();
+      await rm(stateDir, { recursive: true, force: true });
+    }
   });
 });

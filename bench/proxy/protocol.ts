@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 
 /** Which listeners a wrtui runner registers (see runner.ts for the exact set). */
 export type ListenerSet = 'none' | 'mixed' | 'mixed-streaming' | 'completed' | 'blocking-headers' | 'mixed-workers' | 'mixed-workers-chrome' | 'mixed-workers-firefox' | 'examples' | 'stream-filter';
-export type ProxyKind = 'mockttp' | 'wrtui' | 'mitmdump' | 'node-http' | 'wrtui-node-http';
+export type ProxyKind = 'mockttp' | 'wrtui' | 'mitmdump' | 'node-http' | 'wrtui-node-http' | 'http-mitm-proxy' | 'proxy-chain' | 'whistle';
 
 // ── conductor ⇄ runner ──────────────────────────────────────────────────────
 export type ToRunner = { type: 'usage' } | { type: 'stats' } | { type: 'stop' };
@@ -13,7 +13,7 @@ export type FromRunner =
   | { type: 'ready'; port: number; pid: number }
   /** cpuMicros: the proxy's process (for mitmdump, its own); threadCpuMicros: the proxy's main thread alone (wrtui's workers excluded). */
   | { type: 'usage'; cpuMicros: number; threadCpuMicros: number; gcMicros: number; rss: number; heapUsed: number }
-  | { type: 'stats'; calls: Record<string, number>; journalWarnings: number; journalErrors: number; firstProblems: string[]; heapAfterGc: number; rss: number }
+  | { type: 'stats'; calls: Record<string, number>; journalWarnings: number; journalErrors: number; firstProblems: string[]; heapAfterGc: number; rss: number; costlySubscriptions: string[] }
   | { type: 'stopped' };
 
 // ── conductor ⇄ load ────────────────────────────────────────────────────────

@@ -31,6 +31,8 @@ import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
 import { createTrustedOwner } from '../../src/engine/owner.js';
 import type { HttpHeaders } from '../../src/engine/types.js';
 import type { FromRunner, ListenerSet, ProxyKind, ToRunner } from './protocol.js';
+import { createRequestLog, REQUEST_LOG_EVENTS } from '../../src/app/request-log.js';
+import { stdoutLines } from '../../src/app/stdout-lines.js';
 
 const kind = process.argv[2] as ProxyKind;
 const listenerSet = (process.argv[3] ?? 'none') as ListenerSet;
@@ -125,6 +127,8 @@ function registerListeners(engine: Engine, set: ListenerSet): void {
 }
 
 let journalWarnings = 0;
+/** wrtui's mockttp events that cost every request when subscribed (mockttp-hooks.ts): must stay empty. */
+let costlySubscriptions = (): string[] => [];
 let journalErrors = 0;
 const firstProblems: string[] = [];
 let stop: () => Promise<void>;
@@ -205,6 +209,38 @@ if (kind === 'mitmdump') {
   stop = async () => {
     mitm.kill('SIGTERM');
   };
+} else if (kind === 'http-mitm-proxy') {
+  // http-mitm-proxy 1.1 (npm), keep-alive upstream, no handlers: its bare forward.
+  const { Proxy } = (await import('http-mitm-proxy')) as unknown as { Proxy: new () => { listen(options: object, callback: (error?: Error) => void): void; close(): void; httpPort: number } };
+  const proxy = new Proxy();
+  const sslCaDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-mitm-ca-'));
+  await new Promise<void>((resolve, reject) => proxy.listen({ host: '127.0.0.1', port: 0, keepAlive: true, sslCaDir }, (error) => (error ? reject(error) : resolve())));
+  port = proxy.httpPort;
+  stop = async () => {
+    proxy.close();
+    await rm(sslCaDir, { recursive: true, force: true });
+  };
+} else if (kind === 'proxy-chain') {
+  // proxy-chain 3 (npm, Apify's forward proxy), no upstream proxy: its bare forward.
+  const { Server } = (await import('proxy-chain')) as unknown as { Server: new (options: object) => { listen(): Promise<void>; close(closeConnections: boolean): Promise<void>; port: number } };
+  const server = new Server({ port: 0, host: '127.0.0.1', verbose: false });
+  await server.listen();
+  port = server.port;
+  stop = () => server.close(true);
+} else if (kind === 'whistle') {
+  // whistle 2 (npm, a debugging proxy with a web UI), in this process, its data in a temporary folder.
+  const dataDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-whistle-'));
+  process.env.WHISTLE_PATH = dataDir;
+  const whistlePort = 20_000 + ((process.pid + 7_919) % 20_000);
+  const startWhistle = (await import('whistle')).default as unknown as (options: object, callback: () => void) => { close?: (callback?: () => void) => void };
+  const server = await new Promise<{ close?: (callback?: () => void) => void }>((resolve) => {
+    const started = startWhistle({ port: whistlePort, host: '127.0.0.1', storage: `wrtui-bench-${process.pid}` }, () => resolve(started));
+  });
+  port = whistlePort;
+  stop = async () => {
+    await new Promise<void>((resolve) => (server.close ? server.close(() => resolve()) : resolve()));
+    await rm(dataDir, { recursive: true, force: true });
+  };
 } else if (kind === 'node-http') {
   // The node:http floor: what forwarding an absolute-form request costs Node with nothing else,
   // no parsing beyond node:http's, no events, no checks (the issue's "twice the node:http floor").
@@ -245,13 +281,21 @@ if (kind === 'mitmdump') {
 } else {
   const stateDir = await mkdtemp(join(tmpdir(), 'wrtui-bench-proxy-'));
   const engine = await Engine.open();
-  // A subscriber, as the UI or the headless output would be; it also catches wrtui's own complaints.
-  engine.journal.subscribe((entry) => {
-    if (entry.kind !== 'log' || (entry.level !== 'warn' && entry.level !== 'error')) return;
-    if (entry.level === 'warn') journalWarnings++;
-    else journalErrors++;
-    if (firstProblems.length < 5) firstProblems.push(`${entry.level} ${entry.source}: ${entry.message.slice(0, 300)}`);
-  });
+  // `wrtui headless`'s own subscriber, its request lines written to stdout (the bench's /dev/null)
+  // a turn at a time as headless writes them; it also catches wrtui's own complaints. It reads
+  // only the events its lines are made of, as headless declares (journal.ts).
+  const out = stdoutLines();
+  const requestLog = createRequestLog((line) => out.write(line));
+  engine.journal.subscribe(
+    (entry) => {
+      requestLog(entry);
+      if (entry.kind !== 'log' || (entry.level !== 'warn' && entry.level !== 'error')) return;
+      if (entry.level === 'warn') journalWarnings++;
+      else journalErrors++;
+      if (firstProblems.length < 5) firstProblems.push(`${entry.level} ${entry.source}: ${entry.message.slice(0, 300)}`);
+    },
+    { webRequestEvents: REQUEST_LOG_EVENTS },
+  );
   let host: ExtensionHost | undefined;
   const workers = listenerSet.startsWith('mixed-workers');
   if (workers || listenerSet === 'examples') {
@@ -281,6 +325,7 @@ if (kind === 'mitmdump') {
     const proxy = new CaptureProxy({ lifecycle: engine.lifecycle, ca: await loadOrCreateCertificateAuthority(stateDir), port: 0 });
     await proxy.start();
     port = proxy.port;
+    costlySubscriptions = () => proxy.costlySubscriptions;
     stopFront = () => proxy.stop();
   } else {
     ({ port, stop: stopFront } = await lifecycleBehindNodeHttp(engine));
@@ -368,7 +413,7 @@ process.on('message', (message: ToRunner) => {
     } else if (message.type === 'stats') {
       gc?.();
       const memory = process.memoryUsage();
-      send({ type: 'stats', calls, journalWarnings, journalErrors, firstProblems, heapAfterGc: memory.heapUsed, rss: memory.rss });
+      send({ type: 'stats', calls, journalWarnings, journalErrors, firstProblems, heapAfterGc: memory.heapUsed, rss: memory.rss, costlySubscriptions: costlySubscriptions() });
     } else {
       await writeHeapProfile?.();
       await stop();

@@ -8,7 +8,7 @@ import { BoundedLines, OUTPUT_BOUND, type Dropped } from './bounded-lines.js';
 import { announceListening, startCaptureSession, type SessionOptions } from './capture-session.js';
 import { toJsonLine } from './json-line.js';
 import { recordedClause } from './record-session.js';
-import { createRequestLog } from './request-log.js';
+import { createRequestLog, REQUEST_LOG_EVENTS } from './request-log.js';
 import { statusOfLostOutput, stdoutLines } from './stdout-lines.js';
 import { catchStopSignals, noteTerminalGone, onStopSignal } from './stop-signals.js';
 
@@ -41,7 +41,8 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
         for (const queued of early.splice(0)) print(queued);
       } else early.push(entry);
     },
-    { fromStart: true },
+    // The request lines need only some events: the others, when no listener gets them, are not even made (journal.ts).
+    { fromStart: true, ...(requestLog && { webRequestEvents: REQUEST_LOG_EVENTS }) },
   );
   announceListening(session, options);
 

@@ -13,6 +13,12 @@ interface Pending {
   redirect?: { statusCode: number; to: string; at: number };
 }
 
+/**
+ * The webRequest events the request lines are made of: a request's start, its redirects, its end
+ * (an event that a listener got is journaled anyway, and its outcomes mark the line).
+ */
+export const REQUEST_LOG_EVENTS = ['onBeforeRequest', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred'] as const;
+
 export interface RequestLog {
   (entry: JournalEntry): void;
   /** One line for the end of a run: requests seen, how they ended, what rules did. */

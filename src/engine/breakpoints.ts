@@ -124,7 +124,7 @@ export class Breakpoints {
     this.#unwatchEnds ??= this.#engine.journal.subscribe((entry) => {
       if (entry.kind !== 'webRequest' || (entry.event !== 'onErrorOccurred' && entry.event !== 'onCompleted')) return;
       if (this.#paused.has(entry.details.requestId)) this.answer(entry.details.requestId, undefined);
-    });
+    }, { webRequestEvents: ['onCompleted', 'onErrorOccurred'] });
   }
 
   #stopWatchingEnds(): void {

@@ -209,6 +209,13 @@ export interface SubscribeOptions {
    * a late subscriber's first entry is a later one, and its seq says so.
    */
   fromStart?: boolean;
+  /**
+   * The webRequest events this subscriber reads, when not all of them (headless's request lines
+   * need a request's start, redirects and end). An event no listener gets and no subscriber reads is
+   * not journaled at all (its details are not even built: issue #37); one that some subscriber
+   * reads goes to every subscriber, as ever. Absent: every event (the TUI, the recorder, --json).
+   */
+  webRequestEvents?: readonly WebRequestEventName[];
 }
 
 /** How many entries the journal keeps for subscribers that come late (a few MB at most). */
@@ -220,6 +227,9 @@ const FAILURES_TOLD_PER_SUBSCRIBER = 3;
 export class Journal {
   #seq = 0;
   readonly #subscribers = new Set<JournalSubscriber>();
+  /** Subscribers that read every webRequest event; and, of the others, how many read each event. */
+  #readingAll = 0;
+  readonly #reading = new Map<WebRequestEventName, number>();
   readonly #now: () => number;
   readonly #onSubscriberError: ((error: unknown) => void) | undefined;
   /** The messages of each subscriber's failures journaled so far. */
@@ -294,9 +304,33 @@ export class Journal {
         }
       }
     }
+    if (this.#subscribers.has(subscriber)) return () => this.#unsubscribe(subscriber, undefined);
     this.#subscribers.add(subscriber);
+    const events = options.webRequestEvents;
+    if (events) for (const event of events) this.#reading.set(event, (this.#reading.get(event) ?? 0) + 1);
+    else this.#readingAll++;
     this.#tellFailures();
-    return () => this.#subscribers.delete(subscriber);
+    let subscribed = true;
+    return () => {
+      if (!subscribed) return false;
+      subscribed = false;
+      return this.#unsubscribe(subscriber, events);
+    };
+  }
+
+  #unsubscribe(subscriber: JournalSubscriber, events: readonly WebRequestEventName[] | undefined): boolean {
+    if (!this.#subscribers.delete(subscriber)) return false;
+    if (events) for (const event of events) this.#reading.set(event, this.#reading.get(event)! - 1);
+    else this.#readingAll--;
+    return true;
+  }
+
+  /**
+   * Whether an entry of this webRequest event would be read: by some subscriber, or (nobody
+   * subscribed yet) kept for the first one to come.
+   */
+  reads(event: WebRequestEventName): boolean {
+    return this.#readingAll > 0 || this.#subscribers.size === 0 || (this.#reading.get(event) ?? 0) > 0;
   }
 
   get subscriberCount(): number {

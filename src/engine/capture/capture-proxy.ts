@@ -14,7 +14,7 @@ import { createServer, isIP, type Server, type Socket } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { getHeader, headerObject, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
-import type { HttpHeaders, NetError, ResourceType } from '../types.js';
+import type { HttpHeaders, NetError } from '../types.js';
 import type { HeadersDecision, InternalRedirect, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
@@ -22,19 +22,20 @@ import type { ClientFault } from './client-guard.js';
 import { ClientConnections } from './client-connections.js';
 import { DescriptorWatch } from './descriptor-watch.js';
 import type { HostMap, HostMapping } from './host-map.js';
-import { destroyResponse, isHttp2, ORIGIN_FRAMING, plainText, rawResponse, rawResponseHead, resetClient, resetSocket, refuseClient, writeResponseHead, type WholeResponse } from './client-response.js';
+import { destroyResponse, isHttp2, plainText, rawResponse, resetClient, refuseClient, writeResponseHead, type WholeResponse } from './client-response.js';
 import { localContent } from './data-url.js';
 import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
 import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, releaseHandshakeSocket, rememberListeningAddress, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { costlySubscriptions, deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, rememberListeningAddress, requestHeaderList, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
 import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
-import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
-import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
+import { inferResourceType, tabAndFrame, tabIdFrom } from './resource-type.js';
+import { handleUpgrade } from './websocket-handshake.js';
+import { UpstreamTransport, type UpstreamResponse } from './upstream-transport.js';
 
 
 /** The most request head wrtui reads from a client (Node's default: 16 KiB). */
@@ -156,8 +157,13 @@ export class CaptureProxy {
     return this.#server.port;
   }
 
+  /** mockttp events something subscribed to that make every request dearer (mockttp-hooks.ts): none, or a regression. */
+  get costlySubscriptions(): string[] {
+    return costlySubscriptions(this.#server);
+  }
+
   async start(): Promise<void> {
-    await handleEveryRequest(this.#server, (request, response) => this.#handle(request, response));
+    handleEveryRequest(this.#server, (request, response) => this.#handle(request, response));
     await handleEveryUpgrade(this.#server, (request, socket, head) => this.#handleUpgrade(request, socket, head));
     await this.#server.on('tls-client-error', (failure) => void this.#tlsFailed(failure));
     // Malformed requests never become requests; a debug line says why the client was answered 400.
@@ -352,7 +358,7 @@ export class CaptureProxy {
       const close: HttpHeaders = isHttp2(request) ? [] : [{ name: 'Connection', value: 'close' }];
       return this.#sendWhole(request, response, plainText(400, 'Bad Request', `wrtui: cannot parse the request's URL ${JSON.stringify(request.url)}`, close));
     }
-    const headers = headersToForward(headersFromPairs(request.rawHeaders), url, isHttp2(request));
+    const headers = headersToForward(requestHeaderList(request), url, isHttp2(request));
     let body: RequestBodyRead;
     try {
       body = await readRequestBody(request, this.#maxBodySize);
@@ -362,7 +368,7 @@ export class CaptureProxy {
       return;
     }
     const requestBody = parseRequestBody({ method: request.method, contentType: getHeader(headers, 'content-type'), bytes: body.bytes, truncated: !body.complete });
-    const client = `${request.remoteIpAddress}:${request.remotePort}`;
+    const client = `${request.socket.remoteAddress}:${request.socket.remotePort}`;
     if (this.#unreachableTunnels.size > 0) this.#unreachableTunnels.delete(client); // a request came through it
     let flight = this.#followUps.claim(request.url, request.method, client);
     if (flight) {
@@ -747,119 +753,23 @@ export class CaptureProxy {
     this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `refused ${request.method} ${request.url}: it leads back to wrtui itself (a proxy loop)` });
   }
 
-  // ── WebSocket handshakes ──────────────────────────────────────────────────
+  // ── WebSocket handshakes (websocket-handshake.ts) ────────────────────────
 
-  /**
-   * A WebSocket handshake: the request-side events, the handshake sent upstream with the headers the
-   * listeners left, onHeadersReceived on the answer; on a 101 the two connections are spliced and
-   * the request completes (Chrome's webRequest sees nothing of the frames).
-   */
-  async #handleUpgrade(request: OngoingRequest, socket: Socket, head: Buffer): Promise<void> {
-    socket.on('error', () => socket.destroy()); // the client vanished; its flight ends on 'close'
-    if (this.#upstream.sockets.leadBack(socket)) {
-      this.#journalLoop(request);
-      socket.end(rawResponseHead(508, 'Loop Detected', [{ name: 'Content-Length', value: '0' }, { name: 'Connection', value: 'close' }]));
-      return;
-    }
-    let url: URL;
-    let flight: RequestFlight;
-    const headers = headersFromPairs(request.rawHeaders);
-    try {
-      url = new URL(request.url);
-      const tabId = tabIdFrom(request.headers);
-      flight = this.lifecycle.start({
-        url: request.url,
-        method: request.method,
-        requestHeaders: headersToForward(headers, url, false),
-        type: 'websocket',
-        ...tabAndFrame('websocket', tabId),
+  #handleUpgrade(request: OngoingRequest, socket: Socket, head: Buffer): Promise<void> {
+    return handleUpgrade(
+      {
+        lifecycle: this.lifecycle,
+        journal: this.journal,
         storeId: this.storeId,
-      });
-    } catch (error) {
-      this.#clientFault({ method: request.method, target: request.url, reason: (error as Error).message });
-      socket.end(rawResponseHead(400, 'Bad Request', [{ name: 'Content-Length', value: '0' }, { name: 'Connection', value: 'close' }]));
-      return;
-    }
-    this.#inFlight.add(flight);
-    const pending: { request?: ClientRequest } = {};
-    // The client leaving before the handshake's answer is whole ends the request (after it: nothing).
-    socket.once('close', () => {
-      this.#inFlight.delete(flight);
-      flight.fail('net::ERR_ABORTED');
-      pending.request?.destroy();
-    });
-    try {
-      const before = await flight.beforeRequest();
-      if (before.action === 'cancel') return resetSocket(socket);
-      if (before.action === 'redirect') {
-        // A client cannot follow a redirect of a handshake through a proxy (RFC 6455 §4.1): it fails.
-        this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: a WebSocket handshake cannot be redirected through the proxy; closing it instead of following ${before.redirectUrl}`, requestId: flight.requestId });
-        flight.fail('net::ERR_ABORTED');
-        return resetSocket(socket);
-      }
-      if (flight.finished) return resetSocket(socket); // the client left while listeners thought
-      const send = await flight.prepareToSend();
-      if (send.action === 'cancel' || flight.finished) return resetSocket(socket);
-      let answer: UpgradeResult;
-      try {
-        answer = await this.#upstream.openUpgrade({ url, method: request.method, headers: send.requestHeaders }, pending);
-      } catch (error) {
-        // As for a plain request: the handshake is answered 502 naming what failed.
-        const netError = error instanceof TransportError ? error.netError : netErrorOf(error);
-        flight.fail(netError);
-        const body = Buffer.from(`wrtui: ${netError} from ${url.host}\n`);
-        socket.end(Buffer.concat([rawResponseHead(502, 'Bad Gateway', [{ name: 'Content-Type', value: 'text/plain; charset=utf-8' }, { name: 'X-Wrtui-Error', value: netError }, { name: 'Content-Length', value: String(body.length) }, { name: 'Connection', value: 'close' }]), body]));
-        return;
-      }
-      const decision = await flight.headersReceived({
-        statusCode: answer.response.statusCode ?? 0,
-        statusMessage: answer.response.statusMessage ?? '',
-        httpVersion: answer.response.httpVersion,
-        headers: headersFromRaw(answer.response.rawHeaders),
-        ...(answer.ip !== undefined && { ip: answer.ip }),
-      });
-      if (decision.action === 'cancel' || decision.action === 'retry-auth' || decision.action === 'redirect' || flight.finished || socket.destroyed) {
-        if (answer.kind === 'upgraded') answer.socket.destroy();
-        else answer.request.destroy();
-        if (decision.action !== 'cancel') flight.fail('net::ERR_ABORTED'); // no auth retry or redirect for a handshake
-        return resetSocket(socket);
-      }
-      const statusMessage = answer.response.statusMessage ?? '';
-      if (answer.kind === 'upgraded') {
-        const upstream = answer.socket;
-        upstream.setTimeout(0); // a quiet WebSocket is not a silent server
-        socket.write(rawResponseHead(decision.statusCode, statusMessage, decision.responseHeaders));
-        releaseHandshakeSocket(socket);
-        if (answer.head.length > 0) socket.write(answer.head);
-        if (head.length > 0) upstream.write(head);
-        flight.responseStarted();
-        flight.completed();
-        upstream.on('error', () => socket.destroy());
-        socket.on('close', () => upstream.destroy());
-        upstream.on('close', () => socket.destroy());
-        socket.pipe(upstream);
-        upstream.pipe(socket);
-        return;
-      }
-      // The origin refused to switch: its answer goes back as it is, the body delimited by closing.
-      const refused = answer.response;
-      socket.write(rawResponseHead(decision.statusCode, statusMessage, [...decision.responseHeaders.filter((h) => !ORIGIN_FRAMING.has(h.name.toLowerCase())), { name: 'Connection', value: 'close' }]));
-      releaseHandshakeSocket(socket);
-      flight.responseStarted();
-      refused.on('error', () => {
-        flight.fail('net::ERR_CONNECTION_RESET');
-        socket.destroy();
-      });
-      refused.on('end', () => {
-        flight.completed();
-        socket.end();
-      });
-      refused.pipe(socket, { end: false });
-    } catch (error) {
-      this.journal.append({ kind: 'log', level: 'error', source: 'capture', message: `request ${flight.requestId}: ${(error as Error).stack ?? error}`, requestId: flight.requestId });
-      flight.fail('net::ERR_FAILED');
-      resetSocket(socket);
-    }
+        upstream: this.#upstream,
+        inFlight: this.#inFlight,
+        journalLoop: (looped) => this.#journalLoop(looped),
+        clientFault: (fault) => this.#clientFault(fault),
+      },
+      request,
+      socket,
+      head,
+    );
   }
 }
 
@@ -894,13 +804,4 @@ function pairsOf(headers: HttpHeaders): [string, string][] {
 
 function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHeaders {
   return headersFromRaw(pairs.flat());
-}
-
-/**
- * A request's tab and frame as the client named them (X-Wrtui-Tab-Id); without that, only a
- * navigation's frame, and the lifecycle counts the request in a tab from what it shows.
- */
-function tabAndFrame(type: ResourceType, tabId: number): { tabId?: number; frameId?: number; parentFrameId?: number } {
-  if (tabId !== NO_TAB_ID) return { tabId, ...frameInfoFor(type, tabId) };
-  return type === 'main_frame' || type === 'sub_frame' ? frameInfoFor(type) : {};
 }

@@ -2,37 +2,88 @@
 // it relies on has changed, rather than leaving wrtui silently blind (or silently open).
 import { createRequire } from 'node:module';
 import type * as mockttp from 'mockttp';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { headersFromRaw } from '../headers.js';
+import type { HttpHeaders } from '../types.js';
+import { absoluteUrl } from './request-target.js';
 import { Socket as NetSocket, type Server, type Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import { guarded, targetProblem, type ClientFaultListener, type NodeListener } from './client-guard.js';
 
 const requireFromHere = createRequire(import.meta.url);
 
-/** A request as mockttp hands it to a rule: Node's request, preprocessed (absolute url, id, body reader). */
-export type OngoingRequest = mockttp.OngoingRequest & {
+/**
+ * A client's request as wrtui's handlers get it: Node's request with `url` absolute. Its rawHeaders
+ * are Node's flat list for an HTTP/1 request, and mockttp's pairs for an HTTP/2 one or a WebSocket
+ * handshake (mockttp preprocesses those): read them with requestHeaderList.
+ */
+export type OngoingRequest = Omit<IncomingMessage, 'rawHeaders' | 'url' | 'method'> & {
+  url: string;
+  method: string;
   socket: Socket;
   httpVersion: string;
+  rawHeaders: readonly string[] | readonly (readonly [string, string])[];
   stream?: import('node:http2').ServerHttp2Stream;
 };
-export type OngoingResponse = mockttp.OngoingResponse;
+export type OngoingResponse = ServerResponse;
 export type RequestHandler = (request: OngoingRequest, response: OngoingResponse) => Promise<void>;
+
+/** A request's headers in order, as sent, whichever shape its rawHeaders have (see OngoingRequest). */
+export function requestHeaderList(request: Pick<OngoingRequest, 'rawHeaders'>): HttpHeaders {
+  const raw = request.rawHeaders;
+  if (raw.length === 0 || typeof raw[0] === 'string') return headersFromRaw(raw as readonly string[]);
+  return headersFromRaw((raw as readonly (readonly [string, string])[]).flat());
+}
+
+/** mockttp marks a request that asked `Expect: 100-continue` (its 'checkContinue' listener) instead of Node answering it. */
+const Expects100Continue = (requireFromHere('mockttp/dist/util/socket-extensions') as { Expects100Continue?: symbol }).Expects100Continue;
+
+type MockttpInternals = {
+  port: number;
+  eventEmitter?: unknown;
+  preprocessRequest?: (request: IncomingMessage, type: 'request', emitter: unknown) => unknown;
+};
 
 /**
  * Every plain request (not WebSocket upgrades) goes to `handler`, which must end or destroy the
- * response before its promise settles. mockttp still does everything up to the rule: connections,
- * CONNECT and TLS interception, HTTP/2, parsing, the absolute URL, the body reader.
+ * response before its promise settles. mockttp still does everything up to the request:
+ * connections, CONNECT and TLS interception, HTTP/2, parsing.
  *
- * Why not thenPassThrough: its hooks block only on a fully buffered request AND response (a blocking
- * onHeadersReceived would stall every stream), and its step costs ~2× what wrtui's forward does
- * (bench/proxy). mockttp has no public custom step for local servers, so the rule's `handle` is
- * replaced on the rule object mockttp built (a public field of its MockedEndpoint in 4.6).
+ * Why not a mockttp rule: its handleRequest, around any rule, wraps every response to track it
+ * (trackResponse), matches rules asynchronously, adds abort/close/error listeners to each request
+ * and checks for listeners to announce to, none of which wrtui reads (it journals what it needs
+ * itself); and thenPassThrough blocks its hooks on a fully buffered request AND response and costs
+ * ~2× what wrtui's forward does (bench/proxy). So the last entry of mockttp's connect app (its
+ * handleRequest) is replaced by a dispatcher: an HTTP/1 request gets its absolute URL
+ * (request-target.ts) and goes to `handler`; an HTTP/2 one gets mockttp's own preprocessing first
+ * (its `url` must be redefined apart from `:path`), as before. guardClientInput calls the same
+ * dispatcher, past connect.
  */
-export async function handleEveryRequest(server: mockttp.Mockttp, handler: RequestHandler): Promise<void> {
-  takeOver(await server.forAnyRequest().always().thenPassThrough(), 'request handling', (request: OngoingRequest, response: OngoingResponse) => {
-    untrack(response);
-    return handler(request, response);
-  });
+export function handleEveryRequest(server: mockttp.Mockttp, handler: RequestHandler): void {
+  const stack = (appOf(server) as { stack?: { handle?: unknown }[] }).stack;
+  const internals = server as unknown as MockttpInternals;
+  const last = Array.isArray(stack) ? stack[stack.length - 1] : undefined;
+  if (!last || typeof last.handle !== 'function' || typeof internals.preprocessRequest !== 'function' || typeof Expects100Continue !== 'symbol') {
+    throw new Error("mockttp's request handling has changed (its connect app's last middleware, preprocessRequest, Expects100Continue): wrtui cannot take over request handling; see mockttp-hooks.ts");
+  }
+  const serverPort = () => internals.port;
+  last.handle = function dispatch(request: IncomingMessage, response: ServerResponse): Promise<void> | undefined {
+    if (request.httpVersionMajor === 1) request.url = absoluteUrl(request, serverPort);
+    // mockttp answered the failure itself (400) when its preprocessing returns nothing.
+    else if (internals.preprocessRequest!.call(server, request, 'request', internals.eventEmitter) === null) return undefined;
+    if ((request as unknown as Record<symbol, unknown>)[Expects100Continue]) response.writeContinue();
+    return handler(request as unknown as OngoingRequest, response);
+  };
+}
+
+/** The handle of mockttp's connect app's only middleware: its handleRequest, or wrtui's dispatcher once handleEveryRequest ran. */
+function requestListenerOf(server: mockttp.Mockttp): NodeListener {
+  const stack = (appOf(server) as { stack?: { handle?: unknown }[] }).stack;
+  const handle = Array.isArray(stack) && stack.length === 1 ? stack[0]!.handle : undefined;
+  if (typeof handle !== 'function') {
+    throw new Error(`mockttp's request handling has changed (its app has ${Array.isArray(stack) ? stack.length : 'no'} middleware, the last one's handle ${typeof handle}); see mockttp-hooks.ts`);
+  }
+  return handle as NodeListener;
 }
 
 /** Replaces the `handle` of the rule mockttp built for `endpoint`, or says plainly that it cannot. */
@@ -42,21 +93,6 @@ function takeOver(endpoint: mockttp.MockedEndpoint, what: string, handle: (...ar
     throw new Error(`mockttp's rule objects have changed (MockedEndpoint.rule.handle): wrtui cannot take over ${what}; see mockttp-hooks.ts`);
   }
   rule.handle = handle;
-}
-
-/**
- * mockttp copies every byte written to a response into a tracking stream that only its 'response'
- * event reads; with no 'response' listener nothing drains it, and a 1 GiB download keeps 1 GiB
- * (bench/proxy). Its wrappers are own properties over Node's methods: removing them restores
- * Node's own write/end/writeHead (and saves their bookkeeping). wrtui journals what it needs itself.
- */
-function untrack(response: OngoingResponse): void {
-  const own = response as unknown as Record<string, unknown>;
-  const node = Object.getPrototypeOf(response) as Record<string, unknown>;
-  // Assigned, not deleted: deleting would drop the response object into V8's slow dictionary mode.
-  for (const method of ['write', 'end', 'writeHead'] as const) {
-    if (Object.hasOwn(own, method) && typeof node[method] === 'function') own[method] = node[method];
-  }
 }
 
 export type UpgradeHandler = (request: OngoingRequest, socket: Socket, head: Buffer) => Promise<void>;
@@ -144,15 +180,12 @@ export function listenOn(server: mockttp.Mockttp, host: string): void {
  * ending the process (client-guard.ts). After start, call guardUpgrades too.
  */
 export function guardClientInput(server: mockttp.Mockttp, onFault: ClientFaultListener): void {
-  // Requests go straight to mockttp's handleRequest, past connect, the app's only middleware (with
-  // cors: false): connect's parseurl is what threw on `http://[zz/`, and its final handler answered
-  // a target it could not route (`http://%zz/`) "404 Cannot GET" without a word to wrtui.
-  const app = appOf(server) as { stack?: unknown[] };
-  const handleRequest = (server as unknown as { handleRequest?: NodeListener }).handleRequest;
-  if (!Array.isArray(app.stack) || app.stack.length !== 1 || typeof handleRequest !== 'function') {
-    throw new Error(`mockttp's request handling has changed (its app has ${Array.isArray(app.stack) ? app.stack.length : 'no'} middleware, handleRequest ${typeof handleRequest}); see mockttp-hooks.ts`);
-  }
-  faultListeners.set(app, { handleRequest: (request, answer) => handleRequest.call(server, request, answer), onFault });
+  // Requests go straight to the app's last middleware (wrtui's dispatcher, handleEveryRequest), past
+  // connect, the app's only middleware (with cors: false): connect's parseurl is what threw on
+  // `http://[zz/`, and its final handler answered a target it could not route (`http://%zz/`)
+  // "404 Cannot GET" without a word to wrtui.
+  const handleRequest = requestListenerOf(server);
+  faultListeners.set(appOf(server), { handleRequest: (request, answer) => handleRequest.call(server, request, answer), onFault });
   patchComboServer();
 }
 
@@ -290,4 +323,19 @@ export function setDefaultCertificate(server: mockttp.Mockttp, certificate: { ce
   // The CA goes with the leaf, as mockttp sends it: clients that pin the CA's key (Chromium's
   // --ignore-certificate-errors-spki-list) look for it in the chain presented.
   tlsServer.setSecureContext({ cert: certificate.chain ? `${certificate.cert.trim()}\n${certificate.chain.trim()}\n` : certificate.cert, key: certificate.key });
+}
+
+/**
+ * mockttp's events that cost every request when anything listens: for these it builds completed
+ * request and response objects and buffers bodies (≈ 240 µs a request, bench/proxy.ts, issue #37).
+ * wrtui journals what it needs itself; a feature that subscribes to one of these would make every
+ * request dearer without a word, so a test and the bench check that none is subscribed.
+ */
+export const COSTLY_MOCKTTP_EVENTS = ['request-initiated', 'request', 'response', 'abort', 'request-body-data', 'response-body-data', 'rule-event'] as const;
+
+/** The COSTLY_MOCKTTP_EVENTS something listens to on `server` (none, in wrtui). */
+export function costlySubscriptions(server: mockttp.Mockttp): string[] {
+  const emitter = (server as unknown as { eventEmitter?: { listenerCount?: (event: string) => number } }).eventEmitter;
+  if (typeof emitter?.listenerCount !== 'function') throw new Error("mockttp's event emitter is not where wrtui expects it (Mockttp.eventEmitter); see mockttp-hooks.ts");
+  return COSTLY_MOCKTTP_EVENTS.filter((event) => emitter.listenerCount!(event) > 0);
 }

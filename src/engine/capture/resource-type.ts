@@ -202,3 +202,12 @@ export function tabIdFrom(headers: ObservedRequest['headers']): number {
   const tabId = Number(raw);
   return tabId <= 0x7fffffff ? tabId : NO_TAB_ID;
 }
+
+/**
+ * A request's tab and frame as the client named them (X-Wrtui-Tab-Id); without that, only a
+ * navigation's frame, and the lifecycle counts the request in a tab from what it shows.
+ */
+export function tabAndFrame(type: ResourceType, tabId: number): { tabId?: number; frameId?: number; parentFrameId?: number } {
+  if (tabId !== NO_TAB_ID) return { tabId, ...frameInfoFor(type, tabId) };
+  return type === 'main_frame' || type === 'sub_frame' ? frameInfoFor(type) : {};
+}

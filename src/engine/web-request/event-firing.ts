@@ -60,6 +60,14 @@ export class EventFiring {
   }
 
   /**
+   * Whether anything hears `event` at all: a listener (of any request), or a journal subscriber that
+   * reads it. When nothing does, the lifecycle need not build its details (issue #37).
+   */
+  heard(event: WebRequestEventName): boolean {
+    return this.#context.registry.count(event) > 0 || this.#context.journal.reads(event);
+  }
+
+  /**
    * Fires a blocking event: listeners asked, verdicts merged, the entry journaled. With `only`, the
    * event fires for those personas' listeners alone, and is journaled only when one listens. When
    * the request ends before the answers come, the verdict is empty (the caller sees `finished`).
@@ -77,7 +85,9 @@ export class EventFiring {
     const { registry, journal } = this.#context;
     const listeners = registry.listenersFor(event, request, only?.test);
     if (listeners.length === 0) {
-      if (!only) journal.append({ kind: 'webRequest', event, details, outcomes: [], ...note });
+      if (!only) {
+        if (journal.reads(event)) journal.append({ kind: 'webRequest', event, details, outcomes: [], ...note });
+      }
       else if (only.journalAlways) journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
       return { verdict: {} };
     }
@@ -118,6 +128,7 @@ export class EventFiring {
       if (only.journalAlways) this.#context.journal.append({ kind: 'webRequest', event, details, outcomes: [], firedFor: [] });
       return;
     }
+    if (listeners.length === 0 && !this.#context.journal.reads(event)) return;
     const outcomes = listeners.length > 0 ? this.#unawaited(event, listeners, details, request, facts) : [];
     this.#context.journal.append({ kind: 'webRequest', event, details, outcomes, ...(only && { firedFor: only.names }), ...note });
   }

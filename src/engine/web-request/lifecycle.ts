@@ -470,7 +470,7 @@ export class RequestFlight {
     // The transport's own framing (a proxy that must send Content-Length) is part of what is sent.
     if (transport.frame) sent = transport.frame(sent, sent !== this.requestHeaders);
     // §3: "modifications made by onBeforeSendHeaders listeners are visible by the time onSendHeaders fires".
-    this.lifecycle.events.notify('onSendHeaders', { ...this.#common(), requestHeaders: sent }, this.#filterable);
+    if (this.lifecycle.events.heard('onSendHeaders')) this.lifecycle.events.notify('onSendHeaders', { ...this.#common(), requestHeaders: sent }, this.#filterable);
     this.#lastSent = sent;
     return { action: 'send', requestHeaders: sent };
   }
@@ -594,6 +594,7 @@ export class RequestFlight {
     this.#assertActive('responseStarted');
     this.#bodyStarted = true;
     const response = this.#requireResponse('responseStarted');
+    if (!this.lifecycle.events.heard('onResponseStarted')) return;
     this.lifecycle.events.notify('onResponseStarted', { ...this.#common(), ...response }, this.#filterable);
   }
 
