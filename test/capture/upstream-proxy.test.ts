@@ -1,0 +1,235 @@
+// --upstream-proxy: behind a corporate proxy wrtui forwards through it. Checked against real
+// second proxies started here: mockttp as a forwarding HTTP proxy, and an authenticating proxy
+// (node:http, CONNECT tunnels and absolute-form requests) that records what it was asked.
+import http from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { generateCACertificate, getLocal, type Mockttp } from 'mockttp';
+import { getCA } from 'mockttp/dist/util/certificates';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEntry } from '../../src/engine/journal.js';
+import { NoProxy, parseUpstreamProxy, redactProxyUrl, type UpstreamProxy } from '../../src/engine/capture/upstream-proxy.js';
+import { startOrigin, type Origin } from '../helpers/origin.js';
+import { finished, requestIdOf, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
+
+const USER = 'alice';
+const PASSWORD = 's3cret-pa55';
+
+/** The net::ERR_* an onErrorOccurred entry names. */
+function errorOf(entry: JournalEntry): string | undefined {
+  return entry.kind === 'webRequest' && 'error' in entry.details ? entry.details.error : undefined;
+}
+
+function proxyFrom(text: string, noProxy = ''): UpstreamProxy {
+  const parsed = parseUpstreamProxy(text, noProxy);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  return parsed;
+}
+
+/** A small real proxy that wants Basic credentials: CONNECT tunnels and absolute-form requests. */
+interface AuthProxy {
+  port: number;
+  /** What it was asked, in order: `CONNECT host:port` or `GET http://…`, and whether the credentials were right. */
+  asked: { line: string; authorized: boolean; headers: http.IncomingHttpHeaders }[];
+  close(): Promise<void>;
+}
+
+async function startAuthProxy(): Promise<AuthProxy> {
+  const expected = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+  const asked: AuthProxy['asked'] = [];
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    const authorized = req.headers['proxy-authorization'] === expected;
+    asked.push({ line: `${req.method} ${req.url}`, authorized, headers: req.headers });
+    if (!authorized) {
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="corp"' }).end();
+      return;
+    }
+    const target = new URL(req.url ?? '');
+    const headers = { ...req.headers };
+    delete headers['proxy-authorization'];
+    const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: target.pathname + target.search, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  server.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
+    const authorized = req.headers['proxy-authorization'] === expected;
+    asked.push({ line: `CONNECT ${req.url}`, authorized, headers: req.headers });
+    client.on('error', () => client.destroy());
+    if (!authorized) {
+      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect({ host, port: Number(port) }, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    asked,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('--upstream-proxy: the value', () => {
+  it('takes http and https proxies, with credentials, the port defaulting to the scheme\'s', () => {
+    const plain = proxyFrom('proxy.corp:3128');
+    expect([plain.protocol, plain.host, plain.port, plain.authorization, plain.display]).toEqual(['http:', 'proxy.corp', 3128, undefined, 'http://proxy.corp:3128']);
+    const secure = proxyFrom('https://bob:p%40ss@proxy.corp');
+    expect([secure.protocol, secure.port, secure.display]).toEqual(['https:', 443, 'https://***@proxy.corp']);
+    expect(Buffer.from(secure.authorization!.slice('Basic '.length), 'base64').toString()).toBe('bob:p@ss');
+  });
+
+  it('refuses what is not an HTTP(S) proxy, in words that never repeat the password', () => {
+    expect(parseUpstreamProxy('socks5://bob:hunter2@proxy:1080', '')).toBe('must be an http:// or https:// proxy (socks5 proxies are not supported)');
+    expect(parseUpstreamProxy('http://bob:hunter2@proxy:3128/pac', '')).toMatch(/without a path/);
+    expect(redactProxyUrl('http://bob:hunter2@proxy:3128')).toBe('http://***@proxy:3128');
+    expect(redactProxyUrl('bob:hunter2@proxy:3128')).toBe('***@proxy:3128');
+    expect(redactProxyUrl('http://proxy:3128')).toBe('http://proxy:3128');
+  });
+
+  it('NO_PROXY: names cover their subdomains, addresses and ranges match, a port narrows, * is everything', () => {
+    const bypass = new NoProxy('localhost, .internal.corp,example.com:8443 10.0.0.0/8 ::1,[fd00::1]:80');
+    expect(bypass.bypasses('localhost', 80)).toBe(true);
+    expect(bypass.bypasses('api.internal.corp', 443)).toBe(true);
+    expect(bypass.bypasses('internal.corp', 443)).toBe(true);
+    expect(bypass.bypasses('notinternal.corp', 443)).toBe(false);
+    expect(bypass.bypasses('example.com', 8443)).toBe(true);
+    expect(bypass.bypasses('example.com', 443)).toBe(false);
+    expect(bypass.bypasses('10.20.30.40', 80)).toBe(true);
+    expect(bypass.bypasses('11.0.0.1', 80)).toBe(false);
+    expect(bypass.bypasses('::1', 80)).toBe(true);
+    expect(bypass.bypasses('fd00::1', 80)).toBe(true);
+    expect(bypass.bypasses('fd00::1', 81)).toBe(false);
+    expect(new NoProxy('*').bypasses('anything.example', 1)).toBe(true);
+    expect(new NoProxy('').bypasses('localhost', 80)).toBe(false);
+  });
+});
+
+describe('--upstream-proxy: requests go through a real second proxy', () => {
+  let origin: Origin;
+  let secureOrigin: Origin;
+  let harness: ProxyHarness | undefined;
+  let mockttpProxy: Mockttp | undefined;
+  let authProxy: AuthProxy | undefined;
+
+  beforeAll(async () => {
+    origin = await startOrigin((req, res) => res.end(`origin got ${req.url}`));
+    const root = await generateCACertificate({ subject: { commonName: 'upstream proxy test origin root' } });
+    const leaf = await (await getCA({ cert: root.cert, key: root.key })).generateCertificate('localhost');
+    secureOrigin = await startOrigin((req, res) => res.end(`secure origin got ${req.url}`), { tls: { cert: leaf.cert, key: leaf.key, hostname: 'localhost' } });
+  });
+  afterAll(async () => {
+    await origin?.close();
+    await secureOrigin?.close();
+  });
+  afterEach(async () => {
+    await harness?.close();
+    await mockttpProxy?.stop();
+    await authProxy?.close();
+    harness = undefined;
+    mockttpProxy = undefined;
+    authProxy = undefined;
+  });
+
+  it('plain http is forwarded by mockttp as an upstream proxy: it sees the request, the client gets the origin\'s answer', async () => {
+    mockttpProxy = getLocal();
+    await mockttpProxy.start();
+    const passThrough = await mockttpProxy.forAnyRequest().thenPassThrough();
+    harness = await startProxyHarness({ proxy: { upstreamProxy: proxyFrom(`http://127.0.0.1:${mockttpProxy.port}`) } });
+    expect(harness.proxy.upstreamProxy).toBe(`http://127.0.0.1:${mockttpProxy.port}`);
+    const url = `${origin.url}/through/mockttp?x=1`;
+    const response = await harness.fetch(url);
+    expect(response.statusCode).toBe(200);
+    expect(await response.body.text()).toBe('origin got /through/mockttp?x=1');
+    const seen = await passThrough.getSeenRequests();
+    expect(seen.map((request) => request.url)).toEqual([url]);
+    await finished(harness, requestIdOf(harness, url));
+  });
+
+  it('https goes through a CONNECT tunnel with the credentials, TLS is with the origin, and the password is never journaled', async () => {
+    authProxy = await startAuthProxy();
+    harness = await startProxyHarness({
+      proxy: { upstreamProxy: proxyFrom(`http://${USER}:${PASSWORD}@127.0.0.1:${authProxy.port}`), insecureUpstreamHosts: ['localhost'] },
+    });
+    const url = `${secureOrigin.url}/tunnelled`;
+    const response = await harness.fetch(url);
+    expect(await response.body.text()).toBe('secure origin got /tunnelled');
+    expect(response.statusCode).toBe(200);
+    expect(authProxy.asked.map((ask) => [ask.line, ask.authorized])).toContainEqual([`CONNECT localhost:${secureOrigin.port}`, true]);
+    // Plain http through the same proxy: absolute form, the credentials on the proxy hop only.
+    const plainUrl = `${origin.url}/plain`;
+    const plain = await harness.fetch(plainUrl);
+    expect(await plain.body.text()).toBe('origin got /plain');
+    expect(authProxy.asked.map((ask) => [ask.line, ask.authorized])).toContainEqual([`GET ${plainUrl}`, true]);
+    await finished(harness, requestIdOf(harness, plainUrl));
+    expect(origin.received.find((received) => received.url === '/plain')?.headers['proxy-authorization']).toBeUndefined();
+    const journal = JSON.stringify(harness.entries);
+    expect(journal).not.toContain(PASSWORD);
+    expect(journal).not.toContain(Buffer.from(`${USER}:${PASSWORD}`).toString('base64'));
+    expect(harness.proxy.upstreamProxy).toBe(`http://***@127.0.0.1:${authProxy.port}`);
+  });
+
+  it('refused credentials end the request with net::ERR_PROXY_AUTH_REQUESTED, naming --upstream-proxy and not the password', async () => {
+    authProxy = await startAuthProxy();
+    harness = await startProxyHarness({ proxy: { upstreamProxy: proxyFrom(`http://${USER}:wrong-${PASSWORD}@127.0.0.1:${authProxy.port}`), insecureUpstreamHosts: ['localhost'] } });
+    const url = `${secureOrigin.url}/refused`;
+    await harness.fetch(url).then((response) => response.body.dump(), () => undefined);
+    const failure = await harness.waitFor((entry) => entry.kind === 'webRequest' && entry.event === 'onErrorOccurred' && entry.details.url === url, 10_000);
+    expect(errorOf(failure)).toBe('net::ERR_PROXY_AUTH_REQUESTED');
+    expect(authProxy.asked.every((ask) => !ask.authorized)).toBe(true);
+    const journal = JSON.stringify(harness.entries);
+    expect(journal).not.toContain(PASSWORD);
+    // Plain http: the proxy's 407 fails the request the same way, the log saying what to do.
+    const plainUrl = `${origin.url}/refused-plain`;
+    await harness.fetch(plainUrl).then((response) => response.body.dump(), () => undefined);
+    const plainFailure = await harness.waitFor((entry) => entry.kind === 'webRequest' && entry.event === 'onErrorOccurred' && entry.details.url === plainUrl, 10_000);
+    expect(errorOf(plainFailure)).toBe('net::ERR_PROXY_AUTH_REQUESTED');
+    const told = harness.entries.find((entry) => entry.kind === 'log' && entry.message.includes('answered 407'));
+    expect(told?.kind === 'log' && told.message).toContain(`the upstream proxy http://***@127.0.0.1:${authProxy.port} answered 407`);
+    expect(JSON.stringify(harness.entries)).not.toContain(PASSWORD);
+  });
+
+  it('a proxy that cannot be reached fails requests with net::ERR_PROXY_CONNECTION_FAILED; the proxy keeps serving', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    harness = await startProxyHarness({ proxy: { upstreamProxy: proxyFrom(`http://127.0.0.1:${deadPort}`, `localhost`) } });
+    const url = `${origin.url}/no-proxy-there`;
+    const response = await harness.fetch(url);
+    await response.body.dump();
+    const failure = await harness.waitFor((entry) => entry.kind === 'webRequest' && entry.event === 'onErrorOccurred' && entry.details.url === url, 10_000);
+    expect(errorOf(failure)).toBe('net::ERR_PROXY_CONNECTION_FAILED');
+    // NO_PROXY=localhost: that host is reached directly, dead proxy or not.
+    const direct = await harness.fetch(`http://localhost:${origin.port}/direct`);
+    expect(await direct.body.text()).toBe('origin got /direct');
+  });
+
+  it('NO_PROXY hosts go direct: the proxy is never asked for them', async () => {
+    authProxy = await startAuthProxy();
+    harness = await startProxyHarness({ proxy: { upstreamProxy: proxyFrom(`http://${USER}:${PASSWORD}@127.0.0.1:${authProxy.port}`, '127.0.0.1,localhost'), insecureUpstreamHosts: ['localhost'] } });
+    expect(await (await harness.fetch(`${origin.url}/direct`)).body.text()).toBe('origin got /direct');
+    expect(await (await harness.fetch(`${secureOrigin.url}/direct`)).body.text()).toBe('secure origin got /direct');
+    expect(authProxy.asked).toEqual([]);
+  });
+});
