@@ -2,17 +2,19 @@
 // second proxies started here: mockttp as a forwarding HTTP proxy, and an authenticating proxy
 // (node:http, CONNECT tunnels and absolute-form requests) that records what it was asked.
 import http from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { generateCACertificate, getLocal, type Mockttp } from 'mockttp';
 import { getCA } from 'mockttp/dist/util/certificates';
+import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/engine/journal.js';
 import { NoProxy, parseUpstreamProxy, redactProxyUrl, type UpstreamProxy } from '../../src/engine/capture/upstream-proxy.js';
+import { PROXY_PASSWORD, PROXY_USER, startAuthProxy, type AuthProxy } from '../helpers/auth-proxy.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { finished, requestIdOf, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 
-const USER = 'alice';
-const PASSWORD = 's3cret-pa55';
+const USER = PROXY_USER;
+const PASSWORD = PROXY_PASSWORD;
 
 /** The net::ERR_* an onErrorOccurred entry names. */
 function errorOf(entry: JournalEntry): string | undefined {
@@ -23,71 +25,6 @@ function proxyFrom(text: string, noProxy = ''): UpstreamProxy {
   const parsed = parseUpstreamProxy(text, noProxy);
   if (typeof parsed === 'string') throw new Error(parsed);
   return parsed;
-}
-
-/** A small real proxy that wants Basic credentials: CONNECT tunnels and absolute-form requests. */
-interface AuthProxy {
-  port: number;
-  /** What it was asked, in order: `CONNECT host:port` or `GET http://…`, and whether the credentials were right. */
-  asked: { line: string; authorized: boolean; headers: http.IncomingHttpHeaders }[];
-  close(): Promise<void>;
-}
-
-async function startAuthProxy(): Promise<AuthProxy> {
-  const expected = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
-  const asked: AuthProxy['asked'] = [];
-  const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
-    const authorized = req.headers['proxy-authorization'] === expected;
-    asked.push({ line: `${req.method} ${req.url}`, authorized, headers: req.headers });
-    if (!authorized) {
-      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="corp"' }).end();
-      return;
-    }
-    const target = new URL(req.url ?? '');
-    const headers = { ...req.headers };
-    delete headers['proxy-authorization'];
-    const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: target.pathname + target.search, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
-  server.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
-    const authorized = req.headers['proxy-authorization'] === expected;
-    asked.push({ line: `CONNECT ${req.url}`, authorized, headers: req.headers });
-    client.on('error', () => client.destroy());
-    if (!authorized) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect({ host, port: Number(port) }, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    asked,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
 }
 
 describe('--upstream-proxy: the value', () => {
@@ -223,6 +160,44 @@ describe('--upstream-proxy: requests go through a real second proxy', () => {
     // NO_PROXY=localhost: that host is reached directly, dead proxy or not.
     const direct = await harness.fetch(`http://localhost:${origin.port}/direct`);
     expect(await direct.body.text()).toBe('origin got /direct');
+  });
+
+  it('the origin\'s certificate is still verified inside the tunnel: an untrusted one fails as without a proxy', async () => {
+    authProxy = await startAuthProxy();
+    harness = await startProxyHarness({ proxy: { upstreamProxy: proxyFrom(`http://${USER}:${PASSWORD}@127.0.0.1:${authProxy.port}`) } });
+    const url = `${secureOrigin.url}/untrusted`;
+    await harness.fetch(url).then((response) => response.body.dump(), () => undefined);
+    const failure = await harness.waitFor((entry) => entry.kind === 'webRequest' && entry.event === 'onErrorOccurred' && entry.details.url === url, 10_000);
+    expect(errorOf(failure)).toBe('net::ERR_CERT_AUTHORITY_INVALID');
+    expect(authProxy.asked.map((ask) => ask.line)).toContain(`CONNECT localhost:${secureOrigin.port}`);
+  });
+
+  it('a WebSocket goes through a CONNECT tunnel (as Chromium sends it) and messages flow both ways', async () => {
+    const wsOrigin = http.createServer();
+    const sockets = new WebSocketServer({ server: wsOrigin });
+    sockets.on('connection', (ws) => ws.on('message', (message) => ws.send(`echo ${String(message)}`)));
+    await new Promise<void>((resolve) => wsOrigin.listen(0, '127.0.0.1', resolve));
+    const wsPort = (wsOrigin.address() as AddressInfo).port;
+    try {
+      authProxy = await startAuthProxy();
+      harness = await startProxyHarness({ proxy: { upstreamProxy: proxyFrom(`http://${USER}:${PASSWORD}@127.0.0.1:${authProxy.port}`) } });
+      const proxyPort = harness.proxy.port;
+      const echoed = await new Promise<string>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${wsPort}/chat`, { createConnection: () => connect(proxyPort, '127.0.0.1') });
+        ws.on('open', () => ws.send('through the corporate proxy'));
+        ws.on('message', (message) => {
+          resolve(String(message));
+          ws.close();
+        });
+        ws.on('error', reject);
+      });
+      expect(echoed).toBe('echo through the corporate proxy');
+      expect(authProxy.asked.map((ask) => [ask.line, ask.authorized])).toEqual([[`CONNECT 127.0.0.1:${wsPort}`, true]]);
+    } finally {
+      for (const client of sockets.clients) client.terminate();
+      wsOrigin.closeAllConnections();
+      await new Promise((resolve) => wsOrigin.close(resolve));
+    }
   });
 
   it('NO_PROXY hosts go direct: the proxy is never asked for them', async () => {
