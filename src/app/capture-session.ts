@@ -12,7 +12,7 @@ import type { SessionRecorder } from '../engine/session/session-recorder.js';
 import { captureConsole } from './console-capture.js';
 import { startRecording } from './record-session.js';
 import { HostMap, parseHostMapping } from '../engine/capture/host-map.js';
-import { parseUpstreamProxy, redactProxyUrl } from '../engine/capture/upstream-proxy.js';
+import { parseUpstreamProxy, proxyIsItself, redactProxyUrl } from '../engine/capture/upstream-proxy.js';
 
 export interface SessionOptions {
   port: number;
@@ -134,9 +134,14 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
   try {
     await proxy.start();
     await incognitoProxy?.start();
+    const ports = [proxy.port, ...(incognitoProxy ? [incognitoProxy.port] : [])];
+    if (upstreamProxy && proxyIsItself(upstreamProxy, options.host, ports)) {
+      throw new Error(`--upstream-proxy ${upstreamProxy.display} is this wrtui itself: every request would come back to it; name the proxy wrtui should forward to`);
+    }
   } catch (error) {
     restoreConsole();
     await proxy.stop().catch(() => {});
+    await incognitoProxy?.stop().catch(() => {});
     await rules.close();
     await engine.close();
     await recorder?.close();

@@ -3,6 +3,7 @@
 // value is one line that does not repeat the password either.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -74,6 +75,20 @@ describe('wrtui headless --upstream-proxy', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(2);
     expect(stderr.trim()).toBe('wrtui: --upstream-proxy must be an http:// or https:// proxy (socks5 proxies are not supported), got "socks5://***@proxy.corp:1080"');
+  });
+
+  it('an upstream proxy that is this wrtui itself is refused at start (it would loop on every CONNECT)', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const child = spawn(process.execPath, [BIN, 'headless', '--port', String(port), '--incognito-port', '0', '--state-dir', join(workDir, 'loop-state'), '--rules', join(workDir, 'no-rules'), '--upstream-proxy', `http://${PROXY_USER}:${PROXY_PASSWORD}@localhost:${port}`], { env: ENV });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(stderr).toContain(`--upstream-proxy http://***@localhost:${port} is this wrtui itself`);
+    expect(stderr).not.toContain(PROXY_PASSWORD);
   });
 
   it('--help names the option', async () => {

@@ -8,7 +8,7 @@ import { getCA } from 'mockttp/dist/util/certificates';
 import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/engine/journal.js';
-import { NoProxy, parseUpstreamProxy, redactProxyUrl, type UpstreamProxy } from '../../src/engine/capture/upstream-proxy.js';
+import { NoProxy, parseUpstreamProxy, proxyIsItself, redactProxyUrl, type UpstreamProxy } from '../../src/engine/capture/upstream-proxy.js';
 import { PROXY_PASSWORD, PROXY_USER, startAuthProxy, type AuthProxy } from '../helpers/auth-proxy.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { finished, requestIdOf, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
@@ -42,6 +42,15 @@ describe('--upstream-proxy: the value', () => {
     expect(redactProxyUrl('http://bob:hunter2@proxy:3128')).toBe('http://***@proxy:3128');
     expect(redactProxyUrl('bob:hunter2@proxy:3128')).toBe('***@proxy:3128');
     expect(redactProxyUrl('http://proxy:3128')).toBe('http://proxy:3128');
+  });
+
+  it('knows a proxy that is wrtui itself: a local address at one of its own ports', () => {
+    expect(proxyIsItself(proxyFrom('http://localhost:8080'), 'localhost', [8080, 8081])).toBe(true);
+    expect(proxyIsItself(proxyFrom('http://127.0.0.1:8081'), 'localhost', [8080, 8081])).toBe(true);
+    expect(proxyIsItself(proxyFrom('http://[::1]:8080'), 'localhost', [8080])).toBe(true);
+    expect(proxyIsItself(proxyFrom('http://10.1.2.3:8080'), '10.1.2.3', [8080])).toBe(true);
+    expect(proxyIsItself(proxyFrom('http://127.0.0.1:3128'), 'localhost', [8080, 8081])).toBe(false);
+    expect(proxyIsItself(proxyFrom('http://proxy.corp:8080'), 'localhost', [8080])).toBe(false);
   });
 
   it('NO_PROXY: names cover their subdomains, addresses and ranges match, a port narrows, * is everything', () => {

@@ -131,6 +131,17 @@ function parseEntry(entry: string): Bypass | undefined {
   return name === '' ? undefined : withPort({ kind: 'name' as const, name });
 }
 
+/**
+ * Whether the proxy is a wrtui listening on `listenHost` at one of `ports`: forwarding to itself,
+ * every request would come back, and every CONNECT's reachability check open another CONNECT.
+ */
+export function proxyIsItself(proxy: UpstreamProxy, listenHost: string, ports: readonly number[]): boolean {
+  if (!ports.includes(proxy.port)) return false;
+  const host = proxy.host.toLowerCase();
+  const local = host === 'localhost' || host === listenHost.toLowerCase() || host === '0.0.0.0' || host === '::' || host === '::1' || /^(::ffff:)?127\./.test(host);
+  return local;
+}
+
 /** A failure named as Chromium names it (net-error.ts takes a `net::ERR_*` code as it is). */
 function proxyError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
