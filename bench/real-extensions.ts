@@ -33,6 +33,9 @@ const CORPUS: { pkg: CorpusPackage; persona: PersonaName; blocks: boolean }[] = 
   { pkg: 'webext-lightbeam', persona: 'firefox', blocks: false },
   { pkg: 'webext-bulk-media-downloader', persona: 'firefox', blocks: false },
   { pkg: 'webext-foxyproxy', persona: 'firefox', blocks: false },
+  { pkg: 'webext-proxy-switcher', persona: 'firefox', blocks: false },
+  { pkg: 'webext-keepassxc-browser', persona: 'firefox', blocks: false },
+  { pkg: 'webext-browserpass', persona: 'firefox', blocks: false },
 ];
 
 const CLOCK_TICK_MS = 10; // USER_HZ 100 on Linux

@@ -7,6 +7,7 @@ import { loadOrCreateCertificateAuthority, type CertificateAuthority } from '../
 import { HttpCache } from '../engine/capture/http-cache.js';
 import { Engine } from '../engine/engine.js';
 import { ExtensionHost } from '../engine/extensions/extension-host.js';
+import { QuickRuleset } from '../engine/rules/quick-ruleset.js';
 import { ensurePrivateDir } from '../engine/private-file.js';
 import type { SessionRecorder } from '../engine/session/session-recorder.js';
 import { captureConsole } from './console-capture.js';
@@ -59,6 +60,8 @@ export interface CaptureSession {
   incognitoProxy: CaptureProxy | undefined;
   /** The rules and extensions, each in its own worker. */
   rules: ExtensionHost;
+  /** The quick rules (`w`): the rules folder's quick-rules/ ruleset, in the DNR engine, no worker. */
+  quickRules: QuickRuleset;
   /** Writing the session file, with --record. */
   recorder: SessionRecorder | undefined;
   /** Stops the proxies, writes the cookie store and finishes the session file. */
@@ -131,6 +134,12 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
     ...(options.workerHeapMb !== undefined && { limits: { heapLimitMb: options.workerHeapMb } }),
     ...(options.persona && { persona: options.persona }),
   });
+  // Quick rules (w): declarative, no worker; after the host, whose extension-file lookup they join.
+  const quickRules = await QuickRuleset.start(engine, {
+    rulesDir: resolve(options.rulesDir),
+    watch: options.watchRules,
+    stateDir,
+  });
   try {
     await proxy.start();
     await incognitoProxy?.start();
@@ -142,6 +151,7 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
     restoreConsole();
     await proxy.stop().catch(() => {});
     await incognitoProxy?.stop().catch(() => {});
+    await quickRules.close();
     await rules.close();
     await engine.close();
     await recorder?.close();
@@ -155,11 +165,13 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
     proxy,
     incognitoProxy,
     rules,
+    quickRules,
     recorder,
     async close() {
       if (closed) return;
       closed = true;
       await Promise.allSettled([proxy.stop(), incognitoProxy?.stop()]);
+      await quickRules.close();
       await rules.close();
       await engine.close();
       // Last: the requests the proxies' stop aborted are in the session file too.

@@ -8,6 +8,9 @@ import type { RuleStatus } from '../engine/extensions/extension-host.js';
 import type { Cookie } from '../engine/types.js';
 import type { ResendRequest, ResendResult } from '../app/resend.js';
 import type { Breakpoints } from '../engine/breakpoints.js';
+import type { DnrRule } from '../engine/dnr/dnr-types.js';
+import type { NewQuickRule } from '../engine/rules/quick-rules-file.js';
+import type { QuickRulesetStatus } from '../engine/rules/quick-ruleset.js';
 
 export type SessionMode = 'live' | 'replay';
 
@@ -33,6 +36,22 @@ export interface RulesControl {
   setDryRun(name: string, on: boolean): RuleStatus;
   /** Writes a new rule file in the rules folder (it hot-reloads); resolves with its path. */
   writeRule?(name: string, source: string): Promise<string>;
+  /** The quick rules (w): declarativeNetRequest rules in the rules folder's quick-rules/rules.json. */
+  quick?: QuickRulesControl;
+}
+
+export interface QuickRulesControl {
+  /** The quick-rules folder. */
+  readonly dir: string;
+  /** What is loaded (undefined where no quick ruleset runs in this process: a replay between runs). */
+  status(): QuickRulesetStatus | undefined;
+  onChange?(listener: () => void): () => void;
+  /** Appends a rule to rules.json and, live, loads it; resolves with the rule as written and the file. */
+  add(rule: NewQuickRule): Promise<{ rule: DnrRule; file: string }>;
+  /** Takes rule `id` out of rules.json (edit as code); resolves with it. */
+  remove(id: number): Promise<DnrRule | undefined>;
+  reload?(): Promise<QuickRulesetStatus>;
+  setDryRun?(on: boolean): QuickRulesetStatus;
 }
 
 export interface CookiesControl {

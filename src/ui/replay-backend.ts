@@ -5,11 +5,12 @@
 // what a rule does (reload, a rule's dry-run, the global dry-run, a quick rule written into the
 // rules folder) re-run the session instead; cookie edits are refused, saying why. Exports are saved
 // under the state directory.
+import { addQuickRule, quickRulesDir, removeQuickRule } from '../engine/rules/quick-rules-file.js';
 import { resolve } from 'node:path';
 import type { JournalEntry } from '../engine/journal.js';
 import type { RuleStatus } from '../engine/extensions/extension-host.js';
 import type { ReplayRunView } from '../engine/session/replay-run-view.js';
-import type { CookiesControl, RulesControl, TuiBackend } from './backend.js';
+import type { CookiesControl, RulesControl, QuickRulesControl, TuiBackend } from './backend.js';
 import { saveExport, writeNewRule } from './session-backend.js';
 
 export interface ReplayBackendOptions {
@@ -93,6 +94,15 @@ function replayRules(options: ReplayBackendOptions): RulesControl {
       return { ...status, dryRun: on };
     },
     ...(options.rulesDir !== undefined && { writeRule: (name: string, source: string) => writeNewRule(options.rulesDir!, name, source) }),
+    // Written only: the folder's watch re-runs the session with it.
+    ...(options.rulesDir !== undefined && {
+      quick: {
+        dir: quickRulesDir(options.rulesDir),
+        status: () => options.run()?.quickRules(),
+        add: (rule) => addQuickRule(quickRulesDir(options.rulesDir!), rule),
+        remove: (id) => removeQuickRule(quickRulesDir(options.rulesDir!), id),
+      } satisfies QuickRulesControl,
+    }),
   };
 }
 

@@ -13,7 +13,8 @@ import { createOwner } from '../engine/owner.js';
 import { ensurePrivateDir, writePrivateFileUnderFreeName } from '../engine/private-file.js';
 import type { ExtensionHost } from '../engine/extensions/extension-host.js';
 import type { Cookie } from '../engine/types.js';
-import type { CertificateAuthorityInfo, CookiesControl, RulesControl, SessionMode, TuiBackend } from './backend.js';
+import type { QuickRuleset } from '../engine/rules/quick-ruleset.js';
+import type { CertificateAuthorityInfo, CookiesControl, QuickRulesControl, RulesControl, SessionMode, TuiBackend } from './backend.js';
 
 export interface SessionBackendOptions {
   session: CaptureSession;
@@ -29,7 +30,7 @@ export function createSessionBackend(options: SessionBackendOptions): TuiBackend
   const { session } = options;
   return createEngineBackend({
     engine: session.engine,
-    rules: rulesControl(session.rules),
+    rules: rulesControl(session.rules, session.quickRules),
     proxyUrl: session.proxy.url,
     everyInterface: session.proxy.everyInterface,
     incognitoProxyUrl: session.incognitoProxy?.url,
@@ -101,14 +102,27 @@ export async function saveExport(stateDir: string, fileName: string, text: strin
   return writePrivateFileUnderFreeName(dir, fileName, text);
 }
 
-function rulesControl(host: ExtensionHost): RulesControl {
+function rulesControl(host: ExtensionHost, quick: QuickRuleset | undefined): RulesControl {
   return {
+    ...(quick && { quick: quickRulesControl(quick) }),
     ...(host.dir !== undefined && { dir: host.dir }),
     list: () => host.rules(),
     onChange: (listener) => host.onChange(listener),
     reload: (name) => host.reload(name),
     setDryRun: (name, on) => host.setDryRun(name, on),
     ...(host.dir !== undefined && { writeRule: (name: string, source: string) => writeNewRule(host.dir!, name, source) }),
+  };
+}
+
+export function quickRulesControl(quick: QuickRuleset): QuickRulesControl {
+  return {
+    dir: quick.dir,
+    status: () => quick.status(),
+    onChange: (listener) => quick.onChange(listener),
+    add: (rule) => quick.add(rule),
+    remove: (id) => quick.remove(id),
+    reload: () => quick.reload(),
+    setDryRun: (on) => quick.setDryRun(on),
   };
 }
 

@@ -26,6 +26,8 @@ export const INSTALLED = {
   'webext-bulk-media-downloader': '/usr/share/webext/bulk-media-downloader',
   'webext-foxyproxy': '/usr/share/webext/foxyproxy',
   'webext-proxy-switcher': '/usr/share/webext/proxy-switcher',
+  'webext-keepassxc-browser': '/usr/share/webext/keepassxc-browser',
+  'webext-browserpass': '/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/browserpass@maximbaz.com',
 } as const;
 export type CorpusPackage = keyof typeof INSTALLED;
 

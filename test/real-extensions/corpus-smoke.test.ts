@@ -1,8 +1,10 @@
-// The rest of Debian's webext-* packages that use webRequest (Bulk Media Downloader, FoxyProxy),
-// loaded unchanged (Proxy Switcher is not among them yet: it draws its icon on a canvas, and an
-// extension's canvas has no 2D context in wrtui): each starts with no error, its listeners are registered, and a
-// news page Chromium loads through wrtui is served whole (these observe or route traffic; none of
-// them blocks on its own).
+// The rest of Debian's webext-* packages that use webRequest (Bulk Media Downloader, FoxyProxy,
+// Proxy Switcher, which draws its icon on a canvas and replaces `chrome.proxy` with its own object,
+// and the password managers' HTTP-auth helpers, KeePassXC-Browser and Browserpass, whose native
+// host is absent as on a machine without the app), loaded unchanged: each starts with no error, its listeners are registered, and a news page
+// Chromium loads through wrtui is served whole (these observe or route traffic; none of them
+// blocks on its own). Tree Style Tab (cookies, but no webRequest) is not among them: it needs
+// Firefox's containers (contextualIdentities), which wrtui does not have.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIRST_PARTY, missing, startCorpusRig, type CorpusPackage, type CorpusRig } from '../helpers/real-extensions.js';
 
@@ -12,7 +14,7 @@ afterEach(async () => {
   rig = undefined;
 });
 
-const PACKAGES: CorpusPackage[] = ['webext-bulk-media-downloader', 'webext-foxyproxy'];
+const PACKAGES: CorpusPackage[] = ['webext-bulk-media-downloader', 'webext-foxyproxy', 'webext-proxy-switcher', 'webext-keepassxc-browser', 'webext-browserpass'];
 
 describe.each(PACKAGES)('%s', (pkg) => {
   it.skipIf(missing(pkg))('loads unchanged with no error, and the page loads whole through it', { timeout: 120_000 }, async () => {

@@ -174,9 +174,12 @@ describe('wrtui replay in the TUI', () => {
     const text = await tmux.waitForScreen('quick', (t) => t.includes('2 changed (is:changed)'), 'the re-run with the quick rule');
     expect(appJs(text)).toMatch(/blocked .* CHANGED/);
     const written = (await readdir(join(workDir, 'rules'))).filter((name) => name !== 'no-images.ts');
-    expect(written).toHaveLength(1);
+    expect(written).toEqual(['quick-rules']); // a declarative quick rule: quick-rules/rules.json
+    // The run's Rules view lists it, as the live one does.
+    await tmux.press('quick', '3');
+    expect(await tmux.waitForScreen('quick', (t) => t.includes('1 quick rule (no worker)'), 'the rules view')).toMatch(/quick #1\s+◇ declarative, no worker\s+live\s+block/);
     await quitCleanly('quick');
-    for (const name of written) await rm(join(workDir, 'rules', name));
+    for (const name of written) await rm(join(workDir, 'rules', name), { recursive: true });
   });
 
   it('a big session: the screen comes up and fills in while the replay goes; quitting midway stops it at once and says so', { timeout: 60_000 }, async () => {

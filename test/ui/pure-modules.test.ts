@@ -251,7 +251,7 @@ describe('keys that need the live proxy', () => {
     const help = helpLines('replay').map(lineText);
     expect(help.find((row) => row.includes('Resend the request'))).toMatch(/\(live proxy only: not in a replay\)$/);
     expect(help.find((row) => row.includes('Set a breakpoint'))).toMatch(/\(live proxy only: not in a replay\)$/);
-    expect(help.find((row) => row.includes('Write a rule for the request'))).not.toMatch(/live proxy only/);
+    expect(help.find((row) => row.includes('Write a quick rule for the request'))).not.toMatch(/live proxy only/);
     expect(helpLines('live').map(lineText).find((row) => row.includes('Resend the request'))).not.toMatch(/live proxy only/);
   });
 });

@@ -256,14 +256,14 @@ describe('wrtui in a terminal', () => {
     const edited = origin.received.slice(before).filter((r) => r.url === '/again').at(-1)!;
     expect([edited.method, edited.headers['x-resend'], edited.body.toString()]).toEqual(['PUT', 'edited', 'edited body typed-by-user']);
 
-    // w: a rule written from the request, hot-loaded at once: the URL is blocked from now on.
+    // w: a quick rule (declarative) written from the request, acting at once: the URL is blocked from now on.
     await tmux('send-keys', '-t', 'resend', 'w');
     await waitForScreen((t) => t.includes('rule for this URL'), 'the quick rule prompt', 20_000, 'resend');
     await tmux('send-keys', '-t', 'resend', 'Enter');
-    await waitForScreen((t) => /Wrote \S+quick-block-127-0-0-1-again\.ts/.test(t) && t.includes('rules 4 active'), 'the rule written and loaded', 20_000, 'resend');
+    await waitForScreen((t) => /Wrote quick rule 1 \(block\) to \S+quick-rules\/rules\.json/.test(t), 'the rule written and loaded', 20_000, 'resend');
     const blocked = await run('curl', ['-s', '--max-time', '10', '-x', proxy, `${origin.url}/again`]).then(() => 'served', () => 'blocked');
     expect(blocked).toBe('blocked');
-    await rm(join(workDir, 'rules', 'quick-block-127-0-0-1-again.ts'));
+    await rm(join(workDir, 'rules', 'quick-rules'), { recursive: true });
     await tmux('kill-session', '-t', 'resend');
   });
 

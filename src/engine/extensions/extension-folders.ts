@@ -7,6 +7,7 @@ import { access, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isRuleFile, listRuleFiles } from '../rules/rule-files.js';
 import { RuleWatcher } from '../rules/rule-watcher.js';
+import { QUICK_RULES_FOLDER } from '../rules/quick-rules-file.js';
 import { MANIFEST_FILE } from './extension-manifest.js';
 
 export async function exists(file: string): Promise<boolean> {
@@ -21,7 +22,8 @@ export async function listRulesFolder(dir: string): Promise<{ kind: 'rule' | 'ex
   const ruleFiles = (await listRuleFiles(dir)).map((key) => ({ kind: 'rule' as const, key }));
   const extensions: { kind: 'extension'; key: string }[] = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    // The quick rules' folder is an extension with no code: loaded without a worker (quick-ruleset.ts).
+    if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name === 'node_modules' || entry.name === QUICK_RULES_FOLDER) continue;
     const folder = path.join(dir, entry.name);
     if (await exists(path.join(folder, MANIFEST_FILE))) extensions.push({ kind: 'extension', key: folder });
   }
@@ -40,7 +42,7 @@ export function classifyRulesFolderPath(dir: string, file: string): { kind: 'rul
   const relative = path.relative(dir, file);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
   const [first, ...rest] = relative.split(path.sep);
-  if (rest.length === 0) return undefined;
+  if (rest.length === 0 || first === QUICK_RULES_FOLDER) return undefined;
   return { kind: 'extension', key: path.join(dir, first!) };
 }
 

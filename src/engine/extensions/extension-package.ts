@@ -104,7 +104,7 @@ export async function prepareExtension(dir: string, personaFlag?: PersonaName): 
  * malformed entry or an unreadable file fails the load, as Chrome refuses to load the extension;
  * invalid rules inside a file only skip those rules (the DNR engine names each).
  */
-async function staticRulesets(manifest: ExtensionManifest): Promise<StaticRuleset[]> {
+export async function staticRulesets(manifest: ExtensionManifest): Promise<StaticRuleset[]> {
   const file = path.join(manifest.dir, MANIFEST_FILE);
   const key = manifest.raw.declarative_net_request;
   if (key === undefined) return [];

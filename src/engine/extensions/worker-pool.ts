@@ -3,6 +3,7 @@
 // new thread: started together, ten boot in the time of a few, and a worker started while the user
 // edits is ready when the save comes. Each worker still runs exactly one extension: a spare one has
 // run nothing, and is told which extension it is for by its first message (worker-main.ts).
+import { canvasModulePath } from './canvas-module.js';
 import { Worker } from 'node:worker_threads';
 import { workerSource } from './worker-script.js';
 
@@ -77,7 +78,7 @@ export class WorkerPool {
       eval: true,
       // The worker is one self-contained script: no loader (tsx, a test runner's) of the parent's.
       execArgv: [],
-      workerData: { waitsForBoot: true },
+      workerData: { waitsForBoot: true, canvasModule: canvasModulePath() },
       resourceLimits: { maxOldGenerationSizeMb: this.#heapLimitMb },
       // The extension's output goes to the journal; the worker's own stdio must never reach the TUI.
       stdout: true,

@@ -191,6 +191,8 @@ export interface SurfaceDialect {
   syncQuotaError(kind: 'bytes' | 'bytesPerItem' | 'maxItems'): string;
   /** storage.sync has QUOTA_BYTES, QUOTA_BYTES_PER_ITEM, MAX_ITEMS … (Chrome; Firefox has none). */
   syncConstants: boolean;
+  /** proxy.settings: Chromium's types.ChromeSetting, or Firefox's BrowserSetting (proxy-settings.ts). */
+  proxySettings: 'chrome' | 'firefox';
   /** runtime.getBrowserInfo()'s answer, where the browser has it (Firefox). */
   browserInfo: { name: string; vendor: string; version: string; buildID: string } | undefined;
 }

@@ -26,6 +26,7 @@ export const CHROME_SURFACES: SurfaceDialect = {
   // Chromium 156's words, its value store's resource names and all.
   syncQuotaError: (kind) => `Resource::k${kind === 'bytes' ? 'QuotaBytes' : kind === 'bytesPerItem' ? 'QuotaBytesPerItem' : 'MaxItems'} quota exceeded`,
   syncConstants: true,
+  proxySettings: 'chrome',
   browserInfo: undefined,
 };
 
@@ -50,6 +51,7 @@ export const FIREFOX_SURFACES: SurfaceDialect = {
   managedStorageError: 'Managed storage manifest not found',
   syncQuotaError: () => 'QuotaExceededError: storage.sync API call exceeded its quota limitations.',
   syncConstants: false,
+  proxySettings: 'firefox',
   // Firefox ESR 153.7.0 as Debian ships it (its application.ini).
   browserInfo: { name: 'Firefox', vendor: 'Mozilla', version: '153.7.0', buildID: '20261103151912' },
 };

@@ -7,19 +7,21 @@ import type { DnrRequest } from '../dnr/compiled-rule.js';
 import type { DnrEngine, RuleExplanation } from '../dnr/dnr-engine.js';
 import type { Engine } from '../engine.js';
 import type { ExtensionHost, RuleStatus } from '../extensions/extension-host.js';
+import type { QuickRuleset, QuickRulesetStatus } from '../rules/quick-ruleset.js';
 import type { Cookie } from '../types.js';
 
 export class ReplayRunView {
   readonly storeIds: readonly string[];
-  #live: { engine: Engine; host: ExtensionHost | undefined } | undefined;
+  #live: { engine: Engine; host: ExtensionHost | undefined; quick: QuickRuleset | undefined } | undefined;
   #rules: RuleStatus[] = [];
+  #quick: QuickRulesetStatus | undefined;
   #cookies = new Map<string, Cookie[]>();
   #dnr: DnrEngine | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #unsubscribe: (() => void) | undefined;
 
-  constructor(engine: Engine, host: ExtensionHost | undefined) {
-    this.#live = { engine, host };
+  constructor(engine: Engine, host: ExtensionHost | undefined, quick?: QuickRuleset) {
+    this.#live = { engine, host, quick };
     this.storeIds = engine.cookies.storeIds;
     this.#unsubscribe = host?.onChange(() => this.#changed());
   }
@@ -27,6 +29,11 @@ export class ReplayRunView {
   /** The run's rules and extensions, as the rules view lists them. */
   rules(): RuleStatus[] {
     return this.#live ? (this.#live.host?.rules() ?? []) : this.#rules;
+  }
+
+  /** The run's quick rules (the rules folder's quick-rules/), undefined without a rules folder. */
+  quickRules(): QuickRulesetStatus | undefined {
+    return this.#live ? this.#live.quick?.status() : this.#quick;
   }
 
   /** A store's cookies, as cookies.getAll({ storeId }) gives them. */
@@ -58,6 +65,7 @@ export class ReplayRunView {
     if (!this.#live) return;
     // The run has ended: its workers are stopped (as the rules view then says), the rest is as it left it.
     this.#rules = this.rules().map((status) => ({ ...status, runtime: { ...status.runtime, state: 'stopped' } }));
+    this.#quick = this.quickRules();
     for (const storeId of this.storeIds) this.#cookies.set(storeId, this.cookies(storeId));
     this.#dnr = this.#live.engine.dnr.copyOfRules();
     this.#unsubscribe?.();

@@ -10,6 +10,7 @@
 // Compared with: for a wrtui session, the recorded journal itself. A HAR has no journal (no
 // events, no outcomes), so it is first replayed with no rules, and the rules' replay is compared
 // with that: the differences are then exactly what the rules do.
+import { QuickRuleset } from '../rules/quick-ruleset.js';
 import { Cookie as ToughCookie, type SerializedCookie } from 'tough-cookie';
 import { Engine } from '../engine.js';
 import type { JournalEntry } from '../journal.js';
@@ -250,11 +251,13 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   let closing = false;
   let lastSeq = 0;
   let host: ExtensionHost | undefined;
+  let quickRules: QuickRuleset | undefined;
   let view: ReplayRunView | undefined;
   const close = async () => {
     closing = true;
     await chunks.return(undefined);
     view?.freeze();
+    await quickRules?.close();
     await host?.close();
     await engine.close();
   };
@@ -282,6 +285,8 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
             ...(options.workerPool && { pool: options.workerPool }),
           })
         : undefined;
+    // The quick rules (w) act in a replay as live: declarative, no worker.
+    if (options.rulesDir) quickRules = await QuickRuleset.start(engine, { rulesDir: options.rulesDir, watch: false });
   } catch (error) {
     await close();
     throw error;
@@ -293,7 +298,7 @@ async function runReplay(input: ReplayInput, options: ReplayOptions, phase: stri
   // run's rules and cookies (a view that copies them at close).
   let stopped = options.signal?.aborted === true;
   if (options.onLoaded) {
-    view = new ReplayRunView(engine, host);
+    view = new ReplayRunView(engine, host, quickRules);
     if (options.onLoaded(failures, view) === false) stopped = true;
   }
   const stop = () => {

@@ -84,6 +84,7 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
 
   // Rule changes come from the rule host, not the journal: redraw on them too.
   useEffect(() => backend.rules?.onChange(() => store.touch()), [backend, store]);
+  useEffect(() => backend.rules?.quick?.onChange?.(() => store.touch()), [backend, store]);
   useEffect(() => {
     if (view === 'log' && store.unseenProblems > 0) store.markProblemsSeen();
   });

@@ -12,6 +12,7 @@ import { nextSortKey, sortRequests } from '../list/request-sort.js';
 import { resendCommand } from '../export/resend-command.js';
 import { breakpointCommand } from '../commands/breakpoint-commands.js';
 import { quickRuleFrom } from '../quick-rules/quick-rule.js';
+import { describeQuickAction } from '../rules/quick-rule-lines.js';
 import { recordsAsHar } from '../export/session-export.js';
 import { compileFilter, type FilterOptions } from '../filter/compile-filter.js';
 import { useViewCommands } from '../hooks/use-view-commands.js';
@@ -219,8 +220,8 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       }
       case 'request.quickRule': {
         if (!current) return actions.notify('No request selected', 'warn');
-        const write = backend.rules?.writeRule;
-        if (!write) return actions.notify('Quick rules need a rules folder (--rules)', 'warn');
+        const quick = backend.rules?.quick;
+        if (!quick) return actions.notify('Quick rules need a rules folder (--rules)', 'warn');
         const request = { requestId: current.requestId, method: current.method, url: current.firstUrl };
         return actions.prompt({
           label: 'rule for this URL (block | redirect URL | header N: v | response-header N: v | file PATH): ',
@@ -229,8 +230,8 @@ export function RequestsView({ store, backend, state, setState, width, height, n
             void quickRuleFrom(text, request).then(async (made) => {
               if (!made.ok) return actions.notify(`No rule written: ${made.error}`, 'error');
               try {
-                const path = await write(made.rule.name, made.rule.source);
-                actions.notify(`Wrote ${path}: it loads now (the Rules view shows it; edit it like any rule)`);
+                const { rule, file } = await quick.add(made.rule);
+                actions.notify(`Wrote quick rule ${rule.id} (${describeQuickAction(rule)}) to ${file}: declarative, no worker (Rules view lists it; c there turns it into code)`);
               } catch (error) {
                 actions.notify(`Could not write the rule: ${(error as Error).message}`, 'error');
               }

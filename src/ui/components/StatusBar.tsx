@@ -75,9 +75,12 @@ function secondLine(store: TrafficStore, backend: TuiBackend, rules: readonly Ru
   }
   if (backend.rules) {
     // A rule whose last edit failed runs its previous version: active, and failing too.
-    const failing = rules.filter((rule) => rule.state === 'failed' || rule.error).length;
+    const quick = backend.rules.quick?.status();
+    const failing = rules.filter((rule) => rule.state === 'failed' || rule.error).length + (quick?.error ? 1 : 0);
     const active = rules.filter((rule) => rule.state === 'active' && !rule.error).length;
     segments.push(`rules ${active} active`);
+    // Quick rules (w) have no worker: counted apart.
+    if (quick && quick.rules.length > 0) segments.push(` + ${quick.rules.length} quick`);
     if (failing > 0) segments.push({ text: ` ${failing} failing`, color: 'red', bold: true });
     segments.push('  ', ...quotaSegments(rules, now, width), '  ');
   } else {

@@ -27,6 +27,20 @@ export function guardApi<T extends object>(path: string, target: T, bridge: Brid
       }
       return undefined;
     },
+    // An extension may replace a namespace with its own (Proxy Switcher assigns `chrome.proxy` in
+    // Firefox, as browsers allow): from then on the name is the extension's object, unguarded.
+    set(object, property, value, receiver) {
+      if (typeof property === 'string') nested.delete(property);
+      return Reflect.set(object, property, value, receiver);
+    },
+    defineProperty(object, property, descriptor) {
+      if (typeof property === 'string') nested.delete(property);
+      return Reflect.defineProperty(object, property, descriptor);
+    },
+    deleteProperty(object, property) {
+      if (typeof property === 'string') nested.delete(property);
+      return Reflect.deleteProperty(object, property);
+    },
   });
 }
 

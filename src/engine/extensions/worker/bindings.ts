@@ -10,6 +10,7 @@ import { ManifestError, checkManifest } from '../../rules/rule-manifest.js';
 import type { WebRequestEventName } from '../../types.js';
 import type { WorkerBoot } from '../protocol.js';
 import { guardApi } from './api-guard.js';
+import { installCanvasGlobals } from './canvas-globals.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge } from './bridge.js';
 import { createConsole, createTimers } from './console-and-timers.js';
 import { CookiesBinding } from './cookies-binding.js';
@@ -162,7 +163,8 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
   const NodeEvent = Event;
   const NodeEventTarget = EventTarget;
   const pageWindow = isPage ? new PageWindow({ scope, boot, bridge, calls, events: globalEvents!, onError: reportUncaught, NodeEvent, NodeEventTarget }) : undefined;
-  // FileReader: a window's and a worker's alike.
+  // FileReader and the canvas globals: a window's and a worker's alike.
+  if (isPage || isServiceWorker) installCanvasGlobals(scope, () => bridge.canvas());
   if (isPage || isServiceWorker) scope.FileReader = createFileReader({ Event: NodeEvent, EventTarget: NodeEventTarget, onError: reportUncaught });
   // A page makes dedicated Workers (uBlock Origin's serializer and list updater); a service worker cannot, in Chromium neither.
   if (isPage) {

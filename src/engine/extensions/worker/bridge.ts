@@ -4,6 +4,7 @@
 // as in a browser; the bridge is the only way out, and it only posts to the host.
 import type { HostReply, WorkerBoot, WorkerItem } from '../protocol.js';
 import type { DedicatedWorkersApi } from './dedicated-worker-api.js';
+import type { CanvasKit } from './canvas-kit.js';
 import type { MakeIndexedDbEngine } from './indexed-db-contract.js';
 
 export interface Bridge {
@@ -38,6 +39,8 @@ export interface Bridge {
   clearTimer(handle: unknown): void;
   /** The dedicated Workers the extension's realm makes (a background page's `Worker`). */
   workers: DedicatedWorkersApi;
+  /** The 2D canvas library (Skia), loaded on first use (canvas-kit.ts). */
+  canvas(): CanvasKit;
   /** The bindings' calls to the host, for what the Node side asks of it (a module Worker's bundle). */
   useHostCalls(call: (method: string, args: unknown[]) => Promise<HostReply>): void;
 }

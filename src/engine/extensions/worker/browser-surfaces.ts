@@ -16,7 +16,8 @@ import type { SurfaceDialect } from '../../personas/persona.js';
 import type { RuntimeState } from '../../runtime.js';
 import type { Bridge } from './bridge.js';
 import { deliverReply, type HostCalls } from './host-calls.js';
-import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PRIVACY_DEFAULTS, asksForIncognito } from './chrome-settings.js';
+import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PRIVACY_DEFAULTS, asksForIncognito, type SettingKind } from './chrome-settings.js';
+import { CHROME_PROXY_CONFIG, CHROME_PROXY_DEFAULT, FIREFOX_NEEDS_PRIVATE_BROWSING, FIREFOX_PROXY_DEFAULT, PROXY_MODE, PROXY_SCHEME } from './proxy-settings.js';
 import { SimpleEvent } from './simple-event.js';
 
 type OnError = (error: unknown, where: string) => void;
@@ -78,6 +79,7 @@ export class BrowserSurfaces {
   /** chrome.privacy's settings, by group.name: their state is shared by `chrome` and `browser`. */
   readonly #settings = new Map<string, ChromeSetting>();
   readonly #privacy: boolean;
+  readonly #proxy: boolean;
 
   constructor(context: SurfaceContext, reported: Set<string>) {
     this.#context = context;
@@ -92,14 +94,15 @@ export class BrowserSurfaces {
     if (version === 2 && isObject(manifest.browser_action)) this.#surfaces.set('browserAction', this.#button('browserAction', manifest.browser_action, dialect.fullBrowserAction));
     if (version === 2 && isObject(manifest.page_action)) this.#surfaces.set('pageAction', this.#pageAction(manifest.page_action));
     if (permissions.has('contextMenus') || permissions.has('menus')) this.#surfaces.set('contextMenus', this.#menus());
-    if (dialect.menus && permissions.has('menus')) this.#surfaces.set('menus', this.#menus());
+    if (dialect.menus && permissions.has('menus')) this.#surfaces.set('menus', this.#menus(true));
     if (permissions.has('notifications')) this.#surfaces.set('notifications', this.#notifications());
     if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect));
     for (const permission of permissions) {
-      if (permission === 'privacy') continue;
+      if (permission === 'privacy' || permission === 'proxy') continue;
       if (!NOT_A_SURFACE.has(permission) && /^[a-z][A-Za-z]*$/.test(permission) && !this.#surfaces.has(permission)) this.#surfaces.set(permission, genericSurface(permission));
     }
     this.#privacy = permissions.has('privacy');
+    this.#proxy = permissions.has('proxy');
   }
 
   /** The namespaces, by name, for `chrome` (callbacks, or Promises without one) or `browser`. */
@@ -107,8 +110,17 @@ export class BrowserSurfaces {
     const out: Record<string, Record<string, unknown>> = {};
     for (const [name, surface] of this.#surfaces) out[name] = this.#namespace(`${root}.${name}`, surface) as Record<string, unknown>;
     if (this.#privacy) out.privacy = this.#privacyNamespace(root);
+    if (this.#proxy) out.proxy = this.#proxyNamespace(root);
     // The calls that answer at once rather than through a callback.
     for (const name of ['contextMenus', 'menus']) if (out[name]) out[name].create = this.#createMenu(`${root}.${name}.create`);
+    if (out.menus) {
+      // Firefox's menus calls for a content page's own context menu: wrtui shows no page, so there
+      // is never a "contextmenu" event to override and no element a menu was opened on.
+      out.menus.overrideContext = () => {
+        throw new Error('overrideContext must be called during a "contextmenu" event');
+      };
+      out.menus.getTargetElement = () => null;
+    }
     out.tabs!.connect = (_tabId: unknown, info?: { name?: unknown }) => {
       this.#report(`${root}.tabs.connect`, 'wrtui runs no content scripts; the port disconnects at once');
       return disconnectedPort(typeof info?.name === 'string' ? info.name : '', this.#context.lastError, this.#context.onError, this.#context.later, this.#context.dialect.portErrorOnPort);
@@ -188,11 +200,35 @@ export class BrowserSurfaces {
     return out;
   }
 
+  /** chrome.proxy (proxy-settings.ts): its settings, and its events, which never fire here. */
+  #proxyNamespace(root: string): Record<string, unknown> {
+    const lacks = 'wrtui keeps the setting, but its traffic does not follow it';
+    if (this.#context.dialect.proxySettings === 'chrome') {
+      return {
+        Mode: { ...PROXY_MODE },
+        Scheme: { ...PROXY_SCHEME },
+        settings: this.#setting(`${root}.proxy.settings`, CHROME_PROXY_DEFAULT, CHROME_PROXY_CONFIG),
+        onProxyError: this.#event(`${root}.proxy.onProxyError`, 'wrtui connects upstream itself'),
+      };
+    }
+    const path = `${root}.proxy.settings`;
+    return {
+      settings: {
+        get: this.#call(`${path}.get`, lacks, () => ok({ levelOfControl: 'controllable_by_this_extension', value: structuredClone(FIREFOX_PROXY_DEFAULT) })),
+        set: this.#call(`${path}.set`, lacks, () => fail(FIREFOX_NEEDS_PRIVATE_BROWSING)),
+        clear: this.#call(`${path}.clear`, lacks, () => ok(false)),
+        onChange: this.#event(`${path}.onChange`, lacks, 'fires when this extension sets or clears it'),
+      },
+      onRequest: this.#event(`${root}.proxy.onRequest`, 'wrtui connects upstream itself', 'no request asks an extension how to proxy it'),
+      onError: this.#event(`${root}.proxy.onError`, 'wrtui connects upstream itself'),
+    };
+  }
+
   /** One types.ChromeSetting: get, set, clear, onChange. */
-  #setting(path: string, fallback: unknown): Record<string, unknown> {
+  #setting(path: string, fallback: unknown, kind?: SettingKind): Record<string, unknown> {
     const key = path.replace(/^(chrome|browser)\./, '');
     let setting = this.#settings.get(key);
-    if (!setting) this.#settings.set(key, (setting = new ChromeSetting(fallback)));
+    if (!setting) this.#settings.set(key, (setting = new ChromeSetting(fallback, kind)));
     const state = setting;
     const lacks = 'wrtui keeps the setting, but its traffic does not follow it';
     // onChange says what the setting became then, even when it changes again before the event is told.
@@ -280,8 +316,11 @@ export class BrowserSurfaces {
     return { lacks: button.lacks, events: ['onClicked'], methods: { show: onTab, hide: onTab, setTitle: setTitle!, getTitle: getTitle!, setIcon: setIcon!, setPopup: setPopup!, getPopup: getPopup! } };
   }
 
-  #menus(): Surface {
+  /** contextMenus, and Firefox's `menus` (`firefoxMenus`: with its onShown/onHidden, refresh, overrideContext). */
+  #menus(firefoxMenus = false): Surface {
     const missing = (id: unknown) => fail(`Cannot find menu item with id ${String(id)}`);
+    const firefox: Partial<Surface> = firefoxMenus ? { events: ['onClicked', 'onShown', 'onHidden'] } : {};
+    const firefoxMethods: Record<string, Method> = firefoxMenus ? { refresh: () => ok(undefined, 'no menu is shown') } : {};
     return {
       lacks: 'wrtui has no context menus',
       constants: {
@@ -290,7 +329,9 @@ export class BrowserSurfaces {
         ItemType: { NORMAL: 'normal', CHECKBOX: 'checkbox', RADIO: 'radio', SEPARATOR: 'separator' },
       },
       events: ['onClicked'],
+      ...firefox,
       methods: {
+        ...firefoxMethods,
         update: ([id]) => (this.#menuIds.has(id as string) ? ok() : missing(id)),
         remove: ([id]) => (this.#menuIds.delete(id as string) ? ok() : missing(id)),
         removeAll: () => (this.#menuIds.clear(), ok()),

@@ -50,14 +50,24 @@ export interface SettingDetails {
   levelOfControl: 'controllable_by_this_extension' | 'controlled_by_this_extension';
 }
 
+/** A setting's own check and form of a value (a privacy setting's is its default's type). */
+export interface SettingKind {
+  accepts(value: unknown): boolean;
+  /** The value as get() gives it back (Chromium fills in what it defaults). */
+  stored(value: unknown): unknown;
+}
+
 /** One setting's state, shared by `chrome` and `browser`. */
 export class ChromeSetting {
   readonly #fallback: unknown;
+  readonly #kind: SettingKind | undefined;
   #value: unknown;
   #controlled = false;
 
-  constructor(fallback: unknown) {
+  /** `kind`: how a setting other than a privacy one checks and stores a value (proxy.settings). */
+  constructor(fallback: unknown, kind?: SettingKind) {
     this.#fallback = fallback;
+    this.#kind = kind;
     this.#value = fallback;
   }
 
@@ -67,6 +77,7 @@ export class ChromeSetting {
 
   /** Whether `value` is of this setting's kind (a boolean for a boolean, one of the policies, a list). */
   accepts(value: unknown): boolean {
+    if (this.#kind) return this.#kind.accepts(value);
     if (Array.isArray(this.#fallback)) return Array.isArray(value);
     if (typeof this.#fallback === 'string') return (Object.values(IP_HANDLING_POLICY) as unknown[]).includes(value);
     return typeof value === typeof this.#fallback;
@@ -75,7 +86,7 @@ export class ChromeSetting {
   /** Sets it; true when what get() answers changed (onChange then fires). */
   set(value: unknown): boolean {
     const before = JSON.stringify(this.read());
-    this.#value = structuredClone(value);
+    this.#value = this.#kind ? this.#kind.stored(value) : structuredClone(value);
     this.#controlled = true;
     return JSON.stringify(this.read()) !== before;
   }

@@ -4,6 +4,7 @@
 // defaultView, and an anchor's URL parts (`a.href = url; a.hostname`, how old code parses URLs).
 // Bundled on its own (worker-script.ts); what it shares with the bindings is in page-dom.ts.
 import * as linkedom from 'linkedom';
+import { drawableCanvasElements } from './canvas-globals.js';
 import { PAGE_DOCUMENT_GLOBAL, domGlobalNames, type PageDocument, type PageDocumentOptions } from './page-dom.js';
 
 function makePageDocument(options: PageDocumentOptions): PageDocument {
@@ -40,6 +41,7 @@ function makePageDocument(options: PageDocumentOptions): PageDocument {
   });
   for (const element of [linkedom.HTMLAnchorElement, linkedom.HTMLAreaElement]) urlParts(element.prototype, href);
   for (const element of [linkedom.HTMLScriptElement, linkedom.HTMLImageElement, linkedom.HTMLIFrameElement]) resolvedUrl(element.prototype, 'src', href);
+  drawableCanvasElements(linkedom.HTMLCanvasElement.prototype, options.canvas, () => (options.window as Record<string, unknown>).Blob);
   const fire = (type: string) => document.dispatchEvent(new linkedom.Event(type, { bubbles: type === 'DOMContentLoaded' }));
   return {
     globals,

@@ -2,6 +2,8 @@
 // the global that hands over its maker, what it is given and gives back, and which of linkedom's
 // exports a page sees as globals.
 
+import type { CanvasKit } from './canvas-kit.js';
+
 /** The global the DOM script leaves its maker on (taken and deleted at once). */
 export const PAGE_DOCUMENT_GLOBAL = '__wrtuiPageDocument';
 
@@ -27,6 +29,8 @@ export interface PageDocumentOptions {
   readyState: () => 'loading' | 'interactive' | 'complete';
   /** document.currentScript: the position, among the page's script elements with a src, of the classic script running now. */
   currentScript: () => number | undefined;
+  /** The 2D canvas a <canvas> element draws with (canvas-kit.ts), loaded on first use. */
+  canvas: () => CanvasKit;
 }
 
 export interface PageDocument {

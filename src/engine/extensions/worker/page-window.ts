@@ -101,7 +101,7 @@ export class PageWindow {
       (bridge.runScript(withCapturedGlobals(page.domSource, captured.params), 'wrtui:page-dom') as (captured: unknown) => void).call(globalThis, captured);
       const make = scope[PAGE_DOCUMENT_GLOBAL] as (options: PageDocumentOptions) => PageDocument;
       delete scope[PAGE_DOCUMENT_GLOBAL];
-      const document = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => this.#readyState, currentScript: () => this.#currentScript });
+      const document = make({ html: page.html, location: scope.location as { href: string }, window: globalThis, readyState: () => this.#readyState, currentScript: () => this.#currentScript, canvas: () => bridge.canvas() });
       this.#document = document;
       for (const name of page.globals) {
         // Still the trigger (not set by the page itself meanwhile): the DOM's own.

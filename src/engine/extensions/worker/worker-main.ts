@@ -12,6 +12,7 @@ import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostItem, WorkerBoot, WorkerItem } from '../protocol.js';
 import { INSTALL_GLOBAL, type BindingsHandle, type Bridge, type InstallBindings } from './bridge.js';
+import type { CanvasKit } from './canvas-kit.js';
 import { captureGlobals, withCapturedGlobals } from './captured-globals.js';
 import { lockDownHostRealm } from './host-realm-lockdown.js';
 import { DedicatedWorkerThreads, type WorkerScript } from './dedicated-worker-threads.js';
@@ -211,8 +212,20 @@ const bridge: Bridge = {
   useHostCalls: (call) => {
     hostCall = call;
   },
+  canvas: () => (canvasKit ??= loadCanvasKit()),
   indexedDb: indexedDbBridge(runScript, context as Record<string, unknown>, () => keptIndexedDb),
 };
+
+let canvasKit: CanvasKit | undefined;
+
+/** Skia's 2D canvas (@napi-rs/canvas), where the host found it (canvas-module.ts). */
+function loadCanvasKit(): CanvasKit {
+  const where = (workerData as { canvasModule?: string | null } | undefined)?.canvasModule;
+  if (!where) throw new Error('wrtui has no 2D canvas here: its @napi-rs/canvas package is not installed');
+  const kit = nodeRequire(where) as Omit<CanvasKit, 'CanvasRenderingContext2D'>;
+  const context = kit.createCanvas(1, 1).getContext('2d') as object;
+  return { createCanvas: kit.createCanvas, Path2D: kit.Path2D, ImageData: kit.ImageData, CanvasRenderingContext2D: Object.getPrototypeOf(context).constructor };
+}
 
 /** The databases the host kept for IndexedDB (WorkerBoot.indexedDb). */
 let keptIndexedDb: Uint8Array | undefined;
