@@ -82,6 +82,7 @@ const flags = cli.flags as {
   json?: boolean;
   watch?: boolean;
   insecureUpstream?: string[];
+  upstreamProxy?: string;
   resolve?: string[];
   maxBodySize?: number;
   listenerTimeout?: number;
@@ -115,6 +116,7 @@ const sessionOptions = {
   dryRun: flags.dryRun ?? false,
   insecureUpstream: flags.insecureUpstream ?? [],
   resolve: flags.resolve ?? [],
+  ...(flags.upstreamProxy !== undefined && { upstreamProxy: flags.upstreamProxy }),
   // The TUI shows bodies: 16 MiB each by default (all of them within --body-memory); headless keeps 1 MiB.
   maxBodySize: flags.maxBodySize ?? (command === 'headless' ? 1024 * 1024 : 16 * 1024 * 1024),
   listenerTimeoutMs: flags.listenerTimeout ?? 5000,

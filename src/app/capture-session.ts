@@ -13,6 +13,7 @@ import type { SessionRecorder } from '../engine/session/session-recorder.js';
 import { captureConsole } from './console-capture.js';
 import { startRecording } from './record-session.js';
 import { HostMap, parseHostMapping } from '../engine/capture/host-map.js';
+import { parseUpstreamProxy, proxyIsItself, redactProxyUrl } from '../engine/capture/upstream-proxy.js';
 
 export interface SessionOptions {
   port: number;
@@ -24,6 +25,8 @@ export interface SessionOptions {
   insecureUpstream: string[];
   /** --resolve: where to connect for some hostnames. */
   resolve?: string[];
+  /** --upstream-proxy: the proxy URL as given (credentials included; never shown as given). */
+  upstreamProxy?: string;
   maxBodySize: number;
   listenerTimeoutMs: number;
   /** An upstream connection silent this long fails its request (net::ERR_TIMED_OUT); absent: 60 s. */
@@ -88,6 +91,14 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
   }));
   if (!hostMap.empty) engine.journal.append({ kind: 'log', level: 'info', source: 'capture', message: `--resolve: ${hostMap.mappings.map((mapping) => `${mapping.host}${mapping.port ? `:${mapping.port}` : ''} → ${mapping.address}`).join(', ')}` });
 
+  // --upstream-proxy, told once at start; the journal never holds its credentials.
+  const upstreamProxy = options.upstreamProxy === undefined ? undefined : parseUpstreamProxy(options.upstreamProxy);
+  if (typeof upstreamProxy === 'string') throw new Error(`--upstream-proxy ${redactProxyUrl(options.upstreamProxy!)}: ${upstreamProxy}`);
+  if (upstreamProxy) {
+    const bypass = upstreamProxy.bypass.empty ? 'NO_PROXY is empty: every host goes through it' : `hosts in NO_PROXY go direct: ${upstreamProxy.bypass.text}`;
+    engine.journal.append({ kind: 'log', level: 'info', source: 'capture', message: `upstream requests go through the proxy ${upstreamProxy.display} (${bypass}); names are resolved by that proxy, so --resolve applies only to hosts reached directly` });
+  }
+
   const cacheFor = () => {
     if (!options.cache) return undefined;
     const cache = new HttpCache();
@@ -104,6 +115,7 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
       maxBodySize: options.maxBodySize,
       insecureUpstreamHosts: options.insecureUpstream,
       ...(!hostMap.empty && { hostMap }),
+      ...(upstreamProxy && { upstreamProxy }),
       ...(options.upstreamTimeoutMs !== undefined && { upstreamTimeoutMs: options.upstreamTimeoutMs }),
       ...(options.cache && { cache: cacheFor() }),
       // Bodies go into the journal for a recording, and for the TUI, which shows them.
@@ -131,9 +143,14 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
   try {
     await proxy.start();
     await incognitoProxy?.start();
+    const ports = [proxy.port, ...(incognitoProxy ? [incognitoProxy.port] : [])];
+    if (upstreamProxy && proxyIsItself(upstreamProxy, options.host, ports)) {
+      throw new Error(`--upstream-proxy ${upstreamProxy.display} is this wrtui itself: every request would come back to it; name the proxy wrtui should forward to`);
+    }
   } catch (error) {
     restoreConsole();
     await proxy.stop().catch(() => {});
+    await incognitoProxy?.stop().catch(() => {});
     await quickRules.close();
     await rules.close();
     await engine.close();

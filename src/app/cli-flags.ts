@@ -4,6 +4,7 @@
 // value is quoted as typed) and never with a stack trace.
 import { isIP } from 'node:net';
 import { parseHostMapping } from '../engine/capture/host-map.js';
+import { parseUpstreamProxy, redactProxyUrl } from '../engine/capture/upstream-proxy.js';
 
 export type Command = 'tui' | 'browser' | 'headless' | 'replay' | 'ca';
 export const COMMANDS: readonly Command[] = ['tui', 'browser', 'headless', 'replay', 'ca'];
@@ -25,6 +26,8 @@ export interface FlagSpec {
   shownDefault?: string;
   /** Checks a value (after the type check); returns what is wrong, in words. */
   check?: (value: string) => string | undefined;
+  /** How a value is quoted in a message, when it may hold a secret (credentials in a URL). */
+  quote?: (value: string) => string;
 }
 
 const LIVE: readonly Command[] = ['tui', 'browser', 'headless'];
@@ -56,6 +59,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'cookies', type: 'string', commands: LIVE, value: '<mode>', help: "send: requests carry the jar's cookies; observe: the jar only learns (your client has its own)", shownDefault: 'send', check: (value) => (['send', 'observe'].includes(value) ? undefined : 'must be send or observe') },
   { name: 'insecure-upstream', type: 'string', multiple: true, commands: LIVE, value: '<host>', help: 'do not verify the TLS certificate of this host (repeatable)' },
   { name: 'resolve', type: 'string', multiple: true, commands: LIVE, value: '<host:addr>', help: 'connect to addr for host (host:port:addr for one port; *.example.com for subdomains, * for all; repeatable); the request keeps its name', check: (value) => { const parsed = parseHostMapping(value); return typeof parsed === 'string' ? parsed : undefined; } },
+  { name: 'upstream-proxy', type: 'string', commands: LIVE, value: '<url>', help: 'send upstream requests through this HTTP or HTTPS proxy (http://user:password@host:port; hosts in NO_PROXY go direct)', check: (value) => { const parsed = parseUpstreamProxy(value, ''); return typeof parsed === 'string' ? parsed : undefined; }, quote: redactProxyUrl },
   { name: 'max-body-size', type: 'number', commands: LIVE, value: '<bytes>', help: 'body bytes kept (requestBody, journal, cache, the TUI); more streams', shownDefault: '16777216 in the TUI, 1048576 headless', check: wholeNumber() },
   { name: 'listener-timeout', type: 'number', commands: RULES, value: '<ms>', help: "a blocking listener's time to answer (replay: the recording's own)", shownDefault: '5000', check: wholeNumber() },
   { name: 'upstream-timeout', type: 'number', commands: LIVE, value: '<ms>', help: 'an upstream silent this long: net::ERR_TIMED_OUT (0: never)', shownDefault: '60000', check: wholeNumber() },
@@ -126,14 +130,19 @@ export function checkArguments(argv: readonly string[], command: Command): void 
       }
       value = inline;
       const problem = flag.type === 'number' ? (wholeNumber()(value) === undefined ? flag.check?.(value) : (flag.check?.(value) ?? 'must be a number')) : flag.check?.(value);
-      if (problem) throw new UsageError(`--${name} ${problem}, got "${value}"`);
+      if (problem) throw new UsageError(`--${name} ${problem}, got "${quoted(flag, value)}"`);
     }
     const earlier = seen.get(name);
     if (earlier !== undefined && !flag.multiple) {
-      throw new UsageError(`--${name} was given twice ("${earlier}" and "${value}"); give it once`);
+      throw new UsageError(`--${name} was given twice ("${quoted(flag, earlier)}" and "${quoted(flag, value)}"); give it once`);
     }
     seen.set(name, value);
   }
+}
+
+/** A value as a message may show it: a secret in it hidden. */
+function quoted(flag: FlagSpec, value: string): string {
+  return flag.quote ? flag.quote(value) : value;
 }
 
 /** " (did you mean --rules?)" for a name close to one of the command's options. */

@@ -75,6 +75,8 @@ export interface TuiBackend {
   /** The proxy listens on every interface (--host 0.0.0.0): reachable from the network. */
   readonly everyInterface?: boolean;
   readonly incognitoProxyUrl: string | undefined;
+  /** --upstream-proxy, credentials hidden: where the proxy forwards (the status bar says so). */
+  readonly upstreamProxy?: string;
   readonly ca: CertificateAuthorityInfo | undefined;
   readonly stateDir: string;
   readonly journal: JournalSource;

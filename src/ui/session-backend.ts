@@ -34,6 +34,7 @@ export function createSessionBackend(options: SessionBackendOptions): TuiBackend
     proxyUrl: session.proxy.url,
     everyInterface: session.proxy.everyInterface,
     incognitoProxyUrl: session.incognitoProxy?.url,
+    ...(session.proxy.upstreamProxy !== undefined && { upstreamProxy: session.proxy.upstreamProxy }),
     ca: { certPath: session.ca.certPath, created: session.ca.created, warnings: session.ca.warnings },
     stateDir: options.stateDir,
     mode: options.mode ?? 'live',
@@ -50,6 +51,8 @@ export interface EngineBackendOptions {
   /** Listening on every interface (--host 0.0.0.0): the status bar warns. */
   everyInterface?: boolean;
   incognitoProxyUrl: string | undefined;
+  /** --upstream-proxy, credentials hidden. */
+  upstreamProxy?: string;
   ca: CertificateAuthorityInfo | undefined;
   stateDir: string;
   mode: SessionMode;
@@ -67,6 +70,7 @@ export function createEngineBackend(options: EngineBackendOptions): TuiBackend {
     proxyUrl: options.proxyUrl,
     everyInterface: options.everyInterface ?? false,
     incognitoProxyUrl: options.incognitoProxyUrl,
+    ...(options.upstreamProxy !== undefined && { upstreamProxy: options.upstreamProxy }),
     ca: options.ca,
     stateDir,
     journal: engine.journal,

@@ -65,6 +65,8 @@ export interface HarnessOptions {
   rulesControl?: RulesControl;
   route?: Route;
   stateDir?: string;
+  /** --upstream-proxy as the status bar shows it. */
+  upstreamProxy?: string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -80,6 +82,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     rules: rulesControl,
     proxyUrl: 'http://127.0.0.1:8080',
     incognitoProxyUrl: 'http://127.0.0.1:8081',
+    ...(options.upstreamProxy !== undefined && { upstreamProxy: options.upstreamProxy }),
     ca: { certPath: '/tmp/wrtui-test/ca.pem', created: false, warnings: [] },
     stateDir: options.stateDir ?? join(tmpdir(), 'wrtui-ui-test'),
     mode: 'live',

@@ -36,6 +36,7 @@ import { framed, headersToForward, readRequestBody, type RequestBodyRead } from 
 import { inferResourceType, tabAndFrame, tabIdFrom } from './resource-type.js';
 import { handleUpgrade } from './websocket-handshake.js';
 import { UpstreamTransport, type UpstreamResponse } from './upstream-transport.js';
+import type { UpstreamProxy } from './upstream-proxy.js';
 
 
 /** The most request head wrtui reads from a client (Node's default: 16 KiB). */
@@ -60,6 +61,8 @@ export interface CaptureProxyOptions {
   insecureUpstreamHosts?: string[];
   /** Where to connect for some hostnames (--resolve), the request itself unchanged. */
   hostMap?: HostMap;
+  /** --upstream-proxy: every upstream connection goes through it, but to hosts its NO_PROXY names. */
+  upstreamProxy?: UpstreamProxy;
   /** How long a redirect waits for the client's follow-up before the request ends as aborted. */
   followUpTimeoutMs?: number;
   /** An upstream connection silent this long fails the request with net::ERR_TIMED_OUT. */
@@ -109,10 +112,11 @@ export class CaptureProxy {
       ...(options.hostMap && { hostMap: options.hostMap, onMapped: (hostname, port, mapping) => this.#toldMapped(hostname, port, mapping) }),
       knownFailure: (hostname, port) => this.#tunnels.recentFailure(hostname, port),
       ...(options.upstreamTimeoutMs !== undefined && { timeoutMs: options.upstreamTimeoutMs }),
+      ...(options.upstreamProxy && { upstreamProxy: options.upstreamProxy }),
     });
     // Extensions' own requests go out as the proxy's do (insecure hosts, timeouts), in the default store.
     if (this.storeId === '0') this.lifecycle.network ??= this.#upstream.streaming;
-    this.#tunnels = new TunnelCheck({ timeoutMs: Math.min(options.upstreamTimeoutMs || 15_000, 15_000), ...(options.hostMap && { hostMap: options.hostMap }) });
+    this.#tunnels = new TunnelCheck({ timeoutMs: Math.min(options.upstreamTimeoutMs || 15_000, 15_000), ...(options.hostMap && { hostMap: options.hostMap }), ...(options.upstreamProxy && { via: this.#upstream }) });
     this.#followUps = new FollowUps({
       ...(options.followUpTimeoutMs !== undefined && { ttlMs: options.followUpTimeoutMs }),
       onUnclaimed: (flight) => {
@@ -160,6 +164,11 @@ export class CaptureProxy {
   /** mockttp events something subscribed to that make every request dearer (mockttp-hooks.ts): none, or a regression. */
   get costlySubscriptions(): string[] {
     return costlySubscriptions(this.#server);
+  }
+
+  /** --upstream-proxy as the user may see it (credentials hidden); undefined: connections go direct. */
+  get upstreamProxy(): string | undefined {
+    return this.#upstream.upstreamProxy;
   }
 
   async start(): Promise<void> {
@@ -498,8 +507,11 @@ export class CaptureProxy {
       if (decision.action === 'respond' && decision.statusCode === 407) {
         // An origin asking for *proxy* credentials that no listener gave: passed on, the client would
         // take it for wrtui's own demand. Chrome fails it (ERR_UNEXPECTED_PROXY_AUTH); so does wrtui.
+        // Through --upstream-proxy it is that proxy asking: failed as a refused tunnel is.
+        const proxy = this.#upstream.proxyFor(url);
         upstream.request.destroy();
-        flight.fail('net::ERR_UNEXPECTED_PROXY_AUTH');
+        if (proxy) this.journal.append({ kind: 'log', level: 'warn', source: 'capture', requestId: flight.requestId, message: `request ${flight.requestId}: the upstream proxy ${proxy} answered 407: it needs credentials (--upstream-proxy http://user:password@host:port), or refused those given` });
+        flight.fail(proxy ? 'net::ERR_PROXY_AUTH_REQUESTED' : 'net::ERR_UNEXPECTED_PROXY_AUTH');
         return this.#reset(request, response);
       }
       if (decision.action === 'redirect' && !flight.finished) this.#followUps.expect(flight, client, request.socket);

@@ -3,7 +3,7 @@
 // be reached (refused, unresolvable, silent) a 502 naming the net::ERR_*. A target reached in the
 // last minute is not checked again, so a browser's parallel tunnels to one site cost one probe.
 import { lookup as systemLookup } from 'node:dns';
-import { isIP, connect } from 'node:net';
+import { isIP, connect, type Socket } from 'node:net';
 import type { HostMap } from './host-map.js';
 
 export interface Authority {
@@ -34,16 +34,25 @@ const REACHED_TTL_MS = 60_000;
 /** How long a target that could not be reached is taken as such, for the request inside its tunnel. */
 const FAILED_TTL_MS = 10_000;
 
+/** The upstream proxy, for targets reached through it (upstream-transport.ts). */
+export interface TunnelVia {
+  proxies(hostname: string, port: number): boolean;
+  tunnel(hostname: string, port: number, timeoutMs: number): Promise<Socket>;
+}
+
 export class TunnelCheck {
   readonly #timeoutMs: number;
   readonly #reached = new Map<string, number>();
   readonly #failed = new Map<string, { error: Error; at: number }>();
 
   readonly #hostMap: HostMap | undefined;
+  readonly #via: TunnelVia | undefined;
 
-  constructor(options: { timeoutMs: number; hostMap?: HostMap }) {
+  /** With `via`, a target the upstream proxy serves is checked by opening a tunnel through it. */
+  constructor(options: { timeoutMs: number; hostMap?: HostMap; via?: TunnelVia }) {
     this.#timeoutMs = options.timeoutMs;
     this.#hostMap = options.hostMap;
+    this.#via = options.via;
   }
 
   /** Resolves once a TCP connection to the target could be opened; rejects with the socket's error. */
@@ -51,6 +60,15 @@ export class TunnelCheck {
     const key = authorityText(authority);
     const at = this.#reached.get(key);
     if (at !== undefined && performance.now() - at < REACHED_TTL_MS) return;
+    if (this.#via?.proxies(authority.host, authority.port)) {
+      const socket = await this.#via.tunnel(authority.host, authority.port, this.#timeoutMs).catch((error: Error) => {
+        this.#remember(key, error);
+        throw error;
+      });
+      socket.destroy();
+      this.#reachedNow(key);
+      return;
+    }
     await new Promise<void>((resolve, reject) => {
       const mapped = this.#hostMap?.find(authority.host, authority.port);
       const socket = connect({ host: authority.host, port: authority.port, ...(mapped && { lookup: this.#hostMap!.lookupFor(authority.port, systemLookup) }) });
@@ -60,11 +78,19 @@ export class TunnelCheck {
         resolve();
       });
       socket.once('error', (error) => {
-        if (this.#failed.size > 1000) this.#failed.clear();
-        this.#failed.set(key, { error, at: performance.now() });
+        this.#remember(key, error);
         reject(error);
       });
     });
+    this.#reachedNow(key);
+  }
+
+  #remember(key: string, error: Error): void {
+    if (this.#failed.size > 1000) this.#failed.clear();
+    this.#failed.set(key, { error, at: performance.now() });
+  }
+
+  #reachedNow(key: string): void {
     if (this.#reached.size > 1000) this.#reached.clear();
     this.#reached.set(key, performance.now());
     this.#failed.delete(key);

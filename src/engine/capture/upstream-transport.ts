@@ -9,8 +9,8 @@
 import { lookup as systemLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
+import { isIP, type Socket } from 'node:net';
+import { connect as tlsConnect, TLSSocket, type ConnectionOptions } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { headersFromRaw, headersToRaw } from '../headers.js';
 import type { HttpHeaders } from '../types.js';
@@ -21,6 +21,7 @@ import type { HostMap, HostMapping } from './host-map.js';
 import { IdleSockets, MAX_IDLE_SOCKETS, POOL_OPTIONS } from './idle-sockets.js';
 import { UpstreamSockets } from './loop-guard.js';
 import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
+import { openTunnel, type UpstreamProxy } from './upstream-proxy.js';
 
 
 /** The most response head wrtui reads from an upstream, as Chromium does. */
@@ -35,6 +36,8 @@ export interface UpstreamTransportOptions {
   onMapped?: (hostname: string, port: number, mapping: HostMapping) => void;
   /** Why a host:port is known not to answer right now (a tunnel check just failed): requests to it fail at once. */
   knownFailure?: (hostname: string, port: number) => Error | undefined;
+  /** --upstream-proxy: connections go through it, except to hosts its NO_PROXY names (upstream-proxy.ts). */
+  upstreamProxy?: UpstreamProxy;
 }
 
 export interface StreamingRequest {
@@ -116,7 +119,12 @@ export class UpstreamTransport implements Transport {
   // open and then ran out of descriptors.
   readonly #http = new http.Agent(POOL_OPTIONS);
   readonly #https = new https.Agent(POOL_OPTIONS);
-  readonly #idle = new IdleSockets(MAX_IDLE_SOCKETS, [this.#http, this.#https]);
+  readonly #proxy: UpstreamProxy | undefined;
+  /** Through --upstream-proxy: plain http in absolute form, on kept-alive connections to the proxy. */
+  readonly #viaProxy: http.Agent | undefined;
+  /** Through --upstream-proxy: https in CONNECT tunnels, pooled per origin as direct ones are. */
+  readonly #tunnelled: https.Agent | undefined;
+  readonly #idle: IdleSockets;
 
   /** Kept-alive upstream connections waiting for a request. */
   get idleSockets(): number {
@@ -129,6 +137,65 @@ export class UpstreamTransport implements Transport {
     this.#hostMap = options.hostMap?.empty ? undefined : options.hostMap;
     this.#onMapped = options.onMapped;
     this.#knownFailure = options.knownFailure;
+    this.#proxy = options.upstreamProxy;
+    if (this.#proxy) {
+      const proxy = this.#proxy;
+      const insecureProxy = this.#insecure.has(proxy.host);
+      this.#viaProxy = proxy.protocol === 'https:' ? new https.Agent({ ...POOL_OPTIONS, rejectUnauthorized: !insecureProxy, ...(!/^[\d.]+$|:/.test(proxy.host) && { servername: proxy.host }) }) : new http.Agent(POOL_OPTIONS);
+      this.#tunnelled = new TunnelAgent(POOL_OPTIONS, this.#tunnelConnection(true));
+    }
+    this.#idle = new IdleSockets(MAX_IDLE_SOCKETS, [this.#http, this.#https, ...(this.#viaProxy ? [this.#viaProxy] : []), ...(this.#tunnelled ? [this.#tunnelled] : [])]);
+  }
+
+  /** The upstream proxy as the user may see it (credentials hidden), when there is one. */
+  get upstreamProxy(): string | undefined {
+    return this.#proxy?.display;
+  }
+
+  /** Whether a connection to `hostname:port` goes through --upstream-proxy (not when NO_PROXY names the host). */
+  proxies(hostname: string, port: number): boolean {
+    return this.#proxy !== undefined && !this.#proxy.bypass.bypasses(hostname, port);
+  }
+
+  /** The upstream proxy (as shown) that a request to `url` goes through, if any. */
+  proxyFor(url: URL): string | undefined {
+    if (!this.#proxy) return undefined;
+    const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    return this.proxies(hostname, Number(url.port || (secure ? 443 : 80))) ? this.#proxy.display : undefined;
+  }
+
+  /** A tunnel through the upstream proxy to `hostname:port`, open (for the CONNECT check: tunnel-check.ts). */
+  tunnel(hostname: string, port: number, timeoutMs: number): Promise<Socket> {
+    if (!this.#proxy) throw new Error('no upstream proxy');
+    return openTunnel(this.#proxy, hostname, port, { timeoutMs, insecure: this.#insecure.has(this.#proxy.host) });
+  }
+
+  /**
+   * An agent's createConnection for connections through CONNECT tunnels: opens the tunnel, then
+   * (for https and wss) TLS to the origin over it, verified as a direct connection is.
+   */
+  #tunnelConnection(secure: boolean): TunnelConnect {
+    return (options, done) => {
+      const hostname = String(options.host ?? options.hostname ?? '');
+      const port = Number(options.port);
+      this.tunnel(hostname, port, this.#timeoutMs || DEFAULT_UPSTREAM_TIMEOUT_MS).then(
+        (socket) => {
+          if (!secure) return done(null, socket);
+          const tlsOptions: ConnectionOptions = {
+            socket,
+            // The certificate is checked against the origin's name (or address), as directly.
+            host: hostname,
+            ...(options.servername && isIP(options.servername) === 0 && { servername: options.servername }),
+            rejectUnauthorized: options.rejectUnauthorized !== false,
+            ALPNProtocols: ['http/1.1'],
+          };
+          done(null, tlsConnect(tlsOptions));
+        },
+        (error: Error) => done(error),
+      );
+      return undefined;
+    };
   }
 
   /**
@@ -186,15 +253,21 @@ export class UpstreamTransport implements Transport {
     const secure = url.protocol === 'https:' || url.protocol === 'wss:';
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const port = Number(url.port || (secure ? 443 : 80));
-    const outgoing = (secure ? https : http).request({
+    const proxy = this.#proxy && !this.#proxy.bypass.bypasses(hostname, port) ? this.#proxy : undefined;
+    // Through the proxy: plain http in absolute form to the proxy; https and every WebSocket (as
+    // Chromium does) in a CONNECT tunnel to the origin. The proxy resolves names: --resolve is not used.
+    const absoluteForm = proxy !== undefined && !secure && !upgrade;
+    const rawHeaders = headersToRaw(request.headers);
+    if (absoluteForm && proxy.authorization) rawHeaders.push('Proxy-Authorization', proxy.authorization);
+    const outgoing = (secure ? https : absoluteForm && proxy.protocol === 'https:' ? https : http).request({
       // An upgraded connection leaves the pool anyway: give it its own from the start.
-      agent: upgrade ? false : secure ? this.#https : this.#http,
+      agent: proxy ? this.#proxyAgent(secure, upgrade) : upgrade ? false : secure ? this.#https : this.#http,
       method: request.method,
-      hostname,
-      port,
-      path: url.pathname + url.search,
-      ...(this.#hostMap?.find(hostname, port) && { lookup: this.#hostMap.lookupFor(port, systemLookup, (name, mapping) => this.#onMapped?.(name, port, mapping)) }),
-      headers: headersToRaw(request.headers) as unknown as http.OutgoingHttpHeaders,
+      ...(absoluteForm
+        ? { hostname: proxy.host, port: proxy.port, path: `${url.protocol}//${url.host}${url.pathname}${url.search}` }
+        : { hostname, port, path: url.pathname + url.search }),
+      ...(!proxy && this.#hostMap?.find(hostname, port) && { lookup: this.#hostMap.lookupFor(port, systemLookup, (name, mapping) => this.#onMapped?.(name, port, mapping)) }),
+      headers: rawHeaders as unknown as http.OutgoingHttpHeaders,
       setHost: false,
       ...(secure && {
         // SNI takes names only (RFC 6066 §3).
@@ -213,14 +286,25 @@ export class UpstreamTransport implements Transport {
     let settled = false;
     outgoing.once('response', () => (settled = true));
     outgoing.once('upgrade', () => (settled = true));
-    outgoing.on('error', (error: Error & { code?: string }) => {
+    outgoing.on('error', (error: Error & { code?: string; syscall?: string }) => {
       if (settled) return;
       settled = true;
+      // In absolute form the connection is to the proxy: failing to make it is the proxy's failure.
+      if (absoluteForm && (error.syscall === 'connect' || error.syscall === 'getaddrinfo')) {
+        reject(new TransportError('net::ERR_PROXY_CONNECTION_FAILED', `cannot connect to the upstream proxy ${proxy.display}: ${error.message}`));
+        return;
+      }
       reject(new TransportError(netErrorOf(error), error.message));
     });
     outgoing.on('socket', (socket) => this.#track(socket));
     outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('upstream timed out'), { code: 'ETIMEDOUT' })));
     return outgoing;
+  }
+
+  /** The agent for a request through the proxy; an upgrade gets a tunnel of its own. */
+  #proxyAgent(secure: boolean, upgrade: boolean): http.Agent {
+    if (upgrade) return secure ? new TunnelAgent({ keepAlive: false }, this.#tunnelConnection(true)) : new PlainTunnelAgent({ keepAlive: false }, this.#tunnelConnection(false));
+    return secure ? this.#tunnelled! : this.#viaProxy!;
   }
 
   /** The whole exchange, body buffered: for auth retries of buffered requests and cache revalidation. */
@@ -265,6 +349,8 @@ export class UpstreamTransport implements Transport {
   close(): void {
     this.#http.destroy();
     this.#https.destroy();
+    this.#viaProxy?.destroy();
+    this.#tunnelled?.destroy();
   }
 
   #track(socket: Socket): void {
@@ -275,6 +361,25 @@ export class UpstreamTransport implements Transport {
     if (socket.connecting) socket.once('connect', add);
     else add();
     socket.once('close', () => this.sockets.delete(socket));
+  }
+}
+
+/** Node's Agent#createConnection in its asynchronous form: the socket is handed to `done` later. */
+type TunnelConnect = (options: https.RequestOptions & { servername?: string }, done: (error: Error | null, socket?: Socket) => void) => undefined;
+
+/** An https agent whose connections are TLS over CONNECT tunnels through the upstream proxy. */
+class TunnelAgent extends https.Agent {
+  constructor(options: https.AgentOptions, connectVia: TunnelConnect) {
+    super(options);
+    (this as unknown as { createConnection: TunnelConnect }).createConnection = connectVia;
+  }
+}
+
+/** The same for a plain WebSocket (ws:), which Chromium also sends through a tunnel. */
+class PlainTunnelAgent extends http.Agent {
+  constructor(options: http.AgentOptions, connectVia: TunnelConnect) {
+    super(options);
+    (this as unknown as { createConnection: TunnelConnect }).createConnection = connectVia;
   }
 }
 

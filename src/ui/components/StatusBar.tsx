@@ -53,6 +53,8 @@ function firstLine(store: TrafficStore, backend: TuiBackend, width: number): Sty
             ? { text: `0.0.0.0:${portOf(backend.proxyUrl)} OPEN TO THE NETWORK`, bold: true, color: 'red' }
             : { text: hostPort(backend.proxyUrl), bold: true },
           backend.incognitoProxyUrl ? ` incognito :${portOf(backend.incognitoProxyUrl)}` : ' incognito off',
+          // --upstream-proxy: where requests go next (credentials hidden).
+          ...(backend.upstreamProxy ? [' via ', { text: backend.upstreamProxy, bold: true, color: 'cyan' } satisfies Segment] : []),
         ]),
     // A replay's requests are not arriving live: its progress says how far it is instead.
     backend.mode !== 'replay' && '  ',
