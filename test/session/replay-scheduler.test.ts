@@ -82,6 +82,37 @@ describe('ReplayScheduler', () => {
     expect(sent).toEqual(['r0 step 0', 'r1 step 1', 'r0 step 2', 'r1 step 3']);
   });
 
+  it('with overlap, what a step does after its answers happens where the recording puts it, whichever answers come first', async () => {
+    const orders: string[][] = [];
+    for (const releaseFirst of [0, 1]) {
+      const scheduler = new ReplayScheduler([0, 1, 2, 3], 0, { overlap: 8 });
+      const sent: string[] = [];
+      const answers = [answerLater(), answerLater()];
+      const runs = [0, 1].map((n) => ({
+        position: n,
+        stepsAt: [n, n + 2],
+        run: async (gate: StepGate) => {
+          sent.push(`r${n} asks`);
+          gate.waiting();
+          await answers[n]!.answered;
+          await gate.resumed();
+          sent.push(`r${n} told its answer`);
+          await gate.at(n + 2);
+          sent.push(`r${n} step ${n + 2}`);
+        },
+      }));
+      const done = scheduler.run(runs, (error) => expect(error).toBeUndefined());
+      await new Promise((resolve) => setImmediate(resolve));
+      answers[releaseFirst]!.release();
+      await new Promise((resolve) => setImmediate(resolve));
+      answers[1 - releaseFirst]!.release();
+      await done;
+      orders.push(sent);
+    }
+    expect(orders[0]).toEqual(['r0 asks', 'r1 asks', 'r0 told its answer', 'r0 step 2', 'r1 told its answer', 'r1 step 3']);
+    expect(orders[1]).toEqual(orders[0]);
+  });
+
   it('with overlap, a step reading cookies waits for an earlier step set aside that may still write them', async () => {
     // r0 is set aside at position 0 and will store cookies at position 2; r1 reads cookies at 3.
     const scheduler = new ReplayScheduler([0, 1, 2, 3], 0, { overlap: 8 });

@@ -32,7 +32,7 @@ import type { Owner } from '../owner.js';
 import { specPersona, type EventFacts, type Persona } from '../personas/index.js';
 import { DocumentTracker, requestContext, type KnownDocument, type KnownTab, type RequestContext } from '../personas/request-context.js';
 import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
-import { EventFiring, type EventWait, type PersonaFilter } from './event-firing.js';
+import { EventFiring, type EventWait, type FiringPace, type PersonaFilter } from './event-firing.js';
 import type { ListenerRegistry } from './listener-registry.js';
 import type { FilterableRequest } from './request-filter.js';
 import { cookieNames, mergeCookieHeader } from './request-cookies.js';
@@ -297,6 +297,8 @@ export class RequestFlight {
   tracedBy: Set<string> | undefined;
   /** The blocking event being waited for, if any: ending the request journals it first (event-firing.ts). */
   waiting: EventWait | undefined;
+  /** Replay's scheduler: when the request may go on after waiting for listeners (event-firing.ts). */
+  pace: FiringPace | undefined;
   /** What the request ended with, once it failed (a phase that was waiting answers with it). */
   #endedWith: NetError | undefined;
   /** StreamFilters waiting for this request's response body (Firefox's filterResponseData); made on first use, as most requests have none. */
