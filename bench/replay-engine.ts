@@ -7,7 +7,8 @@
 // - "no rules, whole": the file parsed whole first (openRecording: its CPU said apart, it is not
 //   the engine), then replayed without rules: the engine's floor;
 // - "rules, whole": the same through the rules (each in its own worker);
-// - "rules, streamed": as `wrtui replay --json` runs it, the file read while it replays (reading included).
+// - "rules, streamed": as `wrtui replay --json` runs it, the file read while it replays (reading
+//   included); "no-rules-streamed" the same without rules.
 // Per thread, from /proc/self/task/<tid>/schedstat (ns on a CPU): the replay thread (the main
 // one), the rules' workers and Node's own threads (GC, libuv) together; µs per request. Wall time
 // too, but on this shared machine it swings 3× between identical runs: CPU is what to compare.
@@ -59,8 +60,8 @@ async function child(tree: string, mode: string, file: string, rulesDir: string)
   let before = threadCpu();
   let parseMainUs = 0;
   let result;
-  if (mode === 'rules-streamed') {
-    result = await replay(streamedReplayInput(file, readSessionEntries(file)), { rulesDir, keepJournal: false });
+  if (mode.endsWith('-streamed')) {
+    result = await replay(streamedReplayInput(file, readSessionEntries(file)), { ...(mode === 'rules-streamed' && { rulesDir }), keepJournal: false });
   } else {
     const session = await openRecording(file);
     const parsed = threadCpu();

@@ -602,8 +602,9 @@ if (role === 'proxy') await proxyChild(process.argv[3] !== 'plain', process.argv
 else if (role === 'load') await loadChild();
 else if (role === 'generate') {
   // A recording to try things on: node --import tsx bench/replay.ts generate <file> <requests> <rules dir>
+  // (NO_RULES=1: recorded without rules, the rules folder left empty: the no-rules floor's recording).
   await mkdir(process.argv[5]!, { recursive: true });
-  for (const [name, source] of Object.entries(RULES)) await writeFile(join(process.argv[5]!, name), source);
+  if (!process.env.NO_RULES) for (const [name, source] of Object.entries(RULES)) await writeFile(join(process.argv[5]!, name), source);
   await generateSession(process.argv[3]!, process.argv[5]!, Number(process.argv[4]));
   process.exit(0);
 } else if (role === 'replay-rss') await replayRssChild(process.argv[3]!, process.argv[4]!, process.argv[5] === 'keep', Number(process.argv[6]));
