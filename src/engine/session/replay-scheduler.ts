@@ -8,7 +8,7 @@
 //
 // With `overlap`, a step that waits for listeners' answers (its task says so: `waiting()`) is set
 // aside, and later steps may start meanwhile, up to the set-aside task's next recorded step
-// (`stepsAt`): requests overlap as much as they overlapped live and no more, and the events of
+// (`stepsAt`, and at most ASIDE_HORIZON positions): requests overlap as much as they overlapped live and no more, and the events of
 // many steps travel to a worker in one message. A step that reads the cookie store
 // (`readsCookies`) never starts while a task set aside at an earlier position may still write it
 // before that step (in the step it is in, `writesCookies`, or in one of its later steps,
@@ -177,7 +177,10 @@ export class ReplayScheduler {
       waiting: () => {
         if (this.#overlap === 0 || this.#running !== state) return;
         state.aside = true;
-        state.next = nextAfter(state.stepsAt, state.position);
+        // No further than ASIDE_HORIZON positions: a request with no later recorded step (it now does
+        // more than it did live), or one that stayed open long live, would otherwise hold the replay's
+        // low-water mark, and the recording's data kept for it, until its far step or the end.
+        state.next = Math.min(nextAfter(state.stepsAt, state.position), state.position + ASIDE_HORIZON);
         this.#aside.add(state);
         this.#running = undefined;
         this.#pump();
@@ -429,6 +432,9 @@ function writesBefore(task: TaskState, position: number): boolean {
 const TURN_MS = 10;
 /** A power of two. */
 const LOOKS_PER_CLOCK_READ = 16;
+
+/** The furthest (in positions) later steps may run ahead of a step set aside before it must go on. */
+const ASIDE_HORIZON = 1024;
 
 /** How many passed positions' times are kept before they are let go in one go. */
 const DROP_TIMES_AFTER = 1 << 16;
