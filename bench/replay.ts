@@ -252,7 +252,7 @@ async function replayThroughput(): Promise<string> {
  * seen twice stops the first run): it said 548 ms where the screen took 14–18 s. Skipped, saying
  * so, without tmux.
  */
-async function saveToWholeDiffInTui(dir: string, file: string, rulesDir: string): Promise<string> {
+async function saveToWholeDiffInTui(dir: string, file: string, rulesDir: string, requests = SESSION_REQUESTS): Promise<string> {
   const tmuxSocket = join(dir, 'tmux.sock');
   const tmux = (...args: string[]) => execFileAsync('tmux', ['-S', tmuxSocket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
   try {
@@ -267,7 +267,7 @@ async function saveToWholeDiffInTui(dir: string, file: string, rulesDir: string)
     await tmux('new-session', '-d', '-s', 'replay', '-x', '150', '-y', '40', command);
     const deadline = performance.now() + 180_000;
     // The first whole run: its count seen, then a settled status.
-    while (!settledStatus(replayStatusBar(await reader.screen())) || !(await firstRunSeen(reader))) {
+    while (!settledStatus(replayStatusBar(await reader.screen())) || !(await firstRunSeen(reader, requests))) {
       if (performance.now() > deadline) throw new Error(`the replay TUI: no first whole run; its screen: ${await reader.screen()}`);
       await sleep(200);
     }
@@ -286,9 +286,9 @@ async function saveToWholeDiffInTui(dir: string, file: string, rulesDir: string)
 }
 
 /** The first run has listed the whole session (its rows are on screen, the run ended). */
-async function firstRunSeen(reader: { screen(): Promise<string> }): Promise<boolean> {
+async function firstRunSeen(reader: { screen(): Promise<string> }, requests: number): Promise<boolean> {
   const screen = await reader.screen();
-  return / REPLAY /.test(screen) && new RegExp(`${SESSION_REQUESTS} requests`).test(replayStatusBar(screen));
+  return / REPLAY /.test(screen) && replayStatusBar(screen).includes(`${requests} requests`);
 }
 
 // ── 3. memory against file size ─────────────────────────────────────────────
@@ -606,6 +606,12 @@ else if (role === 'generate') {
   await mkdir(process.argv[5]!, { recursive: true });
   if (!process.env.NO_RULES) for (const [name, source] of Object.entries(RULES)) await writeFile(join(process.argv[5]!, name), source);
   await generateSession(process.argv[3]!, process.argv[5]!, Number(process.argv[4]));
+  process.exit(0);
+} else if (role === 'tui-save') {
+  // save → whole updated diff alone: node --import tsx bench/replay.ts tui-save <recording> <requests> <rules dir> (the first rule is saved)
+  const dir = await mkdtemp(join(tmpdir(), 'wrtui-bench-tui-save-'));
+  console.log(await saveToWholeDiffInTui(dir, process.argv[3]!, process.argv[5]!, Number(process.argv[4])));
+  await rm(dir, { recursive: true, force: true });
   process.exit(0);
 } else if (role === 'replay-rss') await replayRssChild(process.argv[3]!, process.argv[4]!, process.argv[5] === 'keep', Number(process.argv[6]));
 else await conduct();
