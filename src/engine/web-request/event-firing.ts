@@ -57,8 +57,6 @@ export interface FiringContext {
   readonly journal: Journal;
   readonly dryRun: boolean;
   readonly listenerTimeoutMs: number;
-  /** Counted as a wait for listeners begins (replay's scheduler lets other requests run then). */
-  countListenerWait(): void;
 }
 
 export type FireNote = Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy' | 'ending'>;
@@ -105,7 +103,6 @@ export class EventFiring {
     const dispatched = dispatch(event, listeners, details, { ...this.#dispatchOptions(event, request), ...(unanswered && { unanswered }), ...(facts && { facts }) });
     let result: DispatchResult;
     if (dispatched instanceof Promise) {
-      this.#context.countListenerWait();
       flight?.pace?.waiting();
       result = await this.#wait(flight, dispatched, (ending) =>
         journal.append({ kind: 'webRequest', event, details, outcomes: ignoredAnswers(unanswered!, event, ending, started), ...firedFor, ...note }),

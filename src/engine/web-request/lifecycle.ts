@@ -191,11 +191,6 @@ export class RequestLifecycle {
    * proxy (an embedding), where Node's fetch goes straight out.
    */
   network: Transport | 'offline' | undefined;
-  /**
-   * How many times a request has started waiting for listeners' answers (counted synchronously, as
-   * the wait begins): replay's scheduler lets other requests' steps run during those waits.
-   */
-  listenerWaits = 0;
   #nextRequestId = 1;
   /** Requests not finished yet, by requestId (Firefox's getSecurityInfo finds them here). */
   readonly #inFlight = new Map<string, RequestFlight>();
@@ -245,11 +240,6 @@ export class RequestLifecycle {
     const flight = this.#inFlight.get(requestId);
     if (!flight || !owner.hostPermissions.matches(flight.url)) return { error: 'Invalid request ID' };
     return flight.attachFilter(owner.id, endpoint) ?? { error: 'Invalid request ID' };
-  }
-
-  /** A wait for listeners' answers begins (event-firing.ts counts them here for replay's scheduler). */
-  countListenerWait(): void {
-    this.listenerWaits++;
   }
 }
 
