@@ -45,6 +45,7 @@ import { readSessionEntries } from '../src/engine/session/session-reader.js';
 import { replay, replaySession } from '../src/engine/session/session-replay.js';
 import type { HttpHeaders } from '../src/engine/types.js';
 import { runRequest } from '../src/engine/web-request/run-request.js';
+import { replayStatusBar, settledStatus, timeSaveToWholeDiff } from '../test/helpers/replay-screen.js';
 import type { OutgoingRequest, Transport, TransportResponse } from '../src/engine/web-request/transport.js';
 
 const execFileAsync = promisify(execFile);
@@ -245,10 +246,13 @@ async function replayThroughput(): Promise<string> {
 
 /**
  * What a user waits for: the real `wrtui replay` in tmux (150×40), a rule file saved, until the
- * status bar says the whole session is compared again ("compared …" gone, "all identical" back).
- * The screen is read every 50 ms. Skipped, saying so, without tmux.
+ * screen shows the whole updated diff, settled (test/helpers/replay-screen.ts: the re-run seen
+ * counting its own verdicts, then the status bar without "compared" for 1.5 s, timed to when that
+ * first showed). Reading "all identical" alone took a moment between two runs for the end (a save
+ * seen twice stops the first run): it said 548 ms where the screen took 14–18 s. Skipped, saying
+ * so, without tmux.
  */
-async function saveToWholeDiffInTui(dir: string, file: string, rulesDir: string): Promise<string> {
+async function saveToWholeDiffInTui(dir: string, file: string, rulesDir: string, requests = SESSION_REQUESTS): Promise<string> {
   const tmuxSocket = join(dir, 'tmux.sock');
   const tmux = (...args: string[]) => execFileAsync('tmux', ['-S', tmuxSocket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
   try {
@@ -258,35 +262,33 @@ async function saveToWholeDiffInTui(dir: string, file: string, rulesDir: string)
   }
   await execFileAsync(process.execPath, [join(ROOT, 'scripts/build.js')]);
   const command = `env -u CI -u CONTINUOUS_INTEGRATION ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'bin/wrtui.js'))} replay ${JSON.stringify(file)} --rules ${JSON.stringify(rulesDir)}; sleep 30`;
-  const screen = async () => (await tmux('capture-pane', '-p', '-t', 'replay')).stdout.split('\n')[0] ?? '';
-  const until = async (test: (statusBar: string) => boolean, what: string, timeoutMs = 120_000) => {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const statusBar = await screen();
-      if (test(statusBar)) return;
-      if (performance.now() > deadline) throw new Error(`the replay TUI: no ${what} within ${timeoutMs} ms; its status bar: ${statusBar}`);
-      await sleep(50);
-    }
-  };
-  const whole = (statusBar: string) => statusBar.includes('all identical') && !statusBar.includes('compared');
+  const reader = { screen: async () => (await tmux('capture-pane', '-p', '-t', 'replay')).stdout };
   try {
     await tmux('new-session', '-d', '-s', 'replay', '-x', '150', '-y', '40', command);
-    await until(whole, 'first whole run');
+    const deadline = performance.now() + 180_000;
+    // The first whole run: its count seen, then a settled status.
+    while (!settledStatus(replayStatusBar(await reader.screen())) || !(await firstRunSeen(reader, requests))) {
+      if (performance.now() > deadline) throw new Error(`the replay TUI: no first whole run; its screen: ${await reader.screen()}`);
+      await sleep(200);
+    }
     const times: number[] = [];
-    const rule = join(rulesDir, Object.keys(RULES)[0]!);
+    const name = Object.keys(RULES)[0]!;
     for (let save = 1; save <= 3; save++) {
       await sleep(EDIT_PAUSE_MS);
-      const saved = performance.now();
-      await writeFile(rule, `${RULES[Object.keys(RULES)[0]!]}\n// edit ${save}\n`);
-      await until((statusBar) => statusBar.includes('compared'), 're-run after the save');
-      await until(whole, 'whole re-run');
-      times.push(performance.now() - saved);
+      const timing = await timeSaveToWholeDiff(reader, () => writeFile(join(rulesDir, name), `${RULES[name]}\n// edit ${save}\n`));
+      times.push(timing.ms);
     }
     await tmux('send-keys', '-t', 'replay', 'q');
-    return `   save → whole updated diff in the TUI (the real wrtui replay in tmux 150×40, 3 saves of one rule): ${fmt(median(times))} ms median (${times.map(fmt).join(' ')}); goal < 1,000`;
+    return `   save → whole updated diff in the TUI (the real wrtui replay in tmux 150×40, 3 saves of one rule changing nothing, read off the screen): ${fmt(median(times))} ms median (${times.map(fmt).join(' ')}); goal < 1,000`;
   } finally {
     await tmux('kill-server').catch(() => {});
   }
+}
+
+/** The first run has listed the whole session (its rows are on screen, the run ended). */
+async function firstRunSeen(reader: { screen(): Promise<string> }, requests: number): Promise<boolean> {
+  const screen = await reader.screen();
+  return / REPLAY /.test(screen) && replayStatusBar(screen).includes(`${requests} requests`);
 }
 
 // ── 3. memory against file size ─────────────────────────────────────────────
@@ -600,9 +602,16 @@ if (role === 'proxy') await proxyChild(process.argv[3] !== 'plain', process.argv
 else if (role === 'load') await loadChild();
 else if (role === 'generate') {
   // A recording to try things on: node --import tsx bench/replay.ts generate <file> <requests> <rules dir>
+  // (NO_RULES=1: recorded without rules, the rules folder left empty: the no-rules floor's recording).
   await mkdir(process.argv[5]!, { recursive: true });
-  for (const [name, source] of Object.entries(RULES)) await writeFile(join(process.argv[5]!, name), source);
+  if (!process.env.NO_RULES) for (const [name, source] of Object.entries(RULES)) await writeFile(join(process.argv[5]!, name), source);
   await generateSession(process.argv[3]!, process.argv[5]!, Number(process.argv[4]));
+  process.exit(0);
+} else if (role === 'tui-save') {
+  // save → whole updated diff alone: node --import tsx bench/replay.ts tui-save <recording> <requests> <rules dir> (the first rule is saved)
+  const dir = await mkdtemp(join(tmpdir(), 'wrtui-bench-tui-save-'));
+  console.log(await saveToWholeDiffInTui(dir, process.argv[3]!, process.argv[5]!, Number(process.argv[4])));
+  await rm(dir, { recursive: true, force: true });
   process.exit(0);
 } else if (role === 'replay-rss') await replayRssChild(process.argv[3]!, process.argv[4]!, process.argv[5] === 'keep', Number(process.argv[6]));
 else await conduct();

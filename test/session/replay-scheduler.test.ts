@@ -82,6 +82,67 @@ describe('ReplayScheduler', () => {
     expect(sent).toEqual(['r0 step 0', 'r1 step 1', 'r0 step 2', 'r1 step 3']);
   });
 
+  it('with overlap, what a step does after its answers happens where the recording puts it, whichever answers come first', async () => {
+    const orders: string[][] = [];
+    for (const releaseFirst of [0, 1]) {
+      const scheduler = new ReplayScheduler([0, 1, 2, 3], 0, { overlap: 8 });
+      const sent: string[] = [];
+      const answers = [answerLater(), answerLater()];
+      const runs = [0, 1].map((n) => ({
+        position: n,
+        stepsAt: [n, n + 2],
+        run: async (gate: StepGate) => {
+          sent.push(`r${n} asks`);
+          gate.waiting();
+          await answers[n]!.answered;
+          await gate.resumed();
+          sent.push(`r${n} told its answer`);
+          await gate.at(n + 2);
+          sent.push(`r${n} step ${n + 2}`);
+        },
+      }));
+      const done = scheduler.run(runs, (error) => expect(error).toBeUndefined());
+      await new Promise((resolve) => setImmediate(resolve));
+      answers[releaseFirst]!.release();
+      await new Promise((resolve) => setImmediate(resolve));
+      answers[1 - releaseFirst]!.release();
+      await done;
+      orders.push(sent);
+    }
+    expect(orders[0]).toEqual(['r0 asks', 'r1 asks', 'r0 told its answer', 'r0 step 2', 'r1 told its answer', 'r1 step 3']);
+    expect(orders[1]).toEqual(orders[0]);
+  });
+
+  it('with overlap, a step set aside with no later recorded step goes on within 1,024 positions, not at the end (the recording\'s data is not kept for it)', async () => {
+    const count = 3_000;
+    const scheduler = new ReplayScheduler(Array.from({ length: count }, (_, i) => i), 0, { overlap: 64 });
+    const log: string[] = [];
+    const lowWater: number[] = [];
+    const tasks = [
+      {
+        position: 0,
+        stepsAt: [0],
+        run: async (gate: StepGate) => {
+          gate.waiting();
+          await Promise.resolve();
+          await gate.resumed();
+          log.push('r0 goes on');
+        },
+      },
+      ...Array.from({ length: count - 1 }, (_, i) => ({
+        position: i + 1,
+        stepsAt: [i + 1],
+        run: async () => {
+          log.push(`r${i + 1}`);
+          if (i + 1 === 2_000) lowWater.push(scheduler.lowWater());
+        },
+      })),
+    ];
+    await scheduler.run(tasks, (error) => expect(error).toBeUndefined());
+    expect(log.indexOf('r0 goes on')).toBe(1_024);
+    expect(lowWater[0]).toBeGreaterThan(1_024);
+  });
+
   it('with overlap, a step reading cookies waits for an earlier step set aside that may still write them', async () => {
     // r0 is set aside at position 0 and will store cookies at position 2; r1 reads cookies at 3.
     const scheduler = new ReplayScheduler([0, 1, 2, 3], 0, { overlap: 8 });

@@ -32,13 +32,6 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     if (stepAt !== undefined) position = stepAt;
     return gate.at(stepAt, options);
   };
-  /** A lifecycle step; if it started waiting for listeners, the scheduler may start the next step meanwhile. */
-  const step = <T>(run: () => Promise<T>): Promise<T> => {
-    const waits = lifecycle.listenerWaits;
-    const result = run();
-    if (lifecycle.listenerWaits !== waits) gate.waiting();
-    return result;
-  };
   let hopIndex = 0;
   let hop: RecordedHop | undefined = recorded.hops[0]!;
   await at(hop.at.beforeRequest);
@@ -55,6 +48,8 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
     storeId: recorded.storeId,
     ...(recorded.madeBy !== undefined && { madeBy: { name: recorded.madeBy.extension, origin: recorded.madeBy.origin, host: new URL(recorded.madeBy.origin).host } }),
   });
+  // While its listeners think, other requests' steps may start; it goes on when the scheduler says (replay-scheduler.ts).
+  flight.pace = gate;
   /** As the proxy journals what a client sent, when it arrives. */
   const journalRequestBody = (body: Uint8Array | undefined) => {
     if (context.journalBodies && body) context.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'request', url: flight.url, bytes: body, complete: true });
@@ -85,7 +80,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
   };
 
   for (;;) {
-    const before = await step(() => flight.beforeRequest());
+    const before = await flight.beforeRequest();
     if (before.action === 'cancel') return flight.requestId;
     if (before.action === 'redirect') {
       if (flight.finished || (await followRedirect()) === 'ended') return flight.requestId;
@@ -96,7 +91,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
       const expected: RecordedExchange | undefined = hop?.exchanges[attempt];
       await at(expected?.at.cookiesRead ?? expected?.at.beforeSendHeaders, { readsCookies: true });
       const sentAsRecorded = expected?.sentHeaders;
-      const send = await step(() => flight.prepareToSend(sentAsRecorded && attempt === 0 ? { frame: (headers) => withRecordedFraming(headers, sentAsRecorded) } : {}));
+      const send = await flight.prepareToSend(sentAsRecorded && attempt === 0 ? { frame: (headers) => withRecordedFraming(headers, sentAsRecorded) } : {});
       if (send.action === 'cancel') return flight.requestId;
       await at(expected?.at.response, { writesCookies: true });
       let answer;
@@ -112,7 +107,7 @@ export async function replayRequest(recorded: RecordedRequest, context: ReplayDr
         flight.fail(error instanceof TransportError ? error.netError : 'net::ERR_FAILED');
         return flight.requestId;
       }
-      const decision = await step(() => flight.headersReceived(answer));
+      const decision = await flight.headersReceived(answer);
       if (decision.action === 'cancel') return flight.requestId;
       if (decision.action === 'retry-auth') continue;
       if (decision.action === 'redirect') {

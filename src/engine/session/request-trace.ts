@@ -53,7 +53,7 @@ export class JournalTracer {
       this.#open.delete(requestId);
       if (entry.event === 'onHeadersReceived') {
         const names = setCookieNames(finalResponseHeaders(entry));
-        if (names.size > 0) this.#open.set(requestId, { names });
+        if (names) this.#open.set(requestId, { names });
       }
       return;
     }
@@ -118,7 +118,9 @@ export function finalResponseHeaders(entry: WebRequestEntry): HttpHeaders {
   return (entry.details as OnHeadersReceivedDetails).responseHeaders ?? [];
 }
 
-function setCookieNames(headers: HttpHeaders): Map<string, number> {
+/** The Set-Cookie names with how many of each; undefined without any (most responses: no Map made for them). */
+function setCookieNames(headers: HttpHeaders): Map<string, number> | undefined {
+  if (!headers.some((header) => header.name.length === 10 && header.name.toLowerCase() === 'set-cookie')) return undefined;
   const names = new Map<string, number>();
   for (const value of getHeaderValues(headers, 'set-cookie')) {
     const pair = value.split(';', 1)[0]!;

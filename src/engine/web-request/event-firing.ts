@@ -30,6 +30,19 @@ export interface FiringFlight {
   tracedBy: Set<string> | undefined;
   /** Set while a blocking event of this request waits for its listeners (see EventWait). */
   waiting: EventWait | undefined;
+  /** Replay's scheduler, told when the request waits for listeners and asked when it may go on (see FiringPace). */
+  pace?: FiringPace | undefined;
+}
+
+/**
+ * Replay's pacing of a request: told as a wait for listeners begins (other requests' steps may
+ * start meanwhile), and asked, once the answers are in, when the request may go on. Whatever follows
+ * a wait (the merged verdict, the events after it) then happens at a point the recording decides,
+ * not when the answers happen to arrive: every worker gets its events in the same order on every run.
+ */
+export interface FiringPace {
+  waiting(): void;
+  resumed(): Promise<void>;
 }
 
 /** A blocking event being waited for: the request ending meanwhile journals it at once. */
@@ -44,8 +57,6 @@ export interface FiringContext {
   readonly journal: Journal;
   readonly dryRun: boolean;
   readonly listenerTimeoutMs: number;
-  /** Counted as a wait for listeners begins (replay's scheduler lets other requests run then). */
-  countListenerWait(): void;
 }
 
 export type FireNote = Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy' | 'ending'>;
@@ -102,10 +113,11 @@ export class EventFiring {
     const dispatched = dispatch(event, listeners, details, { ...this.#dispatchOptions(event, request), ...(unanswered && { unanswered }), ...(facts && { facts }) });
     let result: DispatchResult;
     if (dispatched instanceof Promise) {
-      this.#context.countListenerWait();
+      flight?.pace?.waiting();
       result = await this.#wait(flight, dispatched, (ending) =>
         journal.append({ kind: 'webRequest', event, details, outcomes: ignoredAnswers(unanswered!, event, ending, started), ...firedFor, ...note }),
       );
+      if (flight?.pace) await flight.pace.resumed();
       // The request ended meanwhile: its event is journaled already, and nothing of it applies now.
       if (flight?.finished) return { verdict: {} };
     } else result = dispatched;

@@ -32,7 +32,7 @@ import type { Owner } from '../owner.js';
 import { specPersona, type EventFacts, type Persona } from '../personas/index.js';
 import { DocumentTracker, requestContext, type KnownDocument, type KnownTab, type RequestContext } from '../personas/request-context.js';
 import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
-import { EventFiring, type EventWait, type PersonaFilter } from './event-firing.js';
+import { EventFiring, type EventWait, type FiringPace, type PersonaFilter } from './event-firing.js';
 import type { ListenerRegistry } from './listener-registry.js';
 import type { FilterableRequest } from './request-filter.js';
 import { cookieNames, mergeCookieHeader } from './request-cookies.js';
@@ -191,11 +191,6 @@ export class RequestLifecycle {
    * proxy (an embedding), where Node's fetch goes straight out.
    */
   network: Transport | 'offline' | undefined;
-  /**
-   * How many times a request has started waiting for listeners' answers (counted synchronously, as
-   * the wait begins): replay's scheduler lets other requests' steps run during those waits.
-   */
-  listenerWaits = 0;
   #nextRequestId = 1;
   /** Requests not finished yet, by requestId (Firefox's getSecurityInfo finds them here). */
   readonly #inFlight = new Map<string, RequestFlight>();
@@ -246,11 +241,6 @@ export class RequestLifecycle {
     if (!flight || !owner.hostPermissions.matches(flight.url)) return { error: 'Invalid request ID' };
     return flight.attachFilter(owner.id, endpoint) ?? { error: 'Invalid request ID' };
   }
-
-  /** A wait for listeners' answers begins (event-firing.ts counts them here for replay's scheduler). */
-  countListenerWait(): void {
-    this.listenerWaits++;
-  }
 }
 
 /** Who a declarativeNetRequest block came from, in words: `rule main#3 of Blocker`. */
@@ -297,6 +287,8 @@ export class RequestFlight {
   tracedBy: Set<string> | undefined;
   /** The blocking event being waited for, if any: ending the request journals it first (event-firing.ts). */
   waiting: EventWait | undefined;
+  /** Replay's scheduler: when the request may go on after waiting for listeners (event-firing.ts). */
+  pace: FiringPace | undefined;
   /** What the request ended with, once it failed (a phase that was waiting answers with it). */
   #endedWith: NetError | undefined;
   /** StreamFilters waiting for this request's response body (Firefox's filterResponseData); made on first use, as most requests have none. */
