@@ -8,17 +8,10 @@
 /** A closed pipe's status: 128 + SIGPIPE (13), what a shell reports for `yes | head -1`'s yes. */
 export const EXIT_CLOSED_PIPE = 141;
 
-/** This much of one turn's lines is written at once, not at the turn's end: what a stream's high-water mark is (16 KiB). */
-const PENDING_BOUND = 16 * 1024;
-
 export class StdoutLines {
   readonly #stream: NodeJS.WritableStream & { writableNeedDrain: boolean; writableLength: number };
   #gone: NodeJS.ErrnoException | undefined;
   readonly #goneListeners = new Set<(error: NodeJS.ErrnoException) => void>();
-  /** Lines written in this turn of the event loop, handed to the stream together at its end. */
-  #pending: string[] = [];
-  #pendingChars = 0;
-  #scheduled = false;
 
   constructor(stream: NodeJS.WritableStream & { writableNeedDrain: boolean; writableLength: number }) {
     this.#stream = stream;
@@ -40,45 +33,24 @@ export class StdoutLines {
     return () => this.#goneListeners.delete(listener);
   }
 
-  /**
-   * Writes one line (its newline added). Never blocks; ready() says when to wait. Nothing once gone.
-   * The lines of one turn of the event loop go to the stream in one write (headless wrote one per
-   * finished request: ≈ 13 µs each, profiled, issue #37).
-   */
+  /** Writes one line (its newline added). Never blocks; ready() says when to wait. Nothing once gone. */
   write(line: string): void {
-    if (this.#gone) return;
-    this.#pending.push(line);
-    this.#pendingChars += line.length + 1;
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(this.#writePending);
-    }
+    if (!this.#gone) this.#stream.write(`${line}\n`);
   }
 
-  readonly #writePending = (): void => {
-    this.#scheduled = false;
-    if (this.#pending.length === 0) return;
-    const text = this.#pending.length === 1 ? `${this.#pending[0]}\n` : `${this.#pending.join('\n')}\n`;
-    this.#pending = [];
-    this.#pendingChars = 0;
-    if (!this.#gone) this.#stream.write(text);
-  };
-
-  /** More is waiting than the stream's high-water mark (or this turn's lines alone are as much): the reader is behind. */
+  /** More is waiting than the stream's high-water mark: the reader is behind. */
   get backedUp(): boolean {
-    return !this.#gone && (this.#stream.writableNeedDrain || this.#pendingChars >= PENDING_BOUND);
+    return !this.#gone && this.#stream.writableNeedDrain;
   }
 
   /** Resolves once the reader has caught up (or the output is gone). */
   ready(): Promise<void> {
-    if (this.#pendingChars >= PENDING_BOUND) this.#writePending();
     if (!this.backedUp) return Promise.resolve();
     return this.#settled((done) => this.#stream.once('drain', done));
   }
 
   /** Resolves once every line written so far is in the kernel's hands (or the output is gone). */
   flush(): Promise<void> {
-    this.#writePending();
     if (this.#gone || this.#stream.writableLength === 0) return Promise.resolve();
     // Write callbacks run in order: an empty write's runs once everything before it is written.
     return this.#settled((done) => this.#stream.write('', () => done()));
