@@ -211,13 +211,12 @@ chrome.runtime.onInstalled.addListener(async ({ reason }) => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
-  it('a namespace a granted permission names and wrtui knows nothing of answers at any depth (proxy.settings.set, as privacy.* once did for Decentraleyes); privacy.* itself keeps what is set', async () => {
+  it('a namespace a granted permission names and wrtui knows nothing of answers at any depth (contentSettings.cookies.set, as privacy.* once did for Decentraleyes); privacy.* itself keeps what is set', async () => {
     work = await mkdtemp(path.join(tmpdir(), 'wrtui-extension-privacy-'));
-    await writeFile(path.join(work, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Settings', version: '1.0', permissions: ['privacy', 'proxy'], background: { service_worker: 'sw.js' } }));
+    await writeFile(path.join(work, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Settings', version: '1.0', permissions: ['privacy', 'contentSettings'], background: { service_worker: 'sw.js' } }));
     await writeFile(
       path.join(work, 'sw.js'),
-      `chrome.proxy.settings.set({ value: { mode: 'direct' } }, () => console.log('proxy set, lastError ' + chrome.runtime.lastError));
-chrome.proxy.settings.onChange.addListener(() => {});
+      `chrome.contentSettings.cookies.set({ primaryPattern: '<all_urls>', setting: 'block' }, () => console.log('content setting set, lastError ' + chrome.runtime.lastError));
 chrome.privacy.network.networkPredictionEnabled.set({ value: false }, () =>
   chrome.privacy.network.networkPredictionEnabled.get({}, (details) => console.log('privacy set, now ' + JSON.stringify(details))));
 console.log('downloads is ' + typeof chrome.downloads);`,
@@ -225,16 +224,15 @@ console.log('downloads is ' + typeof chrome.downloads);`,
     harness = await startProxyHarness();
     host = await ExtensionHost.start(harness.engine, { extensions: [work], watch: false, typeCheck: false, stateDir: harness.stateDir });
     await harness.waitFor((e) => e.kind === 'log' && e.message.startsWith('privacy set'));
-    await harness.waitFor((e) => e.kind === 'log' && e.message.startsWith('proxy set'));
+    await harness.waitFor((e) => e.kind === 'log' && e.message.startsWith('content setting set'));
     expect(host.rule('Settings')).toMatchObject({ state: 'active' });
     expect(logsOf(harness.entries, 'Settings')).toEqual(expect.arrayContaining([
       'downloads is undefined',
-      'proxy set, lastError undefined',
+      'content setting set, lastError undefined',
       'privacy set, now {"levelOfControl":"controlled_by_this_extension","value":false}',
     ]));
     await expect.poll(() => notesOf(harness!.entries, 'Settings'), { timeout: 5000 }).toEqual(expect.arrayContaining([
-      'chrome.proxy.settings.set: wrtui has no proxy; the call did nothing',
-      'chrome.proxy.settings.onChange: wrtui has no proxy; this event never fires',
+      'chrome.contentSettings.cookies.set: wrtui has no contentSettings; the call did nothing',
       'chrome.privacy.network.networkPredictionEnabled.set: wrtui keeps the setting, but its traffic does not follow it; kept (get gives it back)',
     ]));
   });
