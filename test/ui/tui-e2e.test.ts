@@ -306,7 +306,7 @@ describe('wrtui in a terminal', () => {
     };
     await keys('i');
     // The prompt first (on a loaded machine it takes a moment), then clear its suggestion and type.
-    await waitForScreen((t) => t.includes('breakpoint (onBeforeRequest|'), 'the breakpoint prompt', 20_000, 'pause');
+    await waitForScreen((t) => t.includes('breakpoint:') && t.includes('stage (request|send|response|auth)'), 'the breakpoint prompt', 20_000, 'pause');
     await keys('C-u');
     await tmux('send-keys', '-t', 'pause', '-l', 'onBeforeRequest path:^/(stop|move)');
     await keys('Enter');

@@ -136,6 +136,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
             setState((s) => {
               const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1, s.unfold, backend.explainDnr), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
               const found = searchLines(all, text).matches;
+              if (text !== '' && found.length === 0) actions.notify(`No match for "${text}" in this tab`, 'warn');
               const lastTop = Math.max(0, all.length - detailBodyHeight);
               return { ...s, detailSearch: text, detailTop: found.length > 0 ? Math.min(Math.max(0, found[0]! - 2), lastTop) : s.detailTop };
             }),
@@ -149,12 +150,12 @@ export function RequestsView({ store, backend, state, setState, width, height, n
           const target = command === 'search.previous' ? ([...matches].reverse().find((line) => line < anchor) ?? matches.at(-1)!) : (matches.find((line) => line > anchor) ?? matches[0]!);
           return setState((s) => scrollDetail(s, target - 2));
         }
-        if (command === 'search.previous') return;
+        if (command === 'search.previous') return actions.notify(state.detailSearch ? `No match for "${state.detailSearch}" in this tab` : 'No search: / searches the open tab', 'warn');
         return setState((s) => select(s, moveWindow(windowOf(s), 1, rows, total), { detailTop: 0 }));
       case 'request.previous':
         return setState((s) => select(s, moveWindow(windowOf(s), -1, rows, total), { detailTop: 0 }));
       case 'detail.open':
-        if (!current) return;
+        if (!current) return actions.notify('No request selected (the list is empty or the filter hides every request)', 'warn');
         return setState((s) => select(s, windowOf(s), { detailOpen: true, detailTop: 0 }));
       case 'detail.close':
         // Esc ends a search first, then closes the pane.
@@ -223,8 +224,9 @@ export function RequestsView({ store, backend, state, setState, width, height, n
         if (!write) return actions.notify('Quick rules need a rules folder (--rules)', 'warn');
         const request = { requestId: current.requestId, method: current.method, url: current.firstUrl };
         return actions.prompt({
-          label: 'rule for this URL (block | redirect URL | header N: v | response-header N: v | file PATH): ',
+          label: 'rule for this URL:',
           initial: 'block',
+          hint: 'block | redirect URL | header N: v | response-header N: v | file PATH',
           onSubmit: (text) => {
             void quickRuleFrom(text, request).then(async (made) => {
               if (!made.ok) return actions.notify(`No rule written: ${made.error}`, 'error');
