@@ -403,3 +403,22 @@ describe('notes', () => {
     expect(text.some((row) => row.includes('capture: request') && row.includes('StreamFilter of Upper'))).toBe(true);
   });
 });
+
+describe('resends', () => {
+  it('the request a resend makes is marked resent from the one it resent; a client\'s own request of the same URL later is not', async () => {
+    await driver.request('http://shop.test/cart', { route: () => respond(200) });
+    const original = store.all()[0]!;
+    const stop = store.expectResend(original, 'get', 'http://shop.test/cart');
+    await driver.request('http://shop.test/other', { route: () => respond(200) });
+    await driver.request('http://shop.test/cart', { route: () => respond(200) });
+    stop();
+    await driver.request('http://shop.test/cart', { route: () => respond(200) });
+    store.flush();
+    const [, other, resent, again] = store.all();
+    expect(other!.resentFrom).toBeUndefined();
+    expect(resent!.resentFrom).toEqual({ ordinal: original.ordinal, requestId: original.requestId });
+    expect(again!.resentFrom).toBeUndefined();
+    expect(lineText(requestRow(resent!, requestColumns(80)))).toMatch(/resent\s*$/);
+    expect(timelineLines(resent!, 80).map(lineText).join('\n')).toContain(`resent by wrtui from #${original.requestId} (R selects it)`);
+  });
+});

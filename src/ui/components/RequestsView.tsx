@@ -243,8 +243,16 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'request.resend':
       case 'request.editResend': {
         if (!current) return actions.notify('No request selected', 'warn');
-        void resendCommand(current, command === 'request.editResend', backend, actions.notify);
+        void resendCommand(current, command === 'request.editResend', backend, actions.notify, (method, url) => store.expectResend(current, method, url));
         return;
+      }
+      case 'request.original': {
+        const from = current?.resentFrom;
+        if (!from) return actions.notify(current ? 'This request is not a resend (the list marks resends "resent")' : 'No request selected', 'warn');
+        if (!store.byOrdinal(from.ordinal)) return actions.notify(`#${from.requestId}, which this request resent, is no longer in the list (cleared, or past the cap)`, 'warn');
+        const index = records.findIndex((record) => record.ordinal === from.ordinal);
+        if (index === -1) return actions.notify(`#${from.requestId}, which this request resent, is hidden by the filter (f turns it off)`, 'warn');
+        return setState((s) => select(s, placeWindow(index, Math.floor(layout.listRows / 2), layout.listRows, records.length), { detailTop: 0 }));
       }
       case 'request.exportCurl':
       case 'request.exportCurlUpstream': {

@@ -93,6 +93,8 @@ export interface RequestRecord extends FilterableRequest {
   wrtuiAdded: WrtuiAddedHeader[] | undefined;
   /** An extension made it itself (its own fetch). */
   madeBy: { extension: string; origin: string } | undefined;
+  /** wrtui resent it (r, e) from this request, which R selects. */
+  resentFrom?: { ordinal: number; requestId: string } | undefined;
   /** As sent upstream (onSendHeaders). */
   sentHeaders: HttpHeaders | undefined;
   requestBody: WebRequestBody | undefined;

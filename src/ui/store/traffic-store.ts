@@ -197,6 +197,32 @@ export class TrafficStore {
     this.flush();
   }
 
+  // ── resends ───────────────────────────────────────────────────────────────
+
+  /**
+   * A resend (r, e) is about to go through the proxy: the next request of that method and URL is
+   * it, marked resent from `from`. The resend reaches the proxy like any client's request, so
+   * method and URL are what tells it apart; the caller ends the wait once the resend is answered.
+   */
+  expectResend(from: Pick<RequestRecord, 'ordinal' | 'requestId'>, method: string, url: string): () => void {
+    const expected = { method: method.toUpperCase(), url: URL.canParse(url) ? new URL(url).href : url, from: { ordinal: from.ordinal, requestId: from.requestId } };
+    this.#resendsExpected.push(expected);
+    return () => {
+      const index = this.#resendsExpected.indexOf(expected);
+      if (index !== -1) this.#resendsExpected.splice(index, 1);
+    };
+  }
+
+  #resendsExpected: { method: string; url: string; from: { ordinal: number; requestId: string } }[] = [];
+
+  #markResend(record: RequestRecord): void {
+    if (this.#resendsExpected.length === 0) return;
+    const index = this.#resendsExpected.findIndex((expected) => expected.method === record.method.toUpperCase() && expected.url === record.firstUrl);
+    if (index === -1) return;
+    record.resentFrom = this.#resendsExpected[index]!.from;
+    this.#resendsExpected.splice(index, 1);
+  }
+
   // ── folding ───────────────────────────────────────────────────────────────
 
   ingest(entry: JournalEntry): void {
@@ -211,6 +237,7 @@ export class TrafficStore {
           if (entry.event !== 'onBeforeRequest') return;
           record = createRecord(this.#ordinalsByRequestId ? Number(entry.details.requestId) : this.#nextOrdinal++, entry);
           this.#byId.set(record.requestId, record);
+          this.#markResend(record);
           this.#addRecord(record);
           this.#seen++;
           this.#countStart(entry.time);
