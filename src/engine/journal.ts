@@ -76,6 +76,8 @@ export interface HandlerBehaviorChangedEntry {
   kind: 'handlerBehaviorChanged';
   owner: string;
   accepted: boolean;
+  /** 'reload': wrtui made the call when it reloaded the rule (a reload calls it, as an update would), not the rule's code. */
+  madeBy?: 'reload';
   /** Accepted calls in the current 10-minute window, after this call. */
   used: number;
   limit: number;

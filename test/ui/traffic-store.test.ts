@@ -344,6 +344,20 @@ describe('cookies', () => {
 });
 
 describe('the rest of the journal', () => {
+  it('a handlerBehaviorChanged refused on a reload says wrtui made the call, not the rule', () => {
+    const journal = new Journal();
+    const other = new TrafficStore({ flushIntervalMs: 0 });
+    other.attach(journal);
+    journal.append({ kind: 'handlerBehaviorChanged', owner: 'r1', accepted: false, madeBy: 'reload', used: 20, limit: 20, refused: 1, nextSlotFreeAt: null });
+    journal.append({ kind: 'handlerBehaviorChanged', owner: 'r2', accepted: false, used: 20, limit: 20, refused: 1, nextSlotFreeAt: null });
+    other.flush();
+    const [byReload, byRule] = other.logs().map((line) => `${line.source}: ${line.message}`);
+    expect(byReload).toMatch(/^r1: handlerBehaviorChanged \(called by wrtui on reloading the rule\) refused/);
+    expect(byRule).toMatch(/^r2: handlerBehaviorChanged refused/);
+    expect(other.lastRefusal?.text).toMatch(/^r2: /);
+    other.close();
+  });
+
   it('logs, rule entries and handlerBehaviorChanged go to the log; warnings count as unseen problems', () => {
     const journal = new Journal();
     const other = new TrafficStore({ flushIntervalMs: 0, logLimit: 3 });

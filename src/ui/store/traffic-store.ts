@@ -295,7 +295,9 @@ export class TrafficStore {
       }
       case 'handlerBehaviorChanged': {
         const state = { used: entry.used, limit: entry.limit, refused: entry.refused ?? 0, nextSlotFreeAt: entry.nextSlotFreeAt };
-        const message = `handlerBehaviorChanged ${entry.accepted ? 'accepted' : 'refused, caches not flushed'}: ${describeQuota(state, entry.time)}`;
+        // A reload spends the quota too (by design): a refusal then is wrtui's call, not the rule's.
+        const caller = entry.madeBy === 'reload' ? ' (called by wrtui on reloading the rule)' : '';
+        const message = `handlerBehaviorChanged${caller} ${entry.accepted ? 'accepted' : 'refused, caches not flushed'}: ${describeQuota(state, entry.time)}`;
         this.#log({ seq: entry.seq, time: entry.time, level: entry.accepted ? 'info' : 'warn', source: entry.owner, message });
         if (!entry.accepted) this.#lastRefusal = { seq: entry.seq, text: `${entry.owner}: ${message}` };
         this.#rulesVersion++;
