@@ -31,7 +31,7 @@ import { deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleCo
 import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
-import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
+import { cutShortError, insecureUpstreamHint, isCutShort, netErrorOf } from './net-error.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
@@ -704,17 +704,20 @@ export class CaptureProxy {
    */
   #upstreamFailed(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, url: URL, error: unknown): Promise<void> {
     const netError = error instanceof TransportError ? error.netError : netErrorOf(error);
+    const detail = (error as Error | undefined)?.message;
+    // A certificate refused (a self-signed test server, a corporate CA): say which flag accepts it.
+    const hint = insecureUpstreamHint(netError, url.hostname);
+    if (hint) this.journal.append({ kind: 'log', level: 'warn', source: 'capture', requestId: flight.requestId, message: `${netError} from ${url.host}${detail && detail !== netError ? ` (${detail})` : ''}: ${hint}` });
     flight.fail(netError);
     if (response.headersSent || response.destroyed) return Promise.resolve(this.#reset(request, response));
     const timedOut = netError === 'net::ERR_TIMED_OUT';
-    const detail = (error as Error | undefined)?.message;
     return this.#sendWhole(
       request,
       response,
       plainText(
         timedOut ? 504 : 502,
         timedOut ? 'Gateway Timeout' : 'Bad Gateway',
-        `wrtui: ${netError} from ${url.host}${detail && detail !== netError ? ` (${detail})` : ''}`,
+        `wrtui: ${netError} from ${url.host}${detail && detail !== netError ? ` (${detail})` : ''}${hint ? `; ${hint}` : ''}`,
         [{ name: 'X-Wrtui-Error', value: netError }],
       ),
     );
