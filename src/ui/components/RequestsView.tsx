@@ -14,13 +14,14 @@ import { breakpointCommand } from '../commands/breakpoint-commands.js';
 import { quickRuleFrom } from '../quick-rules/quick-rule.js';
 import { recordsAsHar } from '../export/session-export.js';
 import { compileFilter, type FilterOptions } from '../filter/compile-filter.js';
-import { useViewCommands } from '../hooks/use-view-commands.js';
+import { useViewCommands, useViewMouse } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
 import { requestsLayout } from '../list/requests-layout.js';
 import type { RequestsState } from '../list/requests-state.js';
 import type { TrafficStore } from '../store/traffic-store.js';
 import { useUiActions } from '../ui-actions.js';
-import { DetailPane, detailPaneLines } from './DetailPane.js';
+import { DetailPane, detailPaneLines, tabAtColumn } from './DetailPane.js';
+import { WHEEL_LINES } from '../mouse.js';
 import { dnrRequestOf } from '../detail/rules-lines.js';
 import { bodySearch, searchLines } from '../detail/search-lines.js';
 import { blank, heading, wrapLines } from '../detail/styled-line.js';
@@ -45,6 +46,8 @@ export interface RequestsViewProps {
 
 /** How long typing pauses before the list narrows to the filter being written. */
 const FILTER_DEBOUNCE_MS = 150;
+/** The list's title and column header, above its rows. */
+const LIST_TITLE_ROWS = 2;
 
 export function RequestsView({ store, backend, state, setState, width, height, now, active }: RequestsViewProps) {
   const filterOptions = useMemo(() => filterOptionsFor(backend), [backend]);
@@ -269,6 +272,35 @@ export function RequestsView({ store, backend, state, setState, width, height, n
     }
   };
   useViewCommands(state.detailOpen ? 'detail' : 'list', active, handle);
+  // Clicks and the wheel: a click selects a row (a second click on it opens it) or a tab; the
+  // wheel scrolls the list or the detail pane, whichever is under the pointer.
+  useViewMouse(state.detailOpen ? 'detail' : 'list', active, (event) => {
+    const inPane = state.detailOpen && (layout.sideBySide ? event.x > layout.listWidth : event.y >= layout.listRows + LIST_TITLE_ROWS);
+    const paneY = layout.sideBySide ? event.y : event.y - layout.listRows - LIST_TITLE_ROWS;
+    const paneX = layout.sideBySide ? event.x - layout.listWidth - 1 : event.x;
+    const rows = layout.listRows;
+    const total = records.length;
+    if (event.kind === 'wheelUp' || event.kind === 'wheelDown') {
+      const delta = (event.kind === 'wheelUp' ? -1 : 1) * WHEEL_LINES;
+      if (inPane) setState((s) => scrollDetail(s, s.detailTop + delta));
+      else setState((s) => select(s, moveWindow(windowOf(s), delta, rows, total)));
+      return true;
+    }
+    if (event.kind !== 'press' || event.button !== 0) return true;
+    if (inPane) {
+      if (paneY !== 0) return true;
+      const tab = tabAtColumn(detailTabsFor(backend.mode), paneX);
+      if (tab) setState((s) => ({ ...s, tab, detailTop: 0 }));
+      return true;
+    }
+    const row = event.y - LIST_TITLE_ROWS;
+    if (row < 0 || row >= rows || event.x >= layout.listWidth) return true;
+    const index = listWindow.top + row;
+    if (index >= total) return true;
+    if (index === listWindow.index && !state.detailOpen) return handle('detail.open'), true;
+    setState((s) => select(s, placeWindow(index, row, rows, total), state.detailOpen ? { detailTop: 0 } : {}));
+    return true;
+  });
 
   const list = (
     <PaneBoundary pane="request list" width={layout.listWidth} height={layout.listRows + 2} resetKey={store.getVersion()}>
