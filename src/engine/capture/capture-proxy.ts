@@ -32,6 +32,10 @@ import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
 import { cutShortError, insecureUpstreamHint, isCutShort, netErrorOf } from './net-error.js';
+import { WebSocketFrameReader } from './websocket-frames.js';
+
+/** A WebSocket message's bytes kept for the journal (its size is counted whole). */
+const MAX_WEBSOCKET_MESSAGE_BYTES = 256 * 1024;
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
@@ -752,6 +756,23 @@ export class CaptureProxy {
 
   // ── WebSocket handshakes ──────────────────────────────────────────────────
 
+  /** A reader of one direction's frames, journaling each message; it never touches the bytes or throws. */
+  #watchMessages(requestId: string, direction: 'send' | 'receive'): (chunk: Buffer) => void {
+    const reader = new WebSocketFrameReader({
+      maxBytes: Math.min(this.#maxBodySize, MAX_WEBSOCKET_MESSAGE_BYTES),
+      onMessage: (message) =>
+        this.journal.append({ kind: 'websocketMessage', requestId, direction, opcode: message.opcode, size: message.size, data: message.data, complete: message.complete, ...(message.compressed && { compressed: true as const }) }),
+    });
+    return (chunk) => {
+      if (reader.broken) return;
+      try {
+        reader.push(chunk);
+      } catch {
+        // Not WebSocket framing after all: the bytes still flow, unread.
+      }
+    };
+  }
+
   /**
    * A WebSocket handshake: the request-side events, the handshake sent upstream with the headers the
    * listeners left, onHeadersReceived on the answer; on a 101 the two connections are spliced and
@@ -837,6 +858,15 @@ export class CaptureProxy {
         if (head.length > 0) upstream.write(head);
         flight.responseStarted();
         flight.completed();
+        if (this.#options.journalBodies) {
+          // The messages both ways, read off the spliced bytes (which go on untouched).
+          const sent = this.#watchMessages(flight.requestId, 'send');
+          const received = this.#watchMessages(flight.requestId, 'receive');
+          if (head.length > 0) sent(head);
+          if (answer.head.length > 0) received(answer.head);
+          socket.on('data', sent);
+          upstream.on('data', received);
+        }
         upstream.on('error', () => socket.destroy());
         socket.on('close', () => upstream.destroy());
         upstream.on('close', () => socket.destroy());

@@ -26,6 +26,8 @@ import {
   applyWebRequestEntry,
   claimCookieChange,
   createRecord,
+  MAX_WEBSOCKET_MESSAGES,
+  type WebSocketMessageRecord,
   MAX_NOTES,
   type AttributedCookieChange,
   type RequestRecord,
@@ -247,6 +249,24 @@ export class TrafficStore {
         if (early) this.#applyBody(record, early);
         if (record.awaitingCookies) this.#awaitingCookies.add(record);
         else this.#awaitingCookies.delete(record);
+        this.#dirty.add(record);
+        break;
+      }
+      case 'websocketMessage': {
+        const record = this.#current(entry.requestId);
+        if (!record) return;
+        const message: WebSocketMessageRecord = { direction: entry.direction, opcode: entry.opcode, time: entry.time, bytes: entry.data, size: entry.size, complete: entry.complete, ...(entry.compressed && { compressed: true }) };
+        const messages = (record.wsMessages ??= []);
+        messages.push(message);
+        if (messages.length > MAX_WEBSOCKET_MESSAGES) {
+          const oldest = messages.shift()!;
+          this.#bodies.releaseBody(record, oldest);
+          record.wsMessagesDropped = (record.wsMessagesDropped ?? 0) + 1;
+        }
+        // The row's size: the bytes exchanged both ways since the 101.
+        record.responseSize = (record.responseSize ?? 0) + entry.size;
+        this.#bodies.hold(record, 'message', message);
+        record.revision++;
         this.#dirty.add(record);
         break;
       }
