@@ -6,7 +6,11 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import { startOrigin, type Origin } from '../helpers/origin.js';
 import { Tmux, tmuxAvailable, wrtuiCommand } from '../helpers/tmux.js';
 
@@ -145,5 +149,52 @@ describe('the mouse', () => {
     await server.waitForScreen('hup', (t) => t.includes('WRTUI_EXIT='), 'wrtui gone after SIGHUP');
     expect(await paneFlag('hup', 'mouse_standard_flag')).toBe('0');
     await server.command('kill-session', '-t', 'hup');
+  });
+});
+
+describe('WebSocket messages', () => {
+  it('a real echo through the proxy: the 101 row counts the bytes exchanged, the Response tab lists each message both ways, ws: filters on their text', { timeout: 90_000 }, async () => {
+    const echo = http.createServer((_req, res) => res.end('not a socket'));
+    const sockets = new WebSocketServer({ server: echo });
+    sockets.on('connection', (ws) => ws.on('message', (message) => ws.send(`echo ${String(message)}`)));
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const echoPort = (echo.address() as AddressInfo).port;
+    try {
+      const session = 'ws';
+      const proxy = await start(session, 120);
+      const proxyPort = Number(new URL(proxy).port);
+      await curl(proxy, '/plain');
+      const replies: string[] = [];
+      const ws = new WebSocket(`ws://127.0.0.1:${echoPort}/chat`, { createConnection: () => net.connect(proxyPort, '127.0.0.1') });
+      await new Promise<void>((resolve, reject) => {
+        ws.on('open', () => ws.send('hello wrtui'));
+        ws.on('message', (message) => {
+          replies.push(String(message));
+          if (replies.length === 1) ws.send('second');
+          else resolve();
+        });
+        ws.on('error', reject);
+      });
+      expect(replies).toEqual(['echo hello wrtui', 'echo second']);
+      // 11 + 6 sent, 16 + 11 received: 44 bytes of messages.
+      await server.waitForScreen(session, (t) => listRows(t).some((row) => /GET\s+101\s+ws\s+ws:\/\/127\.0\.0\.1:\d+\/chat\s+44 B/.test(row)), 'the WebSocket row with the bytes exchanged');
+      await server.press(session, 'Enter');
+      await server.waitForScreen(session, (t) => t.includes('[Timeline]'), 'the detail pane');
+      await server.press(session, 'Tab', 'Tab');
+      const tab = await server.waitForScreen(session, (t) => t.includes('[Response]') && t.includes('Messages (4: 2 sent'), 'the messages in the Response tab');
+      expect(tab).toMatch(/→ \d\d:\d\d:\d\d\.\d{3}\s+11 B text\s+hello wrtui/);
+      expect(tab).toMatch(/← \d\d:\d\d:\d\d\.\d{3}\s+16 B text\s+echo hello wrtui/);
+      await server.press(session, 'Escape');
+      await server.press(session, '/');
+      await server.type(session, 'ws:"echo second"');
+      await server.press(session, 'Enter');
+      await server.waitForScreen(session, (t) => listRows(t).length === 1 && listRows(t)[0]!.includes('/chat'), 'only the WebSocket left by ws:');
+      ws.close();
+      await server.command('kill-session', '-t', session);
+    } finally {
+      sockets.close();
+      echo.closeAllConnections();
+      echo.close();
+    }
   });
 });
