@@ -34,11 +34,12 @@ import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tu
 import { cutShortError, insecureUpstreamHint, isCutShort, netErrorOf } from './net-error.js';
 import { WebSocketFrameReader } from './websocket-frames.js';
 
-/** A WebSocket message's bytes kept for the journal (its size is counted whole). */
-const MAX_WEBSOCKET_MESSAGE_BYTES = 256 * 1024;
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
+
+/** A WebSocket message's bytes kept for the journal (its size is counted whole). */
+const MAX_WEBSOCKET_MESSAGE_BYTES = 256 * 1024;
 
 
 /** The most request head wrtui reads from a client (Node's default: 16 KiB). */
