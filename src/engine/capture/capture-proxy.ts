@@ -41,7 +41,6 @@ import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './
 /** A WebSocket message's bytes kept for the journal (its size is counted whole). */
 const MAX_WEBSOCKET_MESSAGE_BYTES = 256 * 1024;
 
-
 /** The most request head wrtui reads from a client (Node's default: 16 KiB). */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 export interface CaptureProxyOptions {
