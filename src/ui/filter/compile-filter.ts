@@ -16,7 +16,7 @@
 //   header:NAME         a request (as sent) or response header by that name; header:NAME=TEXT
 //                       one whose value contains TEXT (case-insensitive)
 //   body:TEXT           the request's or the response's body contains TEXT (decoded, case-insensitive)
-//   ws:TEXT             a WebSocket one of whose messages contains TEXT (ws: alone: every WebSocket)
+//   ws:TEXT             a WebSocket one of whose messages contains TEXT (case-insensitive)
 //   dnr:block           a declarativeNetRequest rule blocked it (also redirect, upgradeScheme, allow,
 //                       modifyHeaders, any); dnr:main#3 or dnr:3: that rule acted on it or, with the
 //                       engine at hand, would match it now (whatever its precedence)
@@ -221,9 +221,8 @@ function compileField(node: FieldNode, options: FilterOptions): RequestPredicate
       return (request) => bodyTexts(request).some((body) => body.includes(text));
     }
     case 'ws': {
-      // ws: alone: every WebSocket; ws:TEXT: one whose messages (either way) contain TEXT.
+      // A WebSocket one of whose messages (either way) contains TEXT.
       const text = node.value.toLowerCase();
-      if (text === '') return (request) => request.type === 'websocket';
       return (request) => (request.wsMessages ?? []).some((message) => messageText(message).toLowerCase().includes(text));
     }
     case 'dnr':
