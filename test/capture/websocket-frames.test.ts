@@ -61,3 +61,15 @@ describe('WebSocket frames', () => {
     expect(reader.broken).toBe(true);
   });
 });
+
+describe('a recorded message', () => {
+  it('a websocketMessage entry is one line of the session file (its bytes as base64) and reads back the same', async () => {
+    const { encodeLine, decodeLine } = await import('../../src/engine/session/session-json.js');
+    const entry = { kind: 'websocketMessage', requestId: '4', direction: 'receive', opcode: 'binary', size: 3, data: new Uint8Array([0, 1, 255]), complete: true, seq: 9, time: 1 };
+    const line = encodeLine(entry);
+    expect(line).not.toContain('\n');
+    expect(line).toContain('"base64"');
+    const back = decodeLine(line) as typeof entry;
+    expect({ ...back, data: [...back.data] }).toEqual({ ...entry, data: [0, 1, 255] });
+  });
+});
