@@ -32,7 +32,8 @@ import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
 import { cutShortError, insecureUpstreamHint, isCutShort, netErrorOf } from './net-error.js';
-import { WebSocketFrameReader } from './websocket-frames.js';
+import { WebSocketFrameReader, type WebSocketMessage } from './websocket-frames.js';
+import { MessageInflater } from './websocket-inflate.js';
 
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
@@ -40,6 +41,8 @@ import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './
 
 /** A WebSocket message's bytes kept for the journal (its size is counted whole). */
 const MAX_WEBSOCKET_MESSAGE_BYTES = 256 * 1024;
+/** Told to a WebSocket's message watcher when its connection closed. */
+const CONNECTION_CLOSED = Buffer.alloc(0);
 
 /** The most request head wrtui reads from a client (Node's default: 16 KiB). */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
@@ -757,13 +760,24 @@ export class CaptureProxy {
   // ── WebSocket handshakes ──────────────────────────────────────────────────
 
   /** A reader of one direction's frames, journaling each message; it never touches the bytes or throws. */
-  #watchMessages(requestId: string, direction: 'send' | 'receive'): (chunk: Buffer) => void {
+  #watchMessages(requestId: string, direction: 'send' | 'receive', deflate: boolean): (chunk: Buffer) => void {
+    const maxBytes = Math.min(this.#maxBodySize, MAX_WEBSOCKET_MESSAGE_BYTES);
+    const inflater = deflate ? new MessageInflater(maxBytes) : undefined;
+    const journal = (message: WebSocketMessage) =>
+      this.journal.append({ kind: 'websocketMessage', requestId, direction, opcode: message.opcode, size: message.size, data: message.data, complete: message.complete, ...(message.compressed && { compressed: true as const }) });
     const reader = new WebSocketFrameReader({
-      maxBytes: Math.min(this.#maxBodySize, MAX_WEBSOCKET_MESSAGE_BYTES),
-      onMessage: (message) =>
-        this.journal.append({ kind: 'websocketMessage', requestId, direction, opcode: message.opcode, size: message.size, data: message.data, complete: message.complete, ...(message.compressed && { compressed: true as const }) }),
+      maxBytes,
+      onMessage: (message) => {
+        if (!inflater) return journal(message);
+        if (!message.compressed) return inflater.inOrder(() => journal(message));
+        // The size stays the bytes on the wire; the data is what the endpoint reads.
+        inflater.inflate(message.data, message.complete, (inflated) => journal(inflated ? { ...message, data: inflated.data, complete: inflated.complete, compressed: false } : message));
+      },
     });
+    // The inflater's window goes with the connection (after the messages still being inflated).
+    const close = () => inflater?.inOrder(() => inflater.close());
     return (chunk) => {
+      if (chunk === CONNECTION_CLOSED) return close();
       if (reader.broken) return;
       try {
         reader.push(chunk);
@@ -860,12 +874,18 @@ export class CaptureProxy {
         flight.completed();
         if (this.#options.journalBodies) {
           // The messages both ways, read off the spliced bytes (which go on untouched).
-          const sent = this.#watchMessages(flight.requestId, 'send');
-          const received = this.#watchMessages(flight.requestId, 'receive');
+          // permessage-deflate agreed on: messages are inflated to be read (the bytes go on as they are).
+          const deflate = decision.responseHeaders.some((header) => header.name.toLowerCase() === 'sec-websocket-extensions' && /permessage-deflate/i.test(header.value ?? ''));
+          const sent = this.#watchMessages(flight.requestId, 'send', deflate);
+          const received = this.#watchMessages(flight.requestId, 'receive', deflate);
           if (head.length > 0) sent(head);
           if (answer.head.length > 0) received(answer.head);
           socket.on('data', sent);
           upstream.on('data', received);
+          socket.once('close', () => {
+            sent(CONNECTION_CLOSED);
+            received(CONNECTION_CLOSED);
+          });
         }
         upstream.on('error', () => socket.destroy());
         socket.on('close', () => upstream.destroy());
