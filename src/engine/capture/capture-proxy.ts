@@ -32,17 +32,11 @@ import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
 import { cutShortError, insecureUpstreamHint, isCutShort, netErrorOf } from './net-error.js';
-import { WebSocketFrameReader, type WebSocketMessage } from './websocket-frames.js';
-import { MessageInflater } from './websocket-inflate.js';
-
+import { watchWebSocketMessages } from './websocket-messages.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
 
-/** A WebSocket message's bytes kept for the journal (its size is counted whole). */
-const MAX_WEBSOCKET_MESSAGE_BYTES = 256 * 1024;
-/** Told to a WebSocket's message watcher when its connection closed. */
-const CONNECTION_CLOSED = Buffer.alloc(0);
 
 /** The most request head wrtui reads from a client (Node's default: 16 KiB). */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
@@ -759,34 +753,6 @@ export class CaptureProxy {
 
   // ── WebSocket handshakes ──────────────────────────────────────────────────
 
-  /** A reader of one direction's frames, journaling each message; it never touches the bytes or throws. */
-  #watchMessages(requestId: string, direction: 'send' | 'receive', deflate: boolean): (chunk: Buffer) => void {
-    const maxBytes = Math.min(this.#maxBodySize, MAX_WEBSOCKET_MESSAGE_BYTES);
-    const inflater = deflate ? new MessageInflater(maxBytes) : undefined;
-    const journal = (message: WebSocketMessage) =>
-      this.journal.append({ kind: 'websocketMessage', requestId, direction, opcode: message.opcode, size: message.size, data: message.data, complete: message.complete, ...(message.compressed && { compressed: true as const }) });
-    const reader = new WebSocketFrameReader({
-      maxBytes,
-      onMessage: (message) => {
-        if (!inflater) return journal(message);
-        if (!message.compressed) return inflater.inOrder(() => journal(message));
-        // The size stays the bytes on the wire; the data is what the endpoint reads.
-        inflater.inflate(message.data, message.complete, (inflated) => journal(inflated ? { ...message, data: inflated.data, complete: inflated.complete, compressed: false } : message));
-      },
-    });
-    // The inflater's window goes with the connection (after the messages still being inflated).
-    const close = () => inflater?.inOrder(() => inflater.close());
-    return (chunk) => {
-      if (chunk === CONNECTION_CLOSED) return close();
-      if (reader.broken) return;
-      try {
-        reader.push(chunk);
-      } catch {
-        // Not WebSocket framing after all: the bytes still flow, unread.
-      }
-    };
-  }
-
   /**
    * A WebSocket handshake: the request-side events, the handshake sent upstream with the headers the
    * listeners left, onHeadersReceived on the answer; on a 101 the two connections are spliced and
@@ -874,18 +840,7 @@ export class CaptureProxy {
         flight.completed();
         if (this.#options.journalBodies) {
           // The messages both ways, read off the spliced bytes (which go on untouched).
-          // permessage-deflate agreed on: messages are inflated to be read (the bytes go on as they are).
-          const deflate = decision.responseHeaders.some((header) => header.name.toLowerCase() === 'sec-websocket-extensions' && /permessage-deflate/i.test(header.value ?? ''));
-          const sent = this.#watchMessages(flight.requestId, 'send', deflate);
-          const received = this.#watchMessages(flight.requestId, 'receive', deflate);
-          if (head.length > 0) sent(head);
-          if (answer.head.length > 0) received(answer.head);
-          socket.on('data', sent);
-          upstream.on('data', received);
-          socket.once('close', () => {
-            sent(CONNECTION_CLOSED);
-            received(CONNECTION_CLOSED);
-          });
+          watchWebSocketMessages(this.journal, { requestId: flight.requestId, client: socket, upstream, clientHead: head, upstreamHead: answer.head, responseHeaders: decision.responseHeaders, maxBytes: this.#maxBodySize });
         }
         upstream.on('error', () => socket.destroy());
         socket.on('close', () => upstream.destroy());
