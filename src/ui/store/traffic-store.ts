@@ -26,12 +26,12 @@ import {
   applyWebRequestEntry,
   claimCookieChange,
   createRecord,
-  MAX_WEBSOCKET_MESSAGES,
-  type WebSocketMessageRecord,
   MAX_NOTES,
   type AttributedCookieChange,
   type RequestRecord,
 } from './request-record.js';
+import { ResendMarks } from './resend-marks.js';
+import { applyWebSocketMessage } from './websocket-messages.js';
 
 export const DEFAULT_MAX_REQUESTS = 5000;
 const DEFAULT_FLUSH_INTERVAL_MS = 33;
@@ -201,29 +201,12 @@ export class TrafficStore {
 
   // ── resends ───────────────────────────────────────────────────────────────
 
-  /**
-   * A resend (r, e) is about to go through the proxy: the next request of that method and URL is
-   * it, marked resent from `from`. The resend reaches the proxy like any client's request, so
-   * method and URL are what tells it apart; the caller ends the wait once the resend is answered.
-   */
+  /** A resend of `from` is about to go through the proxy (resend-marks.ts); the caller ends the wait once it is answered. */
   expectResend(from: Pick<RequestRecord, 'ordinal' | 'requestId'>, method: string, url: string): () => void {
-    const expected = { method: method.toUpperCase(), url: URL.canParse(url) ? new URL(url).href : url, from: { ordinal: from.ordinal, requestId: from.requestId } };
-    this.#resendsExpected.push(expected);
-    return () => {
-      const index = this.#resendsExpected.indexOf(expected);
-      if (index !== -1) this.#resendsExpected.splice(index, 1);
-    };
+    return this.#resends.expect(from, method, url);
   }
 
-  #resendsExpected: { method: string; url: string; from: { ordinal: number; requestId: string } }[] = [];
-
-  #markResend(record: RequestRecord): void {
-    if (this.#resendsExpected.length === 0) return;
-    const index = this.#resendsExpected.findIndex((expected) => expected.method === record.method.toUpperCase() && expected.url === record.firstUrl);
-    if (index === -1) return;
-    record.resentFrom = this.#resendsExpected[index]!.from;
-    this.#resendsExpected.splice(index, 1);
-  }
+  readonly #resends = new ResendMarks();
 
   // ── folding ───────────────────────────────────────────────────────────────
 
@@ -239,7 +222,7 @@ export class TrafficStore {
           if (entry.event !== 'onBeforeRequest') return;
           record = createRecord(this.#ordinalsByRequestId ? Number(entry.details.requestId) : this.#nextOrdinal++, entry);
           this.#byId.set(record.requestId, record);
-          this.#markResend(record);
+          this.#resends.mark(record);
           this.#addRecord(record);
           this.#seen++;
           this.#countStart(entry.time);
@@ -255,18 +238,7 @@ export class TrafficStore {
       case 'websocketMessage': {
         const record = this.#current(entry.requestId);
         if (!record) return;
-        const message: WebSocketMessageRecord = { direction: entry.direction, opcode: entry.opcode, time: entry.time, bytes: entry.data, size: entry.size, complete: entry.complete, ...(entry.compressed && { compressed: true }) };
-        const messages = (record.wsMessages ??= []);
-        messages.push(message);
-        if (messages.length > MAX_WEBSOCKET_MESSAGES) {
-          const oldest = messages.shift()!;
-          this.#bodies.releaseBody(record, oldest);
-          record.wsMessagesDropped = (record.wsMessagesDropped ?? 0) + 1;
-        }
-        // The row's size: the bytes exchanged both ways since the 101.
-        record.responseSize = (record.responseSize ?? 0) + entry.size;
-        this.#bodies.hold(record, 'message', message);
-        record.revision++;
+        applyWebSocketMessage(record, entry, this.#bodies);
         this.#dirty.add(record);
         break;
       }
