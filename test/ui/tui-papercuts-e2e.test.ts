@@ -31,6 +31,9 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'wrtui-papercuts-e2e-'));
   await mkdir(join(workDir, 'rules'));
   server = new Tmux(workDir);
+  // A session that stays: tmux's server exits with its last session, and a test starting the next
+  // one just then would meet a server on its way out.
+  await server.start('keep', 80, 24, workDir, 'sleep 600');
 });
 
 afterAll(async () => {
@@ -140,7 +143,6 @@ describe('the mouse', () => {
     await start('nomouse', 100, ['--no-mouse']);
     expect(await paneFlag('nomouse', 'mouse_standard_flag')).toBe('0');
     await server.command('kill-session', '-t', 'nomouse');
-
     await start('hup', 100);
     expect(await paneFlag('hup', 'mouse_standard_flag')).toBe('1');
     const shell = (await server.command('display-message', '-p', '-t', 'hup', '#{pane_pid}')).trim();
