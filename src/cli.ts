@@ -92,6 +92,7 @@ const flags = cli.flags as {
   failOnDiff?: boolean;
   diffsOnly?: boolean;
   tui?: boolean;
+  mouse?: boolean;
   exportHar?: string;
   exportJournal?: string;
   chromium?: string;
@@ -151,6 +152,7 @@ try {
         await runTui({
           ...sessionOptions,
           maxRequests: flags.maxRequests ?? 5000,
+          ...(flags.mouse !== undefined && { mouse: flags.mouse }),
           ...(flags.bodyMemory !== undefined && { maxBodyBytes: flags.bodyMemory * 1024 * 1024 }),
           ...(command === 'browser' && {
             browser: { ...(positional[0] !== undefined && { url: browserUrl(positional[0]) }), ...(flags.chromium !== undefined && { executable: flags.chromium }), headless: flags.headlessBrowser ?? false },

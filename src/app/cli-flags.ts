@@ -66,6 +66,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'cache', type: 'boolean', commands: LIVE, help: 'an in-memory HTTP cache (fromCache; flushed by handlerBehaviorChanged)' },
   { name: 'max-requests', type: 'number', commands: ['tui', 'browser'], value: '<n>', help: 'requests the TUI keeps in memory; the oldest are dropped', shownDefault: '5000', check: (value) => wholeNumber()(value) ?? (Number(value) < 1 ? 'must be at least 1' : undefined) },
   { name: 'body-memory', type: 'number', commands: ['tui', 'browser'], value: '<MB>', help: 'memory for the bodies the TUI shows; the oldest are let go past it', shownDefault: '256', check: (value) => wholeNumber()(value) ?? (Number(value) < 1 ? 'must be at least 1' : undefined) },
+  { name: 'mouse', type: 'boolean', commands: ['tui', 'browser'], help: '--no-mouse: the TUI does not ask the terminal for clicks and the wheel (its own text selection stays)' },
   { name: 'tui', type: 'boolean', commands: ['replay'], help: '--no-tui: the text report even on a terminal (the TUI shows the replay otherwise)' },
   { name: 'diffs-only', type: 'boolean', commands: ['replay'], help: "with --json: only the replayDiff lines and the summary, not the replay's journal" },
   { name: 'fail-on-diff', type: 'boolean', commands: ['replay'], help: 'exit 1 when anything differs from the recording (rules in CI)' },

@@ -49,7 +49,7 @@ export function createRequestLog(write: (line: string) => void): RequestLog {
         if (entry.state === 'restarting' || entry.state === 'crashed' || (entry.state === 'running' && entry.restarts > 0)) write(`worker ${entry.owner} ${describeRuntime(entry)}`);
         return;
       case 'handlerBehaviorChanged':
-        if (!entry.accepted) write(`handlerBehaviorChanged refused for ${entry.owner}, caches not flushed: ${describeQuota({ ...entry, refused: entry.refused ?? 0 }, entry.time)}`);
+        if (!entry.accepted) write(`handlerBehaviorChanged${entry.madeBy === 'reload' ? ' (called by wrtui on reloading the rule)' : ''} refused for ${entry.owner}, caches not flushed: ${describeQuota({ ...entry, refused: entry.refused ?? 0 }, entry.time)}`);
         return;
       case 'dnr': {
         // declarativeNetRequest rules that acted: named like a rule's verdict, with their ruleset and id.

@@ -115,8 +115,8 @@ export class Engine {
   }
 
   /** handlerBehaviorChanged on behalf of an owner (a rule reload), under its quota; journaled. */
-  handlerBehaviorChanged(owner: Owner): boolean {
-    return handlerBehaviorChanged({ registry: this.registry, quota: this.quota, journal: this.journal, flushCaches: () => this.flushCaches() }, owner);
+  handlerBehaviorChanged(owner: Owner, madeBy?: 'reload'): boolean {
+    return handlerBehaviorChanged({ registry: this.registry, quota: this.quota, journal: this.journal, flushCaches: () => this.flushCaches() }, owner, madeBy);
   }
 
   quotaState(ownerId: string): QuotaState {

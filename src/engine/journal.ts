@@ -6,6 +6,7 @@ import type {
   WebRequestDetails,
   WebRequestEventName,
 } from './types.js';
+import type { WebSocketOpcode } from './capture/websocket-frames.js';
 
 /** What became of one listener's answer (or failure) to one event. */
 export type OutcomeStatus =
@@ -76,6 +77,8 @@ export interface HandlerBehaviorChangedEntry {
   kind: 'handlerBehaviorChanged';
   owner: string;
   accepted: boolean;
+  /** 'reload': wrtui made the call when it reloaded the rule (a reload calls it, as an update would), not the rule's code. */
+  madeBy?: 'reload';
   /** Accepted calls in the current 10-minute window, after this call. */
   used: number;
   limit: number;
@@ -151,6 +154,27 @@ export interface BodyEntry {
   filteredBy?: string[];
 }
 
+/**
+ * One WebSocket message on a connection the proxy spliced after its 101 (webRequest sees none:
+ * this is wrtui's own record, for the TUI, the recorder and HAR's _webSocketMessages).
+ */
+export interface WebSocketMessageEntry {
+  kind: 'websocketMessage';
+  /** The handshake's request. */
+  requestId: string;
+  /** send: client to server; receive: server to client (Chrome DevTools' words). */
+  direction: 'send' | 'receive';
+  opcode: WebSocketOpcode;
+  /** Payload bytes in all. */
+  size: number;
+  /** The first bytes of the payload (up to what wrtui keeps), unmasked. */
+  data: Uint8Array;
+  /** `data` is the whole payload. */
+  complete: boolean;
+  /** permessage-deflate compressed the payload: `data` is compressed bytes. */
+  compressed?: true;
+}
+
 export interface ListeningEntry {
   kind: 'listening';
   url: string;
@@ -194,6 +218,7 @@ export type JournalEntryBody =
   | RuntimeEntry
   | LogEntry
   | BodyEntry
+  | WebSocketMessageEntry
   | ListeningEntry;
 
 /** Every entry carries its position in the stream and when it was appended (epoch ms). */
@@ -252,7 +277,8 @@ export class Journal {
     const entry = body as JournalEntry;
     entry.seq = ++this.#seq;
     entry.time = this.#now();
-    if (entry.kind !== 'body' && this.#keep > 0) {
+    // Bodies and WebSocket messages are for subscribers there from the start (the recorder, the TUI).
+    if (entry.kind !== 'body' && entry.kind !== 'websocketMessage' && this.#keep > 0) {
       if (this.#kept.length < this.#keep) this.#kept.push(entry);
       else {
         this.#kept[this.#oldest] = entry;

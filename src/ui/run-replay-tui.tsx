@@ -14,6 +14,7 @@ import type { ReplayOptions, ReplayResult } from '../engine/session/session-repl
 import { createReplayBackend } from './replay-backend.js';
 import { dropPerformanceEntries } from './run-tui.js';
 import { installFastInkOutput } from './ink-fast-output.js';
+import { mouseWanted } from './mouse.js';
 import { startScreenSession } from './screen-session.js';
 import { DEFAULT_BODY_BUDGET_BYTES } from './store/body-budget.js';
 import { TrafficStore } from './store/traffic-store.js';
@@ -92,7 +93,7 @@ export async function runReplayTui(options: ReplayTuiOptions): Promise<ReplayRes
   });
   store.attach(backend.journal);
   await installFastInkOutput(); // Ink's frames, composed with less work (see ink-fast-output.ts)
-  const { session: screen } = startScreenSession({ store, makeBackend: () => backend });
+  const { session: screen } = startScreenSession({ store, mouse: mouseWanted(undefined), makeBackend: () => backend });
 
   /**
    * A run stopped midway (a newer save stopped it) left rows of two runs on screen: the run that

@@ -13,6 +13,7 @@ import { createSessionBackend } from './session-backend.js';
 import { captureStderr } from './stderr-capture.js';
 import { DEFAULT_MAX_REQUESTS, TrafficStore } from './store/traffic-store.js';
 import { installFastInkOutput } from './ink-fast-output.js';
+import { mouseWanted } from './mouse.js';
 import { requireTerminal, startScreenSession } from './screen-session.js';
 
 export { TuiUnavailableError } from './screen-session.js';
@@ -22,6 +23,8 @@ export interface TuiOptions extends SessionOptions {
   maxRequests?: number;
   /** Body bytes the TUI holds (--body-memory); the oldest bodies are let go past it. */
   maxBodyBytes?: number;
+  /** Clicks and the wheel (--no-mouse: off). */
+  mouse?: boolean;
   /** `wrtui browser`: a Chromium of the session's own, closed with it. */
   browser?: Pick<BrowserOptions, 'url' | 'executable' | 'headless'>;
 }
@@ -63,6 +66,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
   await installFastInkOutput(); // Ink's frames, composed with less work (see ink-fast-output.ts)
   const { session: screen, backend } = startScreenSession({
     store,
+    mouse: mouseWanted(options.mouse),
     probe,
     onCrash: restoreStderr,
     makeBackend: (editText) => createSessionBackend({ session, stateDir: options.stateDir, writeToTerminal: (data) => process.stdout.write(data), editText }),

@@ -37,13 +37,15 @@ export function requireTerminal(otherwise: string): void {
  */
 export function startScreenSession(options: {
   store: TrafficStore;
+  /** Ask the terminal for mouse reports (clicks, the wheel). */
+  mouse?: boolean;
   makeBackend: (editText: NonNullable<TuiBackend['editText']>) => TuiBackend;
   probe?: PerfProbe | undefined;
   onCrash?: () => void;
 }): { session: ScreenSession; backend: TuiBackend } {
   const { stdout, stdin } = process;
   const { store } = options;
-  let screen = enterFullScreen(stdout);
+  let screen = enterFullScreen(stdout, { mouse: options.mouse ?? false });
   // The editor open now, if any: wrtui stopping (a signal, a crash) ends it and removes its file
   // at once, since the process may exit before the edit's own clean-up runs.
   let editing: { child?: ChildProcess; dir: string; ended?: true } | undefined;
@@ -81,7 +83,7 @@ export function startScreenSession(options: {
       // Ended because wrtui is stopping: the terminal is already restored for good.
       if (!mine.ended) {
         input.takeBack();
-        screen = enterFullScreen(stdout);
+        screen = enterFullScreen(stdout, { mouse: options.mouse ?? false });
         store.hold(false); // redraw everything on the screen we are back on
         store.touch();
       }

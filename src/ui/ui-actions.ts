@@ -4,8 +4,14 @@
 import { createContext, useContext } from 'react';
 
 export interface PromptSpec {
+  /** A short name (a few words): the text typed gets the rest of the line. */
   label: string;
+  /** Prefilled, and selected: the first key typed replaces it. */
   initial: string;
+  /** Shown dimmed while the text is empty (an example of what to type). */
+  placeholder?: string;
+  /** What to type, on the line under the text while it has no error. */
+  hint?: string;
   /** Checked on every keystroke; an error is shown under the text with a caret. */
   validate?: (text: string) => { message: string; position: number; length: number } | undefined;
   onSubmit: (text: string) => void;

@@ -372,6 +372,16 @@ describe.skipIf(!opensslAvailable)('upstream TLS failures (https through CONNECT
     await expectStillServing();
   });
 
+  it('a refused upstream certificate names the flag that accepts it: --insecure-upstream HOST, in the 502 and in the log beside the request', async () => {
+    const url = `${await httpsOrigin(certs.selfSigned)}/self-signed-hint`;
+    const outcome = await clientOutcome(harness, url);
+    expect(outcome).toMatchObject({ status: 502, body: expect.stringContaining('start wrtui with --insecure-upstream localhost') });
+    const requestId = requestIdOf(harness, url);
+    await finished(harness, requestId);
+    const note = harness.entries.find((entry) => entry.kind === 'log' && entry.requestId === requestId);
+    expect(note).toMatchObject({ level: 'warn', message: expect.stringMatching(/^net::ERR_CERT_AUTHORITY_INVALID from localhost:\d+ \(.*self-signed.*\): .*--insecure-upstream localhost/) });
+  });
+
   it('insecureUpstreamHosts: the same self-signed origin is served, and only for the hosts named', async () => {
     const base = await httpsOrigin(certs.selfSigned);
     const insecure = await startProxyHarness({ proxy: { insecureUpstreamHosts: ['localhost'] } });

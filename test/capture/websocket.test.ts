@@ -6,6 +6,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import type { JournalEntry } from '../../src/engine/journal.js';
 import type { OnCompletedDetails, OnErrorOccurredDetails } from '../../src/engine/types.js';
 import { finished, startProxyHarness, type ProxyHarness } from '../helpers/proxy-harness.js';
 
@@ -106,5 +107,88 @@ describe('WebSocket handshakes', () => {
   it('after the 101 the connection carries any bytes both ways: a 200 KiB message is echoed whole', async () => {
     const big = 'x'.repeat(200 * 1024);
     expect(await open('/big', undefined, big)).toEqual({ echoed: `echo ${big}` });
+  });
+});
+
+describe('WebSocket messages', () => {
+  it('with bodies journaled, every message both ways is a websocketMessage entry of the handshake: direction, opcode, size, text; the bytes flow unchanged', async () => {
+    const withBodies = await startProxyHarness({ proxy: { journalBodies: true } });
+    try {
+      const echoed = await new Promise<string[]>((resolve, reject) => {
+        const got: string[] = [];
+        const ws = new WebSocket(`ws://127.0.0.1:${originPort}/messages`, { createConnection: () => net.connect(withBodies.proxy.port, '127.0.0.1') });
+        ws.on('open', () => {
+          ws.send('one');
+          ws.send('two'.repeat(100));
+        });
+        ws.on('message', (message) => {
+          got.push(String(message));
+          if (got.length === 2) {
+            ws.close(1000, 'done');
+            resolve(got);
+          }
+        });
+        ws.on('error', reject);
+      });
+      expect(echoed).toEqual(['echo one', `echo ${'two'.repeat(100)}`]);
+      const id = withBodies.webRequestEntries((e) => e.event === 'onBeforeRequest' && e.details.url.endsWith('/messages'))[0]!.details.requestId;
+      const messages = () => withBodies.entries.filter((entry) => entry.kind === 'websocketMessage' && entry.requestId === id) as Extract<JournalEntry, { kind: 'websocketMessage' }>[];
+      for (let waited = 0; messages().filter((m) => m.opcode === 'close').length < 2 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      const way = (direction: 'send' | 'receive') => messages().filter((m) => m.direction === direction).map((m) => [m.opcode, m.size, m.opcode === 'text' ? Buffer.from(m.data).toString() : '']);
+      expect(way('send')).toEqual([
+        ['text', 3, 'one'],
+        ['text', 300, 'two'.repeat(100)],
+        ['close', 6, ''],
+      ]);
+      expect(way('receive')).toEqual([
+        ['text', 8, 'echo one'],
+        ['text', 305, `echo ${'two'.repeat(100)}`],
+        ['close', 6, ''],
+      ]);
+    } finally {
+      await withBodies.close();
+    }
+  });
+});
+
+describe('compressed WebSocket messages', () => {
+  it('with permessage-deflate agreed on, messages are journaled inflated (context kept between them), in order, the size on the wire', async () => {
+    const deflating = http.createServer((_req, res) => res.end('not a socket'));
+    const server = new WebSocketServer({ server: deflating, perMessageDeflate: { threshold: 0 } });
+    server.on('connection', (ws) => ws.on('message', (message) => ws.send(`echo ${String(message)}`)));
+    await new Promise<void>((resolve) => deflating.listen(0, '127.0.0.1', resolve));
+    const port = (deflating.address() as AddressInfo).port;
+    const withBodies = await startProxyHarness({ proxy: { journalBodies: true } });
+    try {
+      const text = 'compress me '.repeat(50);
+      await new Promise<void>((resolve, reject) => {
+        let got = 0;
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/deflate`, { perMessageDeflate: { threshold: 0 }, createConnection: () => net.connect(withBodies.proxy.port, '127.0.0.1') });
+        ws.on('open', () => {
+          ws.send(text);
+          ws.send(text); // the second refers back to the first (context takeover)
+        });
+        ws.on('message', () => {
+          if (++got === 2) {
+            ws.close();
+            resolve();
+          }
+        });
+        ws.on('error', reject);
+      });
+      const id = withBodies.webRequestEntries((e) => e.event === 'onBeforeRequest' && e.details.url.endsWith('/deflate'))[0]!.details.requestId;
+      const messages = () => withBodies.entries.filter((entry) => entry.kind === 'websocketMessage' && entry.requestId === id && entry.opcode === 'text') as Extract<JournalEntry, { kind: 'websocketMessage' }>[];
+      for (let waited = 0; messages().length < 4 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      const way = (direction: 'send' | 'receive') => messages().filter((m) => m.direction === direction);
+      expect(way('send').map((m) => Buffer.from(m.data).toString())).toEqual([text, text]);
+      expect(way('receive').map((m) => Buffer.from(m.data).toString())).toEqual([`echo ${text}`, `echo ${text}`]);
+      for (const message of messages()) expect(message.compressed).toBeUndefined();
+      expect(way('send')[1]!.size).toBeLessThan(text.length); // compressed on the wire
+    } finally {
+      await withBodies.close();
+      server.close();
+      deflating.closeAllConnections();
+      deflating.close();
+    }
   });
 });

@@ -19,7 +19,7 @@ describe('saving a rule', () => {
     expect(listenerUrls(folder.host, 'marker')).toEqual(['*://two.example/*']);
     expect(folder.engine.registry.describe().map((l) => l.filter.urls[0])).toEqual(['*://two.example/*']);
     const after = folder.entries.slice(since);
-    expect(after.find((e) => e.kind === 'handlerBehaviorChanged')).toMatchObject({ owner: 'marker', accepted: true, used: 1, limit: 20 });
+    expect(after.find((e) => e.kind === 'handlerBehaviorChanged')).toMatchObject({ owner: 'marker', accepted: true, madeBy: 'reload', used: 1, limit: 20 });
     expect(folder.host.rule('marker')).toMatchObject({ reloadCount: 1, quota: { used: 1 } });
   });
 

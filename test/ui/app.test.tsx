@@ -94,11 +94,11 @@ describe('the request list', () => {
     await h.request('http://shop.test/pay', { method: 'POST', body: 'a=1' });
     await h.settle();
     const [cart, pay] = rows(h.frame());
-    expect(cart).toMatch(/^ {2}GET\s+404\s+shop\.test\/cart\s+8 B\s+(<1|\d+) ms/);
-    expect(pay).toMatch(/POST\s+200\s+shop\.test\/pay\s+2 B/);
+    expect(cart).toMatch(/^ {2}GET\s+404\s+http:\/\/shop\.test\/cart\s+8 B\s+(<1|\d+) ms/);
+    expect(pay).toMatch(/POST\s+200\s+http:\/\/shop\.test\/pay\s+2 B/);
     h.terminal.rerender(<AppAt harness={h} columns={120} rows={24} />);
     await h.settle();
-    expect(rows(h.frame())[0]).toMatch(/^ {2}\d\d:\d\d:\d\d GET\s+404\s+other\s+shop\.test\/cart\s+8 B\s+(<1|\d+) ms/);
+    expect(rows(h.frame())[0]).toMatch(/^ {2}\d\d:\d\d:\d\d GET\s+404\s+other\s+http:\/\/shop\.test\/cart\s+8 B\s+(<1|\d+) ms/);
   });
 
   it('a request still waiting for its upstream shows how long it has waited, counting up', async () => {
@@ -106,7 +106,7 @@ describe('the request list', () => {
     let answer!: () => void;
     const waiting = h.request('http://slow.test/waiting', { route: () => new Promise((resolve) => (answer = () => resolve(respond(200, 'late')))) });
     const frame = await h.waitFor((f) => /slow\.test\/waiting\s+\d\.\d\d s…/.test(f), 4000);
-    expect(rows(frame)[0]).toMatch(/GET\s+…\s+other\s+slow\.test\/waiting\s+1\.\d\d s…/);
+    expect(rows(frame)[0]).toMatch(/GET\s+…\s+other\s+http:\/\/slow\.test\/waiting\s+1\.\d\d s…/);
     answer();
     await waiting;
     await h.settle();
@@ -237,7 +237,7 @@ describe('the filter', () => {
     expect(h.frame()).toContain('enter apply');
     await h.press('status:4xx or method:POST', KEYS.enter);
     let frame = h.frame();
-    expect(rows(frame).map((row) => /\S+\.test\/\S+/.exec(row)?.[0])).toEqual(['shop.test/missing', 'api.test/users']);
+    expect(rows(frame).map((row) => /\S+\.test\/\S+/.exec(row)?.[0])).toEqual(['http://shop.test/missing', 'http://api.test/users']);
     expect(frame).toContain('filter: status:4xx or method:POST');
     expect(frame).toContain('Requests  2 of 3');
     await h.press('f');

@@ -248,3 +248,17 @@ describe('header: and body:', () => {
     expect(errorOf('header:=x').message).toMatch(/header: needs a header name/);
   });
 });
+
+describe('ws:', () => {
+  it('ws:TEXT keeps the WebSockets one of whose messages holds TEXT (either way, any case)', () => {
+    const socket = { url: 'ws://a.test/', host: 'a.test', path: '/', method: 'GET', statusCode: 101, error: undefined, phase: 'completed' as const, type: 'websocket', tabId: -1, verdicts: new Set(), rules: new Set(), wsMessages: [{ direction: 'receive' as const, opcode: 'text' as const, time: 0, bytes: Buffer.from('Hello There'), size: 11, complete: true }] };
+    const page = { ...socket, type: 'main_frame', statusCode: 200, wsMessages: undefined };
+    const test = (expression: string) => {
+      const compiled = compileFilter(expression);
+      if (!compiled.ok) throw new Error(compiled.error.message);
+      return [socket, page].map((request) => compiled.predicate!(request as never));
+    };
+    expect(test('ws:"hello there"')).toEqual([true, false]);
+    expect(test('ws:goodbye')).toEqual([false, false]);
+  });
+});

@@ -55,7 +55,7 @@ describe('redirects as they happened', () => {
     const record = unfollowed();
     expect(record).toMatchObject({ phase: 'completed', error: undefined, statusCode: 302, redirectNotFollowed: true, redirectTarget: 'http://a.test/new' });
     const row = rowText(record, 100);
-    expect(row).toMatch(/GET\s+302\s+xhr\s+a\.test\/old -\/-> \/new\s+21 ms\s+unfollowed/);
+    expect(row).toMatch(/GET\s+302\s+xhr\s+http:\/\/a\.test\/old -\/-> \/new\s+21 ms\s+unfollowed/);
     expect(row).not.toMatch(/ERR|aborted|10\.0 s/);
     expect(matches('status:error', record)).toBe(false);
     expect(matches('is:error', record)).toBe(false);
@@ -64,7 +64,7 @@ describe('redirects as they happened', () => {
 
   it('a followed chain is one row, first -> latest (the host said once), the hop count past two; filters match any hop', () => {
     const twoHops = fold([...hop('http://a.test/old', 0, 301, '/new'), ...hop('http://a.test/new', 30, 200), entry('onCompleted', 60, { url: 'http://a.test/new', statusCode: 200, statusLine: 'HTTP/1.1 200 OK', fromCache: false })]);
-    expect(rowText(twoHops, 100)).toMatch(/GET\s+200\s+xhr\s+a\.test\/old -> \/new\s/);
+    expect(rowText(twoHops, 100)).toMatch(/GET\s+200\s+xhr\s+http:\/\/a\.test\/old -> \/new\s/);
     const threeHops = fold([...hop('http://a.test/old', 0, 302, 'http://b.test/mid'), ...hop('http://b.test/mid', 30, 302, '/end'), ...hop('http://b.test/end', 60, 200)]);
     expect(rowText(threeHops, 120)).toContain('a.test/old -(3 hops)-> b.test/end');
     for (const filter of ['old', 'url:a\\.test/old', 'host:^a\\.test$', 'path:^/mid$', 'end']) expect(matches(filter, threeHops), filter).toBe(true);
@@ -96,8 +96,8 @@ describe('columns that keep what matters', () => {
       const row = rowText(record, width);
       expect(row.length).toBeLessThanOrEqual(width);
       expect(lineText(headerRow(columns)).length).toBeLessThanOrEqual(width);
-      expect(row).toContain(' shop.example.test/a');
-      expect(row).toMatch(/\.\.\.[a-z/-]*part\?id=42 /);
+      expect(row).toContain(' http://shop.example.test'); // the scheme, then the host whole
+      expect(row).toMatch(/\.\.\.[a-z/?=-]*id=42 /); // and the end of the path
     });
   }
 
@@ -115,7 +115,7 @@ describe('columns that keep what matters', () => {
     expect(errorLabel('net::ERR_SSL_PROTOCOL_ERROR', 8)).toBe('tls');
     expect(errorLabel('net::ERR_SOMETHING_NEW_AND_LONG', 8)).toBe('error');
     const failed = fold([...hop('http://a.test/x', 0, 200).slice(0, 3), entry('onErrorOccurred', 5, { url: 'http://a.test/x', error: 'net::ERR_TUNNEL_CONNECTION_FAILED' })]);
-    expect(rowText(failed, 80)).toMatch(/GET\s+tunnel\s+a\.test\/x/);
+    expect(rowText(failed, 80)).toMatch(/GET\s+tunnel\s+http:\/\/a\.test\/x/);
     expect(rowText(failed, 200)).toMatch(/GET\s+tunnel\s/); // 24 letters do not fit 18: the legend's form; the detail pane has the name
   });
 
@@ -128,5 +128,25 @@ describe('columns that keep what matters', () => {
     const narrow = rowText(busy, 80);
     expect(narrow).toMatch(/FAIL \+3\s*$/);
     expect(rowText(busy, 200)).toMatch(/FAIL redir hdrs ignored\s*$/);
+  });
+});
+
+describe('what the row says about where a request went', () => {
+  it('the scheme is always there: https dim, plain http in yellow, so the two never look alike', () => {
+    const secure = fold([...hop('https://shop.test/login', 0, 200), entry('onCompleted', 9, { url: 'https://shop.test/login', statusCode: 200 })]);
+    const plain = fold([...hop('http://shop.test/login', 0, 200), entry('onCompleted', 9, { url: 'http://shop.test/login', statusCode: 200 })]);
+    for (const width of [80, 120, 200]) {
+      expect(rowText(secure, width)).toContain(' https://shop.test/login ');
+      expect(rowText(plain, width)).toContain(' http://shop.test/login ');
+    }
+    const scheme = (record: RequestRecord) => requestRow(record, requestColumns(80)).find((segment) => /^https?:\/\/$/.test(segment.text));
+    expect(scheme(secure)).toMatchObject({ dim: true });
+    expect(scheme(plain)).toMatchObject({ color: 'yellow' });
+  });
+
+  it('a resent request is marked "resent" at 80 columns as at 200', () => {
+    const resent = fold([...hop('http://a.test/x', 0, 200), entry('onCompleted', 9, { url: 'http://a.test/x', statusCode: 200 })]);
+    resent.resentFrom = { ordinal: 3, requestId: '3' };
+    for (const width of [80, 200]) expect(rowText(resent, width)).toMatch(/ resent\s*$/);
   });
 });

@@ -344,6 +344,20 @@ describe('cookies', () => {
 });
 
 describe('the rest of the journal', () => {
+  it('a handlerBehaviorChanged refused on a reload says wrtui made the call, not the rule', () => {
+    const journal = new Journal();
+    const other = new TrafficStore({ flushIntervalMs: 0 });
+    other.attach(journal);
+    journal.append({ kind: 'handlerBehaviorChanged', owner: 'r1', accepted: false, madeBy: 'reload', used: 20, limit: 20, refused: 1, nextSlotFreeAt: null });
+    journal.append({ kind: 'handlerBehaviorChanged', owner: 'r2', accepted: false, used: 20, limit: 20, refused: 1, nextSlotFreeAt: null });
+    other.flush();
+    const [byReload, byRule] = other.logs().map((line) => `${line.source}: ${line.message}`);
+    expect(byReload).toMatch(/^r1: handlerBehaviorChanged \(called by wrtui on reloading the rule\) refused/);
+    expect(byRule).toMatch(/^r2: handlerBehaviorChanged refused/);
+    expect(other.lastRefusal?.text).toMatch(/^r2: /);
+    other.close();
+  });
+
   it('logs, rule entries and handlerBehaviorChanged go to the log; warnings count as unseen problems', () => {
     const journal = new Journal();
     const other = new TrafficStore({ flushIntervalMs: 0, logLimit: 3 });
@@ -401,5 +415,57 @@ describe('notes', () => {
     const text = timelineLines(record, 100).map(lineText);
     expect(text).toContain('Notes');
     expect(text.some((row) => row.includes('capture: request') && row.includes('StreamFilter of Upper'))).toBe(true);
+  });
+});
+
+describe('resends', () => {
+  it('the request a resend makes is marked resent from the one it resent; a client\'s own request of the same URL later is not', async () => {
+    await driver.request('http://shop.test/cart', { route: () => respond(200) });
+    const original = store.all()[0]!;
+    const stop = store.expectResend(original, 'get', 'http://shop.test/cart');
+    await driver.request('http://shop.test/other', { route: () => respond(200) });
+    await driver.request('http://shop.test/cart', { route: () => respond(200) });
+    stop();
+    await driver.request('http://shop.test/cart', { route: () => respond(200) });
+    store.flush();
+    const [, other, resent, again] = store.all();
+    expect(other!.resentFrom).toBeUndefined();
+    expect(resent!.resentFrom).toEqual({ ordinal: original.ordinal, requestId: original.requestId });
+    expect(again!.resentFrom).toBeUndefined();
+    expect(lineText(requestRow(resent!, requestColumns(80)))).toMatch(/resent\s*$/);
+    expect(timelineLines(resent!, 80).map(lineText).join('\n')).toContain(`resent by wrtui from #${original.requestId} (R selects it)`);
+  });
+});
+
+describe('WebSocket messages', () => {
+  it('are kept on the handshake\'s record within the body budget: the oldest give their bytes back, keeping their place; the row\'s size is the bytes exchanged; HAR has Chrome\'s _webSocketMessages', async () => {
+    const journal = new Journal();
+    const small = new TrafficStore({ flushIntervalMs: 0, maxBodyBytes: 1000 });
+    small.attach(journal);
+    const details = { requestId: '9', url: 'ws://chat.test/socket', method: 'GET', frameId: 0, parentFrameId: -1, tabId: -1, type: 'websocket', timeStamp: 1_000 };
+    journal.append({ kind: 'webRequest', event: 'onBeforeRequest', details: details as never, outcomes: [] });
+    journal.append({ kind: 'webRequest', event: 'onHeadersReceived', details: { ...details, statusCode: 101, statusLine: 'HTTP/1.1 101 Switching Protocols', responseHeaders: [] } as never, outcomes: [] });
+    journal.append({ kind: 'webRequest', event: 'onCompleted', details: { ...details, statusCode: 101, statusLine: 'HTTP/1.1 101 Switching Protocols', fromCache: false } as never, outcomes: [] });
+    journal.append({ kind: 'websocketMessage', requestId: '9', direction: 'send', opcode: 'text', size: 5, data: Buffer.from('hello'), complete: true });
+    journal.append({ kind: 'websocketMessage', requestId: '9', direction: 'receive', opcode: 'binary', size: 600, data: new Uint8Array(600), complete: true });
+    journal.append({ kind: 'websocketMessage', requestId: '9', direction: 'receive', opcode: 'binary', size: 600, data: new Uint8Array(600), complete: true });
+    small.flush();
+    const record = small.all()[0]!;
+    expect(record.responseSize).toBe(1205);
+    expect(record.wsMessages!.map((message) => [message.direction, message.size, message.bytes.length, message.dropped ?? false])).toEqual([
+      ['send', 5, 0, true],
+      ['receive', 600, 0, true],
+      ['receive', 600, 600, false],
+    ]);
+    expect(small.bodyBudget.bytes).toBeLessThanOrEqual(1000);
+    const { recordsAsHar } = await import('../../src/ui/export/session-export.js');
+    const entry = recordsAsHar(small.all()).har.log.entries[0] as unknown as { _webSocketMessages: { type: string; opcode: number; data: string; time: number }[] };
+    expect(entry._webSocketMessages.map((message) => [message.type, message.opcode])).toEqual([
+      ['send', 1],
+      ['receive', 2],
+      ['receive', 2],
+    ]);
+    expect(entry._webSocketMessages[2]!.data).toBe(Buffer.alloc(600).toString('base64'));
+    small.close();
   });
 });

@@ -113,7 +113,7 @@ describe('wrtui in a terminal', () => {
     }
     let text = await waitForScreen((t) => listRows(t).length >= 3 && listRows(t).every((row) => /\s200\s/.test(row)), 'three finished rows');
     const rows = listRows(text);
-    expect(rows[0]).toMatch(/GET\s+200\s+other\s+127\.0\.0\.1:\d+\/hello/);
+    expect(rows[0]).toMatch(/GET\s+200\s+other\s+http:\/\/127\.0\.0\.1:\d+\/hello/);
     expect(rows[2]).toMatch(/\/blocked.*~cancel/);
     expect(rows[2]!.startsWith('▶')).toBe(true); // following the newest
 
@@ -182,9 +182,9 @@ describe('wrtui in a terminal', () => {
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     const rows = listRows(await screen('redirects'));
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatch(/GET\s+302\s+other\s+127\.0\.0\.1:\d+\/moved -\/-> \/hello\s+0 B\s+\d+ ms\s+unfollowed/);
+    expect(rows[0]).toMatch(/GET\s+302\s+other\s+http:\/\/127\.0\.0\.1:\d+\/moved -\/-> \/hello\s+0 B\s+\d+ ms\s+unfollowed/);
     expect(rows[0]).not.toMatch(/aborted|ERR|\d+\.\d s/);
-    expect(rows[1]).toMatch(/GET\s+200\s+other\s+127\.0\.0\.1:\d+\/moved -> \/hello\s/);
+    expect(rows[1]).toMatch(/GET\s+200\s+other\s+http:\/\/127\.0\.0\.1:\d+\/moved -> \/hello\s/);
     await tmux('kill-session', '-t', 'redirects');
   });
 
@@ -306,7 +306,7 @@ describe('wrtui in a terminal', () => {
     };
     await keys('i');
     // The prompt first (on a loaded machine it takes a moment), then clear its suggestion and type.
-    await waitForScreen((t) => t.includes('breakpoint (onBeforeRequest|'), 'the breakpoint prompt', 20_000, 'pause');
+    await waitForScreen((t) => t.includes('breakpoint:') && t.includes('stage (request|send|response|auth)'), 'the breakpoint prompt', 20_000, 'pause');
     await keys('C-u');
     await tmux('send-keys', '-t', 'pause', '-l', 'onBeforeRequest path:^/(stop|move)');
     await keys('Enter');

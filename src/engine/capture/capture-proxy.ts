@@ -31,7 +31,8 @@ import { costlySubscriptions, deferClientErrorsToResponses, guardClientInput, gu
 import { issueCertificate } from './ip-certificate.js';
 import { KeptBody } from '../web-request/kept-body.js';
 import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
-import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
+import { cutShortError, insecureUpstreamHint, isCutShort, netErrorOf } from './net-error.js';
+import { watchWebSocketMessages } from './websocket-messages.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { inferResourceType, tabAndFrame, tabIdFrom } from './resource-type.js';
 import { handleUpgrade } from './websocket-handshake.js';
@@ -722,17 +723,20 @@ export class CaptureProxy {
    */
   #upstreamFailed(flight: RequestFlight, request: OngoingRequest, response: OngoingResponse, url: URL, error: unknown): Promise<void> {
     const netError = error instanceof TransportError ? error.netError : netErrorOf(error);
+    const detail = (error as Error | undefined)?.message;
+    // A certificate refused (a self-signed test server, a corporate CA): say which flag accepts it.
+    const hint = insecureUpstreamHint(netError, url.hostname);
+    if (hint) this.journal.append({ kind: 'log', level: 'warn', source: 'capture', requestId: flight.requestId, message: `${netError} from ${url.host}${detail && detail !== netError ? ` (${detail})` : ''}: ${hint}` });
     flight.fail(netError);
     if (response.headersSent || response.destroyed) return Promise.resolve(this.#reset(request, response));
     const timedOut = netError === 'net::ERR_TIMED_OUT';
-    const detail = (error as Error | undefined)?.message;
     return this.#sendWhole(
       request,
       response,
       plainText(
         timedOut ? 504 : 502,
         timedOut ? 'Gateway Timeout' : 'Bad Gateway',
-        `wrtui: ${netError} from ${url.host}${detail && detail !== netError ? ` (${detail})` : ''}`,
+        `wrtui: ${netError} from ${url.host}${detail && detail !== netError ? ` (${detail})` : ''}${hint ? `; ${hint}` : ''}`,
         [{ name: 'X-Wrtui-Error', value: netError }],
       ),
     );
@@ -775,6 +779,8 @@ export class CaptureProxy {
         storeId: this.storeId,
         upstream: this.#upstream,
         inFlight: this.#inFlight,
+        // The messages both ways, journaled where bodies are (the TUI, a recording).
+        ...(this.#options.journalBodies && { watchMessages: { maxBytes: this.#maxBodySize } }),
         journalLoop: (looped) => this.#journalLoop(looped),
         clientFault: (fault) => this.#clientFault(fault),
       },

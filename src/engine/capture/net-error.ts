@@ -166,6 +166,15 @@ const MAX_ERRORS_EXAMINED = 32;
  * `errors` (Node's happy-eyeballs connect), outermost first, and takes the first it can name.
  * Accepts Errors, plain `{ name, code, message }` objects and bare codes or net:: names.
  */
+/**
+ * What to do about an upstream certificate wrtui refused: name --insecure-upstream (the user
+ * trusts that host's certificate) for errors that flag is for; undefined for every other error.
+ */
+export function insecureUpstreamHint(netError: string, hostname: string): string | undefined {
+  if (!netError.startsWith('net::ERR_CERT_') || netError === 'net::ERR_CERT_REVOKED') return undefined;
+  return `to accept ${hostname}'s certificate anyway, start wrtui with --insecure-upstream ${hostname}`;
+}
+
 export function netErrorOf(error: unknown): NetError {
   const queue: unknown[] = [error];
   const seen = new Set<unknown>();

@@ -13,6 +13,7 @@ import { headersToForward } from './request-intake.js';
 import { tabAndFrame, tabIdFrom } from './resource-type.js';
 import type { UpgradeResult, UpstreamTransport } from './upstream-transport.js';
 import { headersFromRaw } from '../headers.js';
+import { watchWebSocketMessages } from './websocket-messages.js';
 
 /** What a handshake needs of the capture proxy that received it. */
 export interface HandshakeContext {
@@ -22,6 +23,8 @@ export interface HandshakeContext {
   upstream: UpstreamTransport;
   /** Requests in flight, ended on stop(). */
   inFlight: Set<RequestFlight>;
+  /** Journal each message of an upgraded connection (websocket-messages.ts), up to maxBytes of each. */
+  watchMessages?: { maxBytes: number };
   /** The request leads back to the proxy itself: the journal says so. */
   journalLoop(request: OngoingRequest): void;
   clientFault(fault: ClientFault): void;
@@ -112,6 +115,10 @@ export async function handleUpgrade(context: HandshakeContext, request: OngoingR
       if (head.length > 0) upstream.write(head);
       flight.responseStarted();
       flight.completed();
+      if (context.watchMessages) {
+        // The messages both ways, read off the spliced bytes (which go on untouched).
+        watchWebSocketMessages(context.journal, { requestId: flight.requestId, client: socket, upstream, clientHead: head, upstreamHead: answer.head, responseHeaders: decision.responseHeaders, maxBytes: context.watchMessages.maxBytes });
+      }
       upstream.on('error', () => socket.destroy());
       socket.on('close', () => upstream.destroy());
       upstream.on('close', () => socket.destroy());

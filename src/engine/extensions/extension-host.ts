@@ -543,7 +543,7 @@ export class ExtensionHost {
       if (previous && previous.owner.id !== owner.id) this.#retryDuplicatesOf(previous.owner.id);
       for (const warning of warnings) this.#journalRule(record, 'warning', warning, record.key);
       // A rule that changed while traffic flowed: cached behaviour may be stale (under its quota).
-      if (cause !== 'start') this.engine.handlerBehaviorChanged(owner);
+      if (cause !== 'start') this.engine.handlerBehaviorChanged(owner, 'reload');
       const installReason = cause === 'start' ? 'install' : 'update';
       worker.lifecycle('onInstalled', { reason: installReason, ...(installReason === 'update' && previousVersion !== undefined && { previousVersion }) });
       if (record.kind === 'rule') this.#typeChecker?.schedule(record.key, typeCheckedInputs(record.inputs));

@@ -10,7 +10,13 @@
 // right after the editor saved it — would go unnoticed. Each event therefore also schedules a
 // look at the file once that window has passed; if its content differs from what was last
 // reported, it is reported again.
+//
+// A save through a temp file (`sed -i`, an editor's atomic save) creates a file beside the one it
+// replaces and renames it over that one. The temp file is not reported: a path that appeared in
+// this burst of events and is gone when the burst is quiet never held a rule, and naming it
+// ("rules/sedbOl2J1 changed") would hide the file the user saved.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -32,6 +38,8 @@ export class RuleWatcher {
   readonly #rechecks = new Map<string, NodeJS.Timeout>();
   /** A digest of each path's content when it was last reported ('missing' when it was gone). */
   readonly #reported = new Map<string, Promise<string>>();
+  /** Paths first seen by an 'add' in the burst under way (not there when it began). */
+  readonly #bornInBurst = new Set<string>();
 
   private constructor(watcher: FSWatcher, options: RuleWatcherOptions) {
     this.#watcher = watcher;
@@ -48,7 +56,7 @@ export class RuleWatcher {
       awaitWriteFinish: false,
     });
     const watcher = new RuleWatcher(chokidar, options);
-    for (const event of ['add', 'change', 'unlink'] as const) chokidar.on(event, (file: string) => watcher.#changed(file));
+    for (const event of ['add', 'change', 'unlink'] as const) chokidar.on(event, (file: string) => watcher.#changed(file, event === 'add'));
     chokidar.on('error', (error) => options.onError(error instanceof Error ? error : new Error(String(error))));
     await new Promise<void>((resolve) => chokidar.once('ready', () => resolve()));
     return watcher;
@@ -65,17 +73,21 @@ export class RuleWatcher {
   async close(): Promise<void> {
     for (const timer of [...this.#timers.values(), ...this.#rechecks.values()]) clearTimeout(timer);
     this.#timers.clear();
+    this.#bornInBurst.clear();
     this.#rechecks.clear();
     await this.#watcher.close();
   }
 
-  #changed(file: string): void {
+  #changed(file: string, added = false): void {
     const absolute = path.resolve(file);
+    if (added && !this.#timers.has(absolute) && !this.#reported.has(absolute)) this.#bornInBurst.add(absolute);
     clearTimeout(this.#timers.get(absolute));
     this.#timers.set(
       absolute,
       setTimeout(() => {
         this.#timers.delete(absolute);
+        const born = this.#bornInBurst.delete(absolute);
+        if (born && !existsSync(absolute)) return; // a temp file that came and went (renamed over another)
         this.#reported.set(absolute, digestOf(absolute));
         this.#onChange(absolute);
       }, this.#debounceMs),

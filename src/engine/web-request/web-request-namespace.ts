@@ -47,10 +47,10 @@ export function createWebRequestNamespace(host: WebRequestHost, owner: Owner): W
 }
 
 /** One call of handlerBehaviorChanged by `owner`: flushes when within quota; journaled either way. */
-export function handlerBehaviorChanged(host: WebRequestHost, owner: Owner): boolean {
+export function handlerBehaviorChanged(host: WebRequestHost, owner: Owner, madeBy?: 'reload'): boolean {
   const { accepted, state } = host.quota.take(owner.id);
   if (accepted) host.flushCaches();
   // One entry says it all (a refusal is not repeated as a log line: screens said it twice).
-  host.journal.append({ kind: 'handlerBehaviorChanged', owner: owner.id, accepted, ...state });
+  host.journal.append({ kind: 'handlerBehaviorChanged', owner: owner.id, accepted, ...(madeBy && { madeBy }), ...state });
   return accepted;
 }

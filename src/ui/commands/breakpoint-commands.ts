@@ -1,7 +1,7 @@
 // The breakpoint keys: i sets one (a stage and a filter), and on a paused request a continues,
 // A continues all, X cancels, u redirects, E edits the headers in $EDITOR, C supplies credentials.
 // Every answer is the "breakpoint" extension's BlockingResponse (src/engine/breakpoints.ts).
-import { BREAKPOINT_STAGES, stageNamed, type BreakpointStage } from '../../engine/breakpoints.js';
+import { stageNamed, type BreakpointStage } from '../../engine/breakpoints.js';
 import type { BlockingResponse, HttpHeaders, WebRequestDetails } from '../../engine/types.js';
 import type { TuiBackend } from '../backend.js';
 import { compileFilter, type FilterableRequest } from '../filter/compile-filter.js';
@@ -85,8 +85,10 @@ function promptForBreakpoint(backend: TuiBackend, actions: UiActions): void {
     return { stage: stage ?? 'onBeforeRequest', filter, offset: stage ? text.indexOf(first) + first.length + 1 : 0 };
   };
   actions.prompt({
-    label: `breakpoint (${BREAKPOINT_STAGES.join('|')} then a filter; empty clears): `,
-    initial: current ? `${current.stage} ${current.description}`.trim() : 'onBeforeRequest ',
+    label: 'breakpoint:',
+    initial: current ? `${current.stage} ${current.description}`.trim() : '',
+    placeholder: 'onBeforeRequest host:example.com',
+    hint: 'stage (request|send|response|auth) then a filter; empty clears',
     validate: (text) => {
       const { filter, offset } = parse(text);
       const compiled = compileFilter(filter);

@@ -8,7 +8,8 @@ import type { CommandName, ViewName } from '../commands/command-table.js';
 import { INITIAL_COOKIES_STATE } from '../cookies/cookies-state.js';
 import { useStoreVersion } from '../hooks/use-store-version.js';
 import { useTerminalSize, type TerminalSize } from '../hooks/use-terminal-size.js';
-import { KeyRoutesContext, useKeyRouter } from '../hooks/use-view-commands.js';
+import { KeyRoutesContext, useKeyRouter, type KeyRoutes } from '../hooks/use-view-commands.js';
+import { WHEEL_LINES, type MouseEvent } from '../mouse.js';
 import { INITIAL_REQUESTS_STATE } from '../list/requests-state.js';
 import { INITIAL_RULES_STATE } from '../rules/rules-state.js';
 import type { TrafficStore } from '../store/traffic-store.js';
@@ -138,7 +139,16 @@ export function App({ store, backend, onQuit, size: fixedSize, now: clock = Date
     else if (command === 'move.top') scroll(0);
     else if (command === 'move.bottom') scroll(maxTop);
   };
-  const routes = useKeyRouter({ focus, modalOpen: modal, global: globalCommand });
+  // The mouse: the view under the pointer handles a click or the wheel if it can (RequestsView:
+  // rows, tabs, panes); otherwise the wheel scrolls as the arrow keys do.
+  const onMouse = (event: MouseEvent, current: KeyRoutes, run: (command: CommandName) => void) => {
+    const y = event.y - STATUS_LINES;
+    if (y < 0 || y >= mainHeight) return;
+    const viewMouse = current.viewMouse;
+    if (!helpOpen && viewMouse && viewMouse.view === focus && viewMouse.handle({ ...event, y })) return;
+    if (event.kind === 'wheelUp' || event.kind === 'wheelDown') for (let step = 0; step < WHEEL_LINES; step++) run(event.kind === 'wheelUp' ? 'move.up' : 'move.down');
+  };
+  const routes = useKeyRouter({ focus, modalOpen: modal, global: globalCommand, mouse: onMouse });
   // A pane that failed to draw is logged once per pane and message, however often it is drawn again.
   const reportedFailures = useRef(new Set<string>());
   const reportPaneFailure = useCallback(

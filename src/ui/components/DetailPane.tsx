@@ -62,3 +62,14 @@ export function DetailPane({ record, lines, tab, tabNames, top, height, width, f
     </Box>
   );
 }
+
+/** The tab whose title is at column `x` of the tab bar (as DetailPane draws it: " [Title] Title  …"). */
+export function tabAtColumn(tabNames: readonly DetailTab[], x: number): DetailTab | undefined {
+  let start = 1;
+  for (const name of tabNames) {
+    const end = start + DETAIL_TAB_TITLES[name].length + 2;
+    if (x >= start && x < end) return name;
+    start = end + 1;
+  }
+  return undefined;
+}

@@ -61,6 +61,7 @@ const FILTER_HELP: readonly (readonly [string, string])[] = [
   ['by:badger   by:.', 'an extension whose name matches made the request itself (its own fetch); by:. any extension'],
   ['header:x-token   header:content-type=json', 'a request (as sent) or response header; =TEXT: its value contains TEXT'],
   ['body:token', "the request's or the response's body contains it (decoded: gzip, br, deflate)"],
+  ['ws:hello', 'a WebSocket one of whose messages (either way) contains it'],
   ['dnr:block   dnr:main#3   dnr:3', 'declarativeNetRequest: what its rules did (any, block, redirect, upgradeScheme, allow, headers); a rule: acted on it, or would match it now'],
   ['a and b   a b   a or b   not a   !a', 'combine; not binds tightest, then and, then or'],
   ['(host:a or host:b) and not is:failed', 'parentheses group'],

@@ -15,13 +15,14 @@ import { quickRuleFrom } from '../quick-rules/quick-rule.js';
 import { describeQuickAction } from '../rules/quick-rule-lines.js';
 import { recordsAsHar } from '../export/session-export.js';
 import { compileFilter, type FilterOptions } from '../filter/compile-filter.js';
-import { useViewCommands } from '../hooks/use-view-commands.js';
+import { useViewCommands, useViewMouse } from '../hooks/use-view-commands.js';
 import { moveWindow, pageWindow, placeWindow, type ListWindow } from '../list/list-window.js';
 import { requestsLayout } from '../list/requests-layout.js';
 import type { RequestsState } from '../list/requests-state.js';
 import type { TrafficStore } from '../store/traffic-store.js';
 import { useUiActions } from '../ui-actions.js';
-import { DetailPane, detailPaneLines } from './DetailPane.js';
+import { DetailPane, detailPaneLines, tabAtColumn } from './DetailPane.js';
+import { WHEEL_LINES } from '../mouse.js';
 import { dnrRequestOf } from '../detail/rules-lines.js';
 import { bodySearch, searchLines } from '../detail/search-lines.js';
 import { blank, heading, wrapLines } from '../detail/styled-line.js';
@@ -46,6 +47,8 @@ export interface RequestsViewProps {
 
 /** How long typing pauses before the list narrows to the filter being written. */
 const FILTER_DEBOUNCE_MS = 150;
+/** The list's title and column header, above its rows. */
+const LIST_TITLE_ROWS = 2;
 
 export function RequestsView({ store, backend, state, setState, width, height, now, active }: RequestsViewProps) {
   const filterOptions = useMemo(() => filterOptionsFor(backend), [backend]);
@@ -137,6 +140,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
             setState((s) => {
               const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1, s.unfold, backend.explainDnr), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
               const found = searchLines(all, text).matches;
+              if (text !== '' && found.length === 0) actions.notify(`No match for "${text}" in this tab`, 'warn');
               const lastTop = Math.max(0, all.length - detailBodyHeight);
               return { ...s, detailSearch: text, detailTop: found.length > 0 ? Math.min(Math.max(0, found[0]! - 2), lastTop) : s.detailTop };
             }),
@@ -150,12 +154,12 @@ export function RequestsView({ store, backend, state, setState, width, height, n
           const target = command === 'search.previous' ? ([...matches].reverse().find((line) => line < anchor) ?? matches.at(-1)!) : (matches.find((line) => line > anchor) ?? matches[0]!);
           return setState((s) => scrollDetail(s, target - 2));
         }
-        if (command === 'search.previous') return;
+        if (command === 'search.previous') return actions.notify(state.detailSearch ? `No match for "${state.detailSearch}" in this tab` : 'No search: / searches the open tab', 'warn');
         return setState((s) => select(s, moveWindow(windowOf(s), 1, rows, total), { detailTop: 0 }));
       case 'request.previous':
         return setState((s) => select(s, moveWindow(windowOf(s), -1, rows, total), { detailTop: 0 }));
       case 'detail.open':
-        if (!current) return;
+        if (!current) return actions.notify('No request selected (the list is empty or the filter hides every request)', 'warn');
         return setState((s) => select(s, windowOf(s), { detailOpen: true, detailTop: 0 }));
       case 'detail.close':
         // Esc ends a search first, then closes the pane.
@@ -224,8 +228,9 @@ export function RequestsView({ store, backend, state, setState, width, height, n
         if (!quick) return actions.notify('Quick rules need a rules folder (--rules)', 'warn');
         const request = { requestId: current.requestId, method: current.method, url: current.firstUrl };
         return actions.prompt({
-          label: 'rule for this URL (block | redirect URL | header N: v | response-header N: v | file PATH): ',
+          label: 'rule for this URL:',
           initial: 'block',
+          hint: 'block | redirect URL | header N: v | response-header N: v | file PATH',
           onSubmit: (text) => {
             void quickRuleFrom(text, request).then(async (made) => {
               if (!made.ok) return actions.notify(`No rule written: ${made.error}`, 'error');
@@ -242,8 +247,16 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       case 'request.resend':
       case 'request.editResend': {
         if (!current) return actions.notify('No request selected', 'warn');
-        void resendCommand(current, command === 'request.editResend', backend, actions.notify);
+        void resendCommand(current, command === 'request.editResend', backend, actions.notify, (method, url) => store.expectResend(current, method, url));
         return;
+      }
+      case 'request.original': {
+        const from = current?.resentFrom;
+        if (!from) return actions.notify(current ? 'This request is not a resend (the list marks resends "resent")' : 'No request selected', 'warn');
+        if (!store.byOrdinal(from.ordinal)) return actions.notify(`#${from.requestId}, which this request resent, is no longer in the list (cleared, or past the cap)`, 'warn');
+        const index = records.findIndex((record) => record.ordinal === from.ordinal);
+        if (index === -1) return actions.notify(`#${from.requestId}, which this request resent, is hidden by the filter (f turns it off)`, 'warn');
+        return setState((s) => select(s, placeWindow(index, Math.floor(layout.listRows / 2), layout.listRows, records.length), { detailTop: 0 }));
       }
       case 'request.exportCurl':
       case 'request.exportCurlUpstream': {
@@ -260,6 +273,35 @@ export function RequestsView({ store, backend, state, setState, width, height, n
     }
   };
   useViewCommands(state.detailOpen ? 'detail' : 'list', active, handle);
+  // Clicks and the wheel: a click selects a row (a second click on it opens it) or a tab; the
+  // wheel scrolls the list or the detail pane, whichever is under the pointer.
+  useViewMouse(state.detailOpen ? 'detail' : 'list', active, (event) => {
+    const inPane = state.detailOpen && (layout.sideBySide ? event.x > layout.listWidth : event.y >= layout.listRows + LIST_TITLE_ROWS);
+    const paneY = layout.sideBySide ? event.y : event.y - layout.listRows - LIST_TITLE_ROWS;
+    const paneX = layout.sideBySide ? event.x - layout.listWidth - 1 : event.x;
+    const rows = layout.listRows;
+    const total = records.length;
+    if (event.kind === 'wheelUp' || event.kind === 'wheelDown') {
+      const delta = (event.kind === 'wheelUp' ? -1 : 1) * WHEEL_LINES;
+      if (inPane) setState((s) => scrollDetail(s, s.detailTop + delta));
+      else setState((s) => select(s, moveWindow(windowOf(s), delta, rows, total)));
+      return true;
+    }
+    if (event.kind !== 'press' || event.button !== 0) return true;
+    if (inPane) {
+      if (paneY !== 0) return true;
+      const tab = tabAtColumn(detailTabsFor(backend.mode), paneX);
+      if (tab) setState((s) => ({ ...s, tab, detailTop: 0 }));
+      return true;
+    }
+    const row = event.y - LIST_TITLE_ROWS;
+    if (row < 0 || row >= rows || event.x >= layout.listWidth) return true;
+    const index = listWindow.top + row;
+    if (index >= total) return true;
+    if (index === listWindow.index && !state.detailOpen) return handle('detail.open'), true;
+    setState((s) => select(s, placeWindow(index, row, rows, total), state.detailOpen ? { detailTop: 0 } : {}));
+    return true;
+  });
 
   const list = (
     <PaneBoundary pane="request list" width={layout.listWidth} height={layout.listRows + 2} resetKey={store.getVersion()}>

@@ -1,5 +1,6 @@
 // The Response tab: status line, headers, and the body (decoded for viewing; the TUI keeps bodies
 // up to --max-body-size each, within its body memory), saying when it was cut or let go.
+import { websocketLines } from './websocket-lines.js';
 import type { HttpHeaders } from '../../engine/types.js';
 import { formatBytes } from '../format.js';
 import { bodyEncoding, headerLineKey, headerValue, hopDnrEntries, latestOutcomes, shownHeaderValue, type CapturedBody, type RequestRecord } from '../store/request-record.js';
@@ -30,6 +31,8 @@ export function responseLines(record: RequestRecord, unfold = false): StyledLine
     if (by.length > 0) lines.push(line({ text: `  changed by ${by.join(', ')} (onHeadersReceived)`, dim: true }));
   }
   lines.push(blank);
+  // A WebSocket's 101 has no body: its messages are what went through.
+  if (record.type === 'websocket' && record.statusCode === 101) return [...lines, ...websocketLines(record)];
   const body = record.responseBytes;
   const delivered = record.deliveredBytes;
   if (delivered) {

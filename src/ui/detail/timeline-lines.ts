@@ -52,6 +52,7 @@ export function timelineLines(record: RequestRecord, width: number): StyledLine[
   lines.push(line({ text: `${record.method} `, bold: true }, record.firstUrl));
   if (record.hops > 1) lines.push(line({ text: `${record.hops} hops, now ${record.url}`, dim: true }));
   if (record.madeBy) lines.push(madeByLine(record.madeBy));
+  if (record.resentFrom) lines.push(line({ text: `resent by wrtui from #${record.resentFrom.requestId} (R selects it)`, color: 'blue' }));
   lines.push(blank);
 
   let hop = 0;

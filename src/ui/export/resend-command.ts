@@ -6,7 +6,11 @@ import type { RequestRecord } from '../store/request-record.js';
 import type { UiActions } from '../ui-actions.js';
 import { resendSource } from './resend-source.js';
 
-export async function resendCommand(record: RequestRecord, edit: boolean, backend: TuiBackend, notify: UiActions['notify']): Promise<void> {
+/**
+ * `expectResend` is told what is about to be sent (the store marks the request that arrives as
+ * resent from `record`); what it returns ends the wait once the resend is answered.
+ */
+export async function resendCommand(record: RequestRecord, edit: boolean, backend: TuiBackend, notify: UiActions['notify'], expectResend?: (method: string, url: string) => () => void): Promise<void> {
   const resend = backend.resend;
   if (!resend) return notify('Resending needs the live proxy (not in a replay)', 'warn');
   const source = resendSource(record);
@@ -25,7 +29,8 @@ export async function resendCommand(record: RequestRecord, edit: boolean, backen
     request = parsed.request;
   }
   notify(`Resending #${record.requestId}: ${request.method} ${request.url}`);
-  const result = await resend(request);
+  const stopExpecting = expectResend?.(request.method, request.url);
+  const result = await resend(request).finally(() => stopExpecting?.());
   if (result.ok) notify(`Resent #${record.requestId}${edit ? ' (edited)' : ''}: ${result.statusCode}; it is the newest request in the list`);
   else notify(`Resending #${record.requestId} failed: ${result.error}`, 'error');
 }

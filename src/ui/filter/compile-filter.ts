@@ -16,6 +16,7 @@
 //   header:NAME         a request (as sent) or response header by that name; header:NAME=TEXT
 //                       one whose value contains TEXT (case-insensitive)
 //   body:TEXT           the request's or the response's body contains TEXT (decoded, case-insensitive)
+//   ws:TEXT             a WebSocket one of whose messages contains TEXT (case-insensitive)
 //   dnr:block           a declarativeNetRequest rule blocked it (also redirect, upgradeScheme, allow,
 //                       modifyHeaders, any); dnr:main#3 or dnr:3: that rule acted on it or, with the
 //                       engine at hand, would match it now (whatever its precedence)
@@ -23,6 +24,8 @@ import type { DnrEntry } from '../../engine/journal.js';
 import { RESOURCE_TYPES, type ResourceType } from '../../engine/types.js';
 import { splitUrl } from '../store/split-url.js';
 import { allHeaders, bodyTexts, type RequestContent } from './request-content.js';
+import { messageText } from '../detail/websocket-lines.js';
+import type { WebSocketMessageRecord } from '../store/request-record.js';
 import { FILTER_FIELDS, parseFilter, type FilterError, type FilterNode } from './parse-filter.js';
 
 /** What a rule did to a request, as the list marks it and `is:` filters it. */
@@ -67,6 +70,8 @@ export interface FilterableRequest extends RequestContent {
   replayDiff?: { identical: boolean } | undefined;
   /** What declarativeNetRequest rules did to it. */
   dnr?: readonly DnrEntry[];
+  /** A WebSocket's messages (ws:). */
+  wsMessages?: readonly WebSocketMessageRecord[] | undefined;
 }
 
 /** A rule named in a filter: `main#3` or `3` (any ruleset). */
@@ -214,6 +219,11 @@ function compileField(node: FieldNode, options: FilterOptions): RequestPredicate
       const text = node.value.toLowerCase();
       if (text === '') fail('body: needs text to look for, e.g. body:token');
       return (request) => bodyTexts(request).some((body) => body.includes(text));
+    }
+    case 'ws': {
+      // A WebSocket one of whose messages (either way) contains TEXT.
+      const text = node.value.toLowerCase();
+      return (request) => (request.wsMessages ?? []).some((message) => messageText(message).toLowerCase().includes(text));
     }
     case 'dnr':
       return dnrTest(node.value, options, fail);

@@ -42,7 +42,7 @@ class FilterSyntaxError extends Error {
 const KEYWORDS = new Set(['and', 'or', 'not']);
 
 /** The fields compile-filter.ts understands. */
-export const FILTER_FIELDS = ['host', 'url', 'path', 'method', 'status', 'type', 'tab', 'is', 'rule', 'by', 'header', 'body', 'dnr'] as const;
+export const FILTER_FIELDS = ['host', 'url', 'path', 'method', 'status', 'type', 'tab', 'is', 'rule', 'by', 'header', 'body', 'ws', 'dnr'] as const;
 const FIELDS: ReadonlySet<string> = new Set(FILTER_FIELDS);
 const FIELD_NAME = /^[a-z][a-z-]*$/i;
 

@@ -8,6 +8,7 @@
 import { useInput, type Key } from 'ink';
 import { createContext, useCallback, useContext, useLayoutEffect, useRef, type MutableRefObject } from 'react';
 import { commandFor, type CommandName, type ViewName } from '../commands/command-table.js';
+import { parseMouse, type MouseEvent } from '../mouse.js';
 
 export type CommandHandler = (command: CommandName) => void;
 export type KeyHandler = (input: string, key: Key) => boolean;
@@ -17,6 +18,8 @@ export interface KeyRoutes {
   view: { view: ViewName; handle: CommandHandler } | undefined;
   /** The open prompt's or question's raw key handler; returns true when it closed the modal. */
   modal: KeyHandler | undefined;
+  /** The focused view's mouse handler (y counted from the view's first row); false: not handled. */
+  viewMouse?: { view: ViewName; handle: (event: MouseEvent) => boolean } | undefined;
 }
 
 export const KeyRoutesContext = createContext<MutableRefObject<KeyRoutes> | undefined>(undefined);
@@ -25,6 +28,12 @@ export const KeyRoutesContext = createContext<MutableRefObject<KeyRoutes> | unde
 export function useViewCommands(view: ViewName, active: boolean, handle: CommandHandler): void {
   const routes = useContext(KeyRoutesContext);
   if (active && routes) routes.current.view = { view, handle };
+}
+
+/** A view's clicks and wheel, with y from the view's own first row: true when it handled the event. */
+export function useViewMouse(view: ViewName, active: boolean, handle: (event: MouseEvent) => boolean): void {
+  const routes = useContext(KeyRoutesContext);
+  if (active && routes) routes.current.viewMouse = { view, handle };
 }
 
 /** A modal's raw keys (text entry). */
@@ -84,6 +93,8 @@ export interface KeyRouterState {
   modalOpen: boolean;
   /** App's own (global) commands. */
   global: CommandHandler;
+  /** Where a mouse event goes (App knows the screen's layout); absent: the mouse is ignored. */
+  mouse?: (event: MouseEvent, routes: KeyRoutes, run: (command: CommandName) => void) => void;
 }
 
 /** Longest wait for a render after a command (a command that changed nothing renders nothing). */
@@ -131,12 +142,26 @@ export function useKeyRouter(state: KeyRouterState): MutableRefObject<KeyRoutes>
     if (waiting.current !== undefined) resume();
   });
 
+  /** A command as if its key was pressed (the wheel scrolls as the arrows do). */
+  const run = useCallback((command: CommandName) => {
+    const { focus, global } = latest.current;
+    global(command);
+    const view = routes.current.view;
+    if (view && view.view === focus) view.handle(command);
+  }, []);
+
   const onInput = useCallback(
     (input: string, key: Key) => {
+      // A mouse report is never text: not typed into a prompt, not read as keys.
+      const mouse = parseMouse(input);
+      if (mouse) {
+        if (!latest.current.modalOpen) for (const event of mouse) latest.current.mouse?.(event, routes.current, run);
+        return;
+      }
       queue.current.push(...splitKeys(input, key));
       drain();
     },
-    [drain],
+    [drain, run],
   );
   useInput(onInput);
   return routes;

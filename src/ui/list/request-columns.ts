@@ -108,7 +108,14 @@ export function requestRow(record: RequestRecord, columns: RequestColumns, now?:
   push(record.method, columns.method, { bold: true });
   push(...statusCell(record, columns.status));
   push(columns.longTypes ? record.type : (SHORT_TYPES[record.type] ?? record.type), columns.type, { dim: true });
-  push(cutMiddle(urlCell(record), columns.url), columns.url);
+  // The scheme first, always: plain http (and ws) in yellow, as traffic anyone on the path can read.
+  const scheme = schemeOf(record.url);
+  if (columns.url > 0) {
+    const shown = cutMiddle(`${scheme}${urlCell(record)}`, columns.url, scheme.length + record.host.length);
+    const schemeShown = shown.startsWith(scheme) ? scheme : '';
+    cells.push({ text: schemeShown, ...(SECURE_SCHEMES.has(scheme) ? { dim: true } : { color: 'yellow' }) });
+    push(shown.slice(schemeShown.length), columns.url - schemeShown.length);
+  }
   push(formatBytes(record.responseSize), columns.size, {}, 'right');
   if (record.endedAt !== undefined) push(formatDuration(record.endedAt - record.startedAt), columns.duration, {}, 'right');
   else if (now !== undefined && now - record.startedAt >= 1000) push(`${formatDuration(now - record.startedAt)}…`, columns.duration, { color: 'yellow' }, 'right');
@@ -137,12 +144,22 @@ export function urlCell(record: RequestRecord): string {
   return text;
 }
 
+const SECURE_SCHEMES: ReadonlySet<string> = new Set(['https://', 'wss://']);
+
+/** "https://", "http://", "ws://"…: what the row's URL starts with ("" for data: and about: URLs). */
+export function schemeOf(url: string): string {
+  const end = url.indexOf('://');
+  return end === -1 || end > 8 ? '' : url.slice(0, end + 3).toLowerCase();
+}
+
 /** Cuts text to `width` in the middle, so the host and the end of the path both stay: "host/a...z". */
-export function cutMiddle(text: string, width: number): string {
+export function cutMiddle(text: string, width: number, keepHead = 0): string {
   if (text.length <= width) return text;
   if (width < 12) return text.slice(0, width);
-  const tail = Math.floor((width - 3) * 0.4);
-  return `${text.slice(0, width - 3 - tail)}...${text.slice(text.length - tail)}`;
+  // The first `keepHead` characters (the scheme and host) stay whole while they take at most 75 %.
+  const head = Math.max(width - 3 - Math.floor((width - 3) * 0.4), Math.min(keepHead, Math.floor(width * 0.75)));
+  const tail = width - 3 - head;
+  return `${text.slice(0, head)}...${tail > 0 ? text.slice(text.length - tail) : ''}`;
 }
 
 /** Wide enough for the common net::ERR_* names whole (CONNECTION_REFUSED, BLOCKED_BY_CLIENT). */
@@ -197,6 +214,8 @@ export function ruleMarks(record: RequestRecord): Segment[] {
     else marks.push(record.replayDiff.identical ? { text: 'same', dim: true } : { text: 'CHANGED', color: 'magenta', bold: true });
   }
   if (verdicts.has('failed')) marks.push({ text: 'FAIL', color: 'red', bold: true });
+  // A request wrtui resent (r / e): R selects the request it resent.
+  if (record.resentFrom) marks.push({ text: 'resent', color: 'blue' });
   if (verdicts.has('cancelled')) marks.push({ text: 'cancel', color: 'red' });
   if (verdicts.has('redirected')) marks.push({ text: 'redir', color: 'magenta' });
   if (verdicts.has('auth')) marks.push({ text: 'auth', color: 'blue' });

@@ -7,7 +7,7 @@ import type { CapturedBody, RequestRecord } from './request-record.js';
 export const DEFAULT_BODY_BUDGET_BYTES = 256 * 1024 * 1024;
 
 /** Which of a record's bodies: the request's, the server's response, the response the client got (after StreamFilters). */
-export type BodySlot = 'request' | 'response' | 'delivered';
+export type BodySlot = 'request' | 'response' | 'delivered' | 'message';
 
 interface Held {
   record: RequestRecord;
@@ -50,7 +50,9 @@ export class BodyBudget {
       if (this.#bytes <= this.maxBytes) break;
       this.#forget(oldest);
       const dropped: CapturedBody = { bytes: new Uint8Array(), size: oldest.body.size, complete: false, dropped: true };
-      if (oldest.direction === 'request') oldest.record.requestBytes = dropped;
+      // A WebSocket message is its own body: it keeps its place in the list, without its bytes.
+      if (oldest.direction === 'message') Object.assign(oldest.body, dropped);
+      else if (oldest.direction === 'request') oldest.record.requestBytes = dropped;
       else if (oldest.direction === 'delivered') oldest.record.deliveredBytes = { ...dropped, ...(oldest.record.deliveredBytes?.filteredBy && { filteredBy: oldest.record.deliveredBytes.filteredBy }) };
       else oldest.record.responseBytes = dropped;
       oldest.record.revision++;
@@ -63,6 +65,12 @@ export class BodyBudget {
     for (const held of [...(this.#byRecord.get(record) ?? [])]) {
       if (direction === undefined || held.direction === direction) this.#forget(held);
     }
+  }
+
+  /** One body of `record` (a WebSocket message let go) no longer counts. */
+  releaseBody(record: RequestRecord, body: CapturedBody): void {
+    const held = this.#byRecord.get(record)?.find((one) => one.body === body);
+    if (held) this.#forget(held);
   }
 
   /** Forgets every body (the list was cleared). */

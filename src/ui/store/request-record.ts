@@ -38,6 +38,19 @@ export interface TimelineEvent {
   ending?: WebRequestEntry['ending'];
 }
 
+/** One WebSocket message of a 101's connection (the proxy reads them off the spliced bytes). */
+export interface WebSocketMessageRecord extends CapturedBody {
+  direction: 'send' | 'receive';
+  opcode: 'text' | 'binary' | 'close' | 'ping' | 'pong';
+  /** Epoch ms it was read. */
+  time: number;
+  /** permessage-deflate compressed it: `bytes` are compressed. */
+  compressed?: boolean;
+}
+
+/** Messages a record keeps (the oldest go past it, counted); the bytes are held within --body-memory. */
+export const MAX_WEBSOCKET_MESSAGES = 5000;
+
 export interface CapturedBody {
   /** As they crossed the wire (still content-encoded): all of it, or its first --max-body-size bytes. */
   bytes: Uint8Array;
@@ -93,6 +106,12 @@ export interface RequestRecord extends FilterableRequest {
   wrtuiAdded: WrtuiAddedHeader[] | undefined;
   /** An extension made it itself (its own fetch). */
   madeBy: { extension: string; origin: string } | undefined;
+  /** A WebSocket's messages after its 101, oldest first; undefined for every other request. */
+  wsMessages?: WebSocketMessageRecord[] | undefined;
+  /** Messages let go past MAX_WEBSOCKET_MESSAGES. */
+  wsMessagesDropped?: number;
+  /** wrtui resent it (r, e) from this request, which R selects. */
+  resentFrom?: { ordinal: number; requestId: string } | undefined;
   /** As sent upstream (onSendHeaders). */
   sentHeaders: HttpHeaders | undefined;
   requestBody: WebRequestBody | undefined;

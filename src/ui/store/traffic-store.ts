@@ -30,6 +30,8 @@ import {
   type AttributedCookieChange,
   type RequestRecord,
 } from './request-record.js';
+import { ResendMarks } from './resend-marks.js';
+import { applyWebSocketMessage } from './websocket-messages.js';
 
 export const DEFAULT_MAX_REQUESTS = 5000;
 const DEFAULT_FLUSH_INTERVAL_MS = 33;
@@ -197,6 +199,15 @@ export class TrafficStore {
     this.flush();
   }
 
+  // ── resends ───────────────────────────────────────────────────────────────
+
+  /** A resend of `from` is about to go through the proxy (resend-marks.ts); the caller ends the wait once it is answered. */
+  expectResend(from: Pick<RequestRecord, 'ordinal' | 'requestId'>, method: string, url: string): () => void {
+    return this.#resends.expect(from, method, url);
+  }
+
+  readonly #resends = new ResendMarks();
+
   // ── folding ───────────────────────────────────────────────────────────────
 
   ingest(entry: JournalEntry): void {
@@ -211,6 +222,7 @@ export class TrafficStore {
           if (entry.event !== 'onBeforeRequest') return;
           record = createRecord(this.#ordinalsByRequestId ? Number(entry.details.requestId) : this.#nextOrdinal++, entry);
           this.#byId.set(record.requestId, record);
+          this.#resends.mark(record);
           this.#addRecord(record);
           this.#seen++;
           this.#countStart(entry.time);
@@ -220,6 +232,13 @@ export class TrafficStore {
         if (early) this.#applyBody(record, early);
         if (record.awaitingCookies) this.#awaitingCookies.add(record);
         else this.#awaitingCookies.delete(record);
+        this.#dirty.add(record);
+        break;
+      }
+      case 'websocketMessage': {
+        const record = this.#current(entry.requestId);
+        if (!record) return;
+        applyWebSocketMessage(record, entry, this.#bodies);
         this.#dirty.add(record);
         break;
       }
@@ -268,7 +287,9 @@ export class TrafficStore {
       }
       case 'handlerBehaviorChanged': {
         const state = { used: entry.used, limit: entry.limit, refused: entry.refused ?? 0, nextSlotFreeAt: entry.nextSlotFreeAt };
-        const message = `handlerBehaviorChanged ${entry.accepted ? 'accepted' : 'refused, caches not flushed'}: ${describeQuota(state, entry.time)}`;
+        // A reload spends the quota too (by design): a refusal then is wrtui's call, not the rule's.
+        const caller = entry.madeBy === 'reload' ? ' (called by wrtui on reloading the rule)' : '';
+        const message = `handlerBehaviorChanged${caller} ${entry.accepted ? 'accepted' : 'refused, caches not flushed'}: ${describeQuota(state, entry.time)}`;
         this.#log({ seq: entry.seq, time: entry.time, level: entry.accepted ? 'info' : 'warn', source: entry.owner, message });
         if (!entry.accepted) this.#lastRefusal = { seq: entry.seq, text: `${entry.owner}: ${message}` };
         this.#rulesVersion++;
