@@ -34,6 +34,7 @@ import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tu
 import { cutShortError, isCutShort, netErrorOf } from './net-error.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { frameInfoFor, inferResourceType, NO_TAB_ID, tabIdFrom } from './resource-type.js';
+import type { BrowserToldRequests } from './browser-told.js';
 import { UpstreamTransport, type UpgradeResult, type UpstreamResponse } from './upstream-transport.js';
 
 
@@ -72,11 +73,19 @@ export interface CaptureProxyOptions {
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
+/**
+ * How long a request from an attached browser waits for the browser's report of it before wrtui
+ * infers its context instead. The report nearly always comes first (the browser tells before it
+ * sends); this only covers the two pipes racing (bench/browser-attach.ts measures both).
+ */
+const TOLD_WAIT_MS = 25;
 
 export class CaptureProxy {
   readonly lifecycle: RequestLifecycle;
   readonly journal: Journal;
   readonly storeId: string;
+  /** Set while a browser wrtui started is attached (`wrtui browser`): its reports of its own requests. */
+  browserTold: BrowserToldRequests | undefined;
   readonly #options: CaptureProxyOptions;
   readonly #server: mockttp.Mockttp;
   readonly #followUps: FollowUps;
@@ -373,6 +382,8 @@ export class CaptureProxy {
     } else {
       const type = inferResourceType({ method: request.method, url: request.url, headers: request.headers });
       const tabId = tabIdFrom(request.headers);
+      // An attached browser's report of this request, when it is there or comes within the bound.
+      const told = this.browserTold && tabId === NO_TAB_ID ? await this.browserTold.claim(request.method, request.url, TOLD_WAIT_MS) : undefined;
       try {
         flight = this.lifecycle.start({
           url: request.url,
@@ -383,6 +394,7 @@ export class CaptureProxy {
           type,
           ...tabAndFrame(type, tabId),
           storeId: this.storeId,
+          ...(told ? { told } : this.browserTold && { inferred: true }),
         });
       } catch (error) {
         this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `not a web request, answered 400: ${(error as Error).message}` });

@@ -233,6 +233,18 @@ export class ExtensionHost {
       const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
       for (const record of this.#records.values()) if (record.current) record.current.worker.tabCreated(tabObject(tab, windows, record.current.owner));
     };
+    // An attached browser's tab (`wrtui browser`) changed or closed, as Chrome tells it.
+    this.engine.lifecycle.onTabUpdated = (tab) => {
+      const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
+      for (const record of this.#records.values()) {
+        if (!record.current) continue;
+        const shown = tabObject(tab, windows, record.current.owner);
+        record.current.worker.tabEvent('onUpdated', [tab.id, { status: shown.status, ...(shown.url !== undefined && { url: shown.url }) }, shown]);
+      }
+    };
+    this.engine.lifecycle.onTabRemoved = (tabId) => {
+      for (const record of this.#records.values()) record.current?.worker.tabEvent('onRemoved', [tabId, { windowId: 1, isWindowClosing: false }]);
+    };
     // A redirect to one of its extensions' URLs is served from that extension's folder.
     this.engine.lifecycle.extensionResources = async (url) => {
       for (const record of this.#records.values()) {

@@ -263,6 +263,11 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
     this.#enqueue(['tabCreated', JSON.stringify(tab)], false);
   }
 
+  /** tabs.onUpdated or tabs.onRemoved of an attached browser's tab, with the event's arguments. */
+  tabEvent(event: 'onUpdated' | 'onRemoved', args: unknown[]): void {
+    this.#enqueue(['tabEvent', event, JSON.stringify(args)], false);
+  }
+
   /** wrtui is closing: the worker saves IndexedDB's databases now, and says so (ExtensionServices.indexedDb). */
   saveIndexedDb(): void {
     this.#enqueue(['indexedDbSave']);

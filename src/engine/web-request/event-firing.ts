@@ -48,7 +48,7 @@ export interface FiringContext {
   countListenerWait(): void;
 }
 
-export type FireNote = Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy' | 'ending'>;
+export type FireNote = Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy' | 'ending' | 'inferred'>;
 
 export class EventFiring {
   readonly #context: FiringContext;
