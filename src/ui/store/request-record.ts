@@ -93,6 +93,8 @@ export interface RequestRecord extends FilterableRequest {
   wrtuiAdded: WrtuiAddedHeader[] | undefined;
   /** An extension made it itself (its own fetch). */
   madeBy: { extension: string; origin: string } | undefined;
+  /** An attached browser (`wrtui browser`) did not describe it: its type, frames and tab are inferred from headers. */
+  inferred: boolean;
   /** As sent upstream (onSendHeaders). */
   sentHeaders: HttpHeaders | undefined;
   requestBody: WebRequestBody | undefined;
@@ -158,6 +160,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     requestHeaders: undefined,
     wrtuiAdded: undefined,
     madeBy: undefined,
+    inferred: false,
     sentHeaders: undefined,
     requestBody: undefined,
     responseHeaders: undefined,
@@ -191,6 +194,7 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
       const before = details as OnBeforeRequestDetails;
       record.hops++;
       if (entry.madeBy) record.madeBy = entry.madeBy;
+      if (entry.inferred) record.inferred = true;
       if (record.hops > 1) {
         // A new hop of a redirect chain: what we knew of the response was the previous hop's.
         if (record.earlierUrls.length < MAX_EVENTS_PER_REQUEST) record.earlierUrls.push(record.url);
