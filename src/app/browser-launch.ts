@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CdpPipe } from './cdp-pipe.js';
-import { ChromiumAttachment, type ChromiumAttachOptions } from './chromium-attach.js';
+import { ATTACH_EVENTS, ChromiumAttachment, type ChromiumAttachOptions } from './chromium-attach.js';
 
 /** Where Debian, Ubuntu and others put Chromium or Chrome; the first that runs is used. */
 const CANDIDATES = ['/usr/lib/chromium/chromium', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
@@ -112,7 +112,7 @@ export async function launchBrowser(options: BrowserOptions): Promise<LaunchedBr
   });
   let attachment: ChromiumAttachment | undefined;
   if (options.attach) {
-    const cdp = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
+    const cdp = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable, ATTACH_EVENTS);
     attachment = new ChromiumAttachment(cdp, options.attach);
     try {
       await withTimeout(attachment.start(), 30_000, 'the browser did not answer over its DevTools pipe within 30 s');

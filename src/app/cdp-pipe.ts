@@ -16,15 +16,22 @@ export class CdpError extends Error {}
 
 export class CdpPipe extends EventEmitter<{ event: [CdpEvent]; close: [] }> {
   readonly #out: Writable;
+  /** The events anyone listens to (undefined: all); the rest are dropped unparsed. */
+  readonly #wanted: ReadonlySet<string> | undefined;
   #nextId = 1;
   readonly #pending = new Map<number, { resolve: (value: Record<string, unknown>) => void; reject: (error: Error) => void; method: string }>();
   #buffered: Buffer[] = [];
   #closed = false;
 
-  /** `toBrowser`: the browser's fd 3; `fromBrowser`: its fd 4. */
-  constructor(toBrowser: Writable, fromBrowser: Readable) {
+  /**
+   * `toBrowser`: the browser's fd 3; `fromBrowser`: its fd 4. `wanted`: the only events to parse;
+   * a browser sends many more (every response, every chunk of data), and parsing them would cost
+   * the proxy's thread CPU for nothing.
+   */
+  constructor(toBrowser: Writable, fromBrowser: Readable, wanted?: Iterable<string>) {
     super();
     this.#out = toBrowser;
+    this.#wanted = wanted ? new Set(wanted) : undefined;
     toBrowser.on('error', () => this.#close());
     fromBrowser.on('error', () => this.#close());
     fromBrowser.on('close', () => this.#close());
@@ -55,12 +62,20 @@ export class CdpPipe extends EventEmitter<{ event: [CdpEvent]; close: [] }> {
     let start = 0;
     for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
       this.#buffered.push(chunk.subarray(start, end));
-      const text = Buffer.concat(this.#buffered).toString('utf8');
+      const message = this.#buffered.length === 1 ? this.#buffered[0]! : Buffer.concat(this.#buffered);
       this.#buffered = [];
       start = end + 1;
-      this.#dispatch(text);
+      if (this.#wants(message)) this.#dispatch(message.toString('utf8'));
     }
     if (start < chunk.length) this.#buffered.push(chunk.subarray(start));
+  }
+
+  /** Chromium writes an event's method first: `{"method":"Network.dataReceived",...`; answers start `{"id":`. */
+  #wants(message: Buffer): boolean {
+    if (!this.#wanted) return true;
+    const head = message.toString('latin1', 0, 64);
+    const method = /^\{"method":"([^"]+)"/.exec(head);
+    return method === null || this.#wanted.has(method[1]!);
   }
 
   #dispatch(text: string): void {

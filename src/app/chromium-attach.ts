@@ -17,6 +17,9 @@ import type { ToldRequest } from '../engine/capture/browser-told.js';
 import type { ResourceType } from '../engine/types.js';
 import type { CdpEvent, CdpPipe } from './cdp-pipe.js';
 
+/** The events the attachment reads (cdp-pipe.ts leaves the others unparsed). */
+export const ATTACH_EVENTS = ['Target.attachedToTarget', 'Target.detachedFromTarget', 'Target.targetInfoChanged', 'Page.frameAttached', 'Page.frameNavigated', 'Network.requestWillBeSent'];
+
 /** The kinds of target whose requests wrtui wants to know about. */
 const ATTACHED_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
 
@@ -191,7 +194,8 @@ export class ChromiumAttachment {
     const isWorker = targetInfo.type.endsWith('worker');
     try {
       await Promise.all([
-        cdp.send('Network.enable', {}, sessionId),
+        // No bodies kept for DevTools: wrtui never asks for them.
+        cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }, sessionId),
         ...(isWorker ? [] : [cdp.send('Page.enable', {}, sessionId)]),
         cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId),
       ]);
