@@ -4,15 +4,18 @@
 import { BrowserToldRequests } from '../engine/capture/browser-told.js';
 import type { CaptureProxy } from '../engine/capture/capture-proxy.js';
 import type { Engine } from '../engine/engine.js';
-import type { ChromiumAttachOptions } from './chromium-attach.js';
+import type { BrowserTabControl } from '../engine/web-request/lifecycle.js';
+import type { ChromiumAttachment, ChromiumAttachOptions } from './chromium-attach.js';
 
-/** The attach options for a browser browsing through `proxy` (cookie store "0"). */
+/** The attach options for a browser browsing through `proxy` (cookie store "0"); extensions may act on its tabs. */
 export function attachOptions(proxy: CaptureProxy, engine: Engine): ChromiumAttachOptions {
   const told = (proxy.browserTold ??= new BrowserToldRequests());
   const { lifecycle } = engine;
   return {
     tell: (request) => told.told(request),
     newTabId: () => lifecycle.documents.newTab(),
+    // Set before the first tab is told: an extension may act on it as soon as it hears of it.
+    onAttachment: (attachment) => (lifecycle.tabControl = tabControlOf(attachment)),
     onTab: (event, tab) => {
       if (event === 'created') {
         const known = lifecycle.documents.opened(tab.id, tab.url === 'about:blank' ? '' : tab.url);
@@ -24,5 +27,15 @@ export function attachOptions(proxy: CaptureProxy, engine: Engine): ChromiumAtta
         lifecycle.onTabRemoved?.(tab.id);
       }
     },
+  };
+}
+
+/** Lets extensions act on the attached browser's tabs (tabs.create/update/remove/reload). */
+export function tabControlOf(attachment: ChromiumAttachment): BrowserTabControl {
+  return {
+    create: (url) => attachment.openTab(url ?? 'about:blank'),
+    navigate: (tabId, url) => attachment.navigate(tabId, url),
+    reload: (tabId) => attachment.reload(tabId),
+    remove: (tabId) => attachment.closeTab(tabId),
   };
 }

@@ -74,6 +74,8 @@ export interface ChromiumAttachOptions {
   newTabId: () => number;
   /** A tab opened, changed (URL, title) or closed. */
   onTab?: (event: 'created' | 'updated' | 'removed', tab: BrowserTab) => void;
+  /** The attachment exists (before its first tab is told): whoever acts on its tabs may hold it from now on. */
+  onAttachment?: (attachment: ChromiumAttachment) => void;
 }
 
 export class ChromiumAttachment {
@@ -91,6 +93,7 @@ export class ChromiumAttachment {
   constructor(cdp: CdpPipe, options: ChromiumAttachOptions) {
     this.#cdp = cdp;
     this.#options = options;
+    options.onAttachment?.(this);
     cdp.on('event', (event) => {
       try {
         this.#event(event);
@@ -136,13 +139,24 @@ export class ChromiumAttachment {
     const tab = [...this.#tabs.values()].find((candidate) => candidate.id === tabId);
     if (!tab) throw new Error(`no tab ${tabId}`);
     await this.#cdp.send('Target.closeTarget', { targetId: tab.targetId });
+    // As Chrome's tabs.remove: done once the tab is gone (onRemoved told), not when asked.
+    for (let waited = 0; waited < 10_000 && this.#tabs.has(tab.targetId); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   /** Loads `url` in the tab (its top frame), as typing it would. */
   async navigate(tabId: number, url: string): Promise<void> {
+    await this.#cdp.send('Page.navigate', { url }, this.#pageSession(tabId));
+  }
+
+  /** Reloads the tab's page. */
+  async reload(tabId: number): Promise<void> {
+    await this.#cdp.send('Page.reload', {}, this.#pageSession(tabId));
+  }
+
+  #pageSession(tabId: number): string {
     const session = [...this.#sessions.entries()].find(([, candidate]) => candidate.type === 'page' && candidate.tabId === tabId);
     if (!session) throw new Error(`no tab ${tabId}`);
-    await this.#cdp.send('Page.navigate', { url }, session[0]);
+    return session[0];
   }
 
   #event({ method, params, sessionId }: CdpEvent): void {

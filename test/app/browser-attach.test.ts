@@ -6,7 +6,7 @@
 // plain http on hostnames that are not potentially trustworthy, so Chromium sends no Sec-Fetch-*
 // and the headers say nothing of an iframe, a worker or a beacon: only the browser can.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,7 +70,8 @@ addEventListener('load', () => {
     '/frame': ['text/html', `<!doctype html><img src="/ad.gif"><iframe src="${at('inner')}/nested"></iframe>`],
     '/nested': ['text/html', '<!doctype html><p>nested</p><script src="/nested.js"></script>'],
     '/worker.js': ['text/javascript', "fetch('/from-worker');"],
-    '/second': ['text/html', '<!doctype html><title>second</title><img src="/second.png">'],
+    '/second': ['text/html', '<!doctype html><title>second</title><script>addEventListener("load", () => document.body.append(Object.assign(new Image(), { src: "/second.png" })))</script>'],
+    '/warm': ['text/html', '<!doctype html><title>warm</title>'],
   };
 }
 
@@ -105,6 +106,17 @@ async function reportInChromium(): Promise<Report> {
   try {
     let worker = context.serviceWorkers().find((candidate) => candidate.url().endsWith('/background.js'));
     worker ??= await context.waitForEvent('serviceworker', { timeout: 15_000 });
+    // The extension's listener may be registered a moment after its worker starts: a page first,
+    // until the extension has seen one, so that none of the measured page's requests comes before it.
+    const warm = await context.newPage();
+    await expect
+      .poll(async () => {
+        await warm.goto(`http://warm.test:${origin.port}/warm`, { timeout: 15_000 });
+        const report = ((await worker.evaluate('chrome.storage.local.get("report")')) as { report?: Report }).report;
+        return report?.requests.some((request) => request.url.startsWith('warm.test/')) ?? false;
+      }, { timeout: 30_000 })
+      .toBe(true);
+    await warm.close();
     const done = waitForPath('/done');
     const tab = await context.newPage();
     await tab.goto(`http://www.test:${origin.port}/`, { timeout: 15_000 });
@@ -179,7 +191,7 @@ function normalize(report: Report): string[] {
     if (request.type === 'sub_frame') frameNames.set(request.frameId, `frame of ${request.url}`);
   }
   return report.requests
-    .filter((request) => !request.url.endsWith('/favicon.ico'))
+    .filter((request) => !request.url.endsWith('/favicon.ico') && !request.url.startsWith('warm.test/'))
     .map((request) => {
       const named: Record<string, unknown> = {
         ...request,
@@ -203,5 +215,44 @@ describe.skipIf(SKIP)('wrtui browser, attached: what an extension sees equals wh
     expect(new Set(ours.requests.map((request) => request.tabId).filter((tabId) => tabId !== -1)).size).toBe(2);
     // Every page request was described by the browser: none fell back to inference.
     expect(inferred.filter((url) => !url.endsWith('/favicon.ico'))).toEqual([]);
+  });
+});
+
+describe.skipIf(SKIP)('wrtui browser, attached: an extension acts on the browser\'s tabs', () => {
+  it('tabs.create opens a tab in the browser (its page loads through wrtui), tabs.remove closes one; tabs.query lists the browser\'s tabs', { timeout: 120_000 }, async () => {
+    const folder = path.join(work, 'tab-mover');
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Tab mover', version: '1', permissions: ['tabs', 'storage'], background: { service_worker: 'sw.js' } }));
+    // On the browser's first tab: open the second page in a new tab, close the first, list what is left.
+    await writeFile(
+      path.join(folder, 'sw.js'),
+      `let first;
+chrome.tabs.onCreated.addListener(async (tab) => {
+  if (first !== undefined) return;
+  first = tab.id;
+  const opened = await chrome.tabs.create({ url: ${JSON.stringify(`http://www.test:${origin.port}/second`)} });
+  await chrome.tabs.remove(first);
+  const left = await chrome.tabs.query({});
+  await chrome.storage.local.set({ report: { first, opened: opened.id, left: left.map((t) => t.id) } });
+});`,
+    );
+    const harness = await startProxyHarness({ proxy: { hostMap: new HostMap([parseHostMapping('*.test:127.0.0.1') as HostMapping]) } });
+    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir, persona: 'chrome' });
+    const second = waitForPath('/second.png');
+    const browser = await launchBrowser({ proxyUrl: harness.proxy.url, spkiFingerprint: harness.ca.spkiFingerprint, headless: true, attach: attachOptions(harness.proxy, harness.engine) });
+    try {
+      await Promise.race([second, new Promise((_resolve, reject) => setTimeout(() => reject(new Error('the page the extension opened never loaded')), 30_000))]);
+      const storage = storageFileOf(harness.stateDir, extensionIdFromPath(folder));
+      let report: { first: number; opened: number; left: number[] } | undefined;
+      await expect.poll(async () => (report = (JSON.parse((await readFile(storage, 'utf8').catch(() => '')) || '{}') as { report?: typeof report }).report), { timeout: 20_000 }).toBeDefined();
+      expect(report!.left).toEqual([report!.opened]);
+      expect(browser.attachment!.tabs().map((tab) => tab.id)).toEqual([report!.opened]);
+      const secondPage = harness.webRequestEntries((entry) => entry.event === 'onBeforeRequest' && entry.details.url.endsWith('/second'))[0]!;
+      expect(secondPage.details).toMatchObject({ type: 'main_frame', tabId: report!.opened, frameId: 0 });
+    } finally {
+      await browser.close();
+      await host.close();
+      await harness.close();
+    }
   });
 });

@@ -112,6 +112,16 @@ export interface RequestInit {
   inferred?: boolean;
 }
 
+/** What an extension may do to an attached browser's tabs (`wrtui browser`). */
+export interface BrowserTabControl {
+  /** Opens a tab loading `url` (about:blank when none); resolves with its id once its requests are watched. */
+  create(url: string | undefined): Promise<number>;
+  /** Loads `url` in the tab. */
+  navigate(tabId: number, url: string): Promise<void>;
+  reload(tabId: number): Promise<void>;
+  remove(tabId: number): Promise<void>;
+}
+
 /** The extension a request comes from: its name, its origin (chrome-extension://<id>) and that origin's host. */
 export interface ExtensionRequester {
   name: string;
@@ -193,6 +203,8 @@ export class RequestLifecycle {
   /** An attached browser's tab changed (tabs.onUpdated) or closed (tabs.onRemoved); the extension host tells extensions. */
   onTabUpdated: ((tab: KnownTab) => void) | undefined;
   onTabRemoved: ((tabId: number) => void) | undefined;
+  /** An attached browser's tabs, which extensions may act on (tabs.create/update/remove/reload); undefined: no browser is attached. */
+  tabControl: BrowserTabControl | undefined;
   /**
    * Where the requests extensions make themselves go out: the live proxy's upstream; 'offline' in a
    * replay (which makes no requests of its own: the recording's are replayed); undefined without a
