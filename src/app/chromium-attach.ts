@@ -15,10 +15,21 @@
 // - A request the protocol reports as "Other" (favicons, preflights, plugins) keeps the inferred type.
 import type { ToldRequest } from '../engine/capture/browser-told.js';
 import type { ResourceType } from '../engine/types.js';
+import type { NavigationEvent } from '../engine/web-request/lifecycle.js';
 import type { CdpEvent, CdpPipe } from './cdp-pipe.js';
 
 /** The events the attachment reads (cdp-pipe.ts leaves the others unparsed). */
-export const ATTACH_EVENTS = ['Target.attachedToTarget', 'Target.detachedFromTarget', 'Target.targetInfoChanged', 'Page.frameAttached', 'Page.frameNavigated', 'Network.requestWillBeSent'];
+export const ATTACH_EVENTS = [
+  'Target.attachedToTarget',
+  'Target.detachedFromTarget',
+  'Target.targetInfoChanged',
+  'Page.frameAttached',
+  'Page.frameNavigated',
+  'Page.frameStartedNavigating',
+  'Page.domContentEventFired',
+  'Page.frameStoppedLoading',
+  'Network.requestWillBeSent',
+];
 
 /** The kinds of target whose requests wrtui wants to know about. */
 const ATTACHED_TYPES = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
@@ -74,6 +85,8 @@ export interface ChromiumAttachOptions {
   newTabId: () => number;
   /** A tab opened, changed (URL, title) or closed. */
   onTab?: (event: 'created' | 'updated' | 'removed', tab: BrowserTab) => void;
+  /** A navigation in a frame: webNavigation's event and details, as Chrome gives them. */
+  onNavigation?: (event: NavigationEvent, details: Record<string, unknown>) => void;
   /** The attachment exists (before its first tab is told): whoever acts on its tabs may hold it from now on. */
   onAttachment?: (attachment: ChromiumAttachment) => void;
 }
@@ -171,6 +184,13 @@ export class ChromiumAttachment {
         return this.#frameAttached(String(params.frameId), String(params.parentFrameId), sessionId);
       case 'Page.frameNavigated':
         return this.#frameNavigated(params.frame as { id: string; parentId?: string; loaderId: string; url: string }, sessionId);
+      case 'Page.frameStartedNavigating':
+        if (params.navigationType === 'differentDocument') this.#navigation('onBeforeNavigate', String(params.frameId), String(params.url));
+        return;
+      case 'Page.domContentEventFired':
+        return this.#navigation('onDOMContentLoaded', this.#sessions.get(sessionId ?? '')?.targetId ?? '');
+      case 'Page.frameStoppedLoading':
+        return this.#navigation('onCompleted', String(params.frameId));
       case 'Network.requestWillBeSent':
         return this.#requestWillBeSent(params as unknown as RequestWillBeSent, sessionId);
     }
@@ -256,6 +276,30 @@ export class ChromiumAttachment {
     }
     frame.loaderId = navigated.loaderId;
     frame.url = navigated.url;
+    this.#navigation('onCommitted', navigated.id);
+  }
+
+  /** webNavigation's event for a frame wrtui knows (about: and data: documents are told too, as Chrome does). */
+  #navigation(event: NavigationEvent, frameKey: string, url?: string): void {
+    const frame = this.#frames.get(frameKey);
+    if (!frame || !this.#options.onNavigation || frame.tabId === -1) return;
+    const parent = frame.parent !== undefined ? this.#frames.get(frame.parent) : undefined;
+    const committed = event !== 'onBeforeNavigate';
+    const pageUrl = url ?? frame.url;
+    if (pageUrl === undefined || (event === 'onCompleted' && frame.loaderId === undefined)) return;
+    this.#options.onNavigation(event, {
+      tabId: frame.tabId,
+      frameId: frame.id,
+      parentFrameId: parent?.id ?? -1,
+      url: pageUrl,
+      processId: -1,
+      timeStamp: Date.now(),
+      frameType: frame.parent === undefined ? 'outermost_frame' : 'sub_frame',
+      documentLifecycle: 'active',
+      ...(committed && frame.loaderId !== undefined && { documentId: frame.loaderId }),
+      ...(parent?.loaderId !== undefined && { parentDocumentId: parent.loaderId }),
+      ...(event === 'onCommitted' && { transitionType: frame.parent === undefined ? 'link' : 'auto_subframe', transitionQualifiers: [] }),
+    });
   }
 
   #requestWillBeSent(event: RequestWillBeSent, sessionId: string | undefined): void {

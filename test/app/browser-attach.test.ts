@@ -256,3 +256,55 @@ chrome.tabs.onCreated.addListener(async (tab) => {
     }
   });
 });
+
+describe.skipIf(SKIP)('wrtui browser, attached: webNavigation from the browser', () => {
+  it('an extension hears each frame\'s onBeforeNavigate, onCommitted and onCompleted in order, in the page\'s tab, with the frame tree', { timeout: 120_000 }, async () => {
+    const folder = path.join(work, 'navigation-watcher');
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'Navigation watcher', version: '1', permissions: ['webNavigation', 'storage'], background: { service_worker: 'sw.js' } }));
+    await writeFile(
+      path.join(folder, 'sw.js'),
+      `const seen = [];
+for (const event of ['onBeforeNavigate', 'onCommitted', 'onDOMContentLoaded', 'onCompleted']) {
+  chrome.webNavigation[event].addListener((details) => {
+    const url = new URL(details.url);
+    if (!url.hostname.endsWith('.test')) return;
+    seen.push({ event, where: url.hostname + url.pathname, tabId: details.tabId, frameId: details.frameId, parentFrameId: details.parentFrameId, documentId: typeof details.documentId });
+    chrome.storage.local.set({ report: seen });
+  });
+}`,
+    );
+    const harness = await startProxyHarness({ proxy: { hostMap: new HostMap([parseHostMapping('*.test:127.0.0.1') as HostMapping]) } });
+    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir, persona: 'chrome' });
+    const browser = await launchBrowser({ proxyUrl: harness.proxy.url, spkiFingerprint: harness.ca.spkiFingerprint, url: `http://www.test:${origin.port}/`, headless: true, attach: attachOptions(harness.proxy, harness.engine) });
+    try {
+      const storage = storageFileOf(harness.stateDir, extensionIdFromPath(folder));
+      type Seen = { event: string; where: string; tabId: number; frameId: number; parentFrameId: number; documentId: string };
+      let seen: Seen[] = [];
+      const completed = (where: string) => seen.some((item) => item.event === 'onCompleted' && item.where === where);
+      await expect
+        .poll(async () => {
+          seen = (JSON.parse((await readFile(storage, 'utf8').catch(() => '')) || '{}') as { report?: Seen[] }).report ?? [];
+          return completed('www.test/') && completed('ads.test/frame') && completed('inner.test/nested');
+        }, { timeout: 30_000 })
+        .toBe(true);
+      const tab = browser.attachment!.tabs()[0]!.id;
+      const of = (where: string) => seen.filter((item) => item.where === where);
+      expect(of('www.test/').map((item) => item.event)).toEqual(['onBeforeNavigate', 'onCommitted', 'onDOMContentLoaded', 'onCompleted']);
+      expect(of('www.test/').every((item) => item.tabId === tab && item.frameId === 0 && item.parentFrameId === -1)).toBe(true);
+      for (const where of ['ads.test/frame', 'inner.test/nested']) {
+        const events = of(where);
+        expect(events.map((item) => item.event).filter((event) => event !== 'onDOMContentLoaded')).toEqual(['onBeforeNavigate', 'onCommitted', 'onCompleted']);
+        expect(new Set(events.map((item) => `${item.tabId} ${item.frameId} ${item.parentFrameId}`)).size, `${where}: one frame`).toBe(1);
+        expect(events[0]!.tabId).toBe(tab);
+        expect(events[0]!.frameId).toBeGreaterThan(0);
+      }
+      expect(of('inner.test/nested')[0]!.parentFrameId).toBe(of('ads.test/frame')[0]!.frameId);
+      expect(of('www.test/').find((item) => item.event === 'onCommitted')!.documentId).toBe('string');
+    } finally {
+      await browser.close();
+      await host.close();
+      await harness.close();
+    }
+  });
+});

@@ -239,11 +239,15 @@ export class ExtensionHost {
       for (const record of this.#records.values()) {
         if (!record.current) continue;
         const shown = tabObject(tab, windows, record.current.owner);
-        record.current.worker.tabEvent('onUpdated', [tab.id, { status: shown.status, ...(shown.url !== undefined && { url: shown.url }) }, shown]);
+        record.current.worker.surfaceEvent('tabs.onUpdated', [tab.id, { status: shown.status, ...(shown.url !== undefined && { url: shown.url }) }, shown]);
       }
     };
+    // The attached browser's navigations, to extensions with the webNavigation permission.
+    this.engine.lifecycle.onNavigation = (event, details) => {
+      for (const record of this.#records.values()) if (record.current?.owner.permissions.has('webNavigation')) record.current.worker.surfaceEvent(`webNavigation.${event}`, [details]);
+    };
     this.engine.lifecycle.onTabRemoved = (tabId) => {
-      for (const record of this.#records.values()) record.current?.worker.tabEvent('onRemoved', [tabId, { windowId: 1, isWindowClosing: false }]);
+      for (const record of this.#records.values()) record.current?.worker.surfaceEvent('tabs.onRemoved', [tabId, { windowId: 1, isWindowClosing: false }]);
     };
     // A redirect to one of its extensions' URLs is served from that extension's folder.
     this.engine.lifecycle.extensionResources = async (url) => {

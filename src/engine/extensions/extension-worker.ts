@@ -263,9 +263,9 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
     this.#enqueue(['tabCreated', JSON.stringify(tab)], false);
   }
 
-  /** tabs.onUpdated or tabs.onRemoved of an attached browser's tab, with the event's arguments. */
-  tabEvent(event: 'onUpdated' | 'onRemoved', args: unknown[]): void {
-    this.#enqueue(['tabEvent', event, JSON.stringify(args)], false);
+  /** An attached browser's event (tabs.onUpdated, webNavigation.onCommitted, …), with its arguments. */
+  surfaceEvent(event: string, args: unknown[]): void {
+    this.#enqueue(['surfaceEvent', event, JSON.stringify(args)], false);
   }
 
   /** wrtui is closing: the worker saves IndexedDB's databases now, and says so (ExtensionServices.indexedDb). */

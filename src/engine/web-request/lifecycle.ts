@@ -112,6 +112,8 @@ export interface RequestInit {
   inferred?: boolean;
 }
 
+export type NavigationEvent = 'onBeforeNavigate' | 'onCommitted' | 'onDOMContentLoaded' | 'onCompleted';
+
 /** What an extension may do to an attached browser's tabs (`wrtui browser`). */
 export interface BrowserTabControl {
   /** Opens a tab loading `url` (about:blank when none); resolves with its id once its requests are watched. */
@@ -203,6 +205,8 @@ export class RequestLifecycle {
   /** An attached browser's tab changed (tabs.onUpdated) or closed (tabs.onRemoved); the extension host tells extensions. */
   onTabUpdated: ((tab: KnownTab) => void) | undefined;
   onTabRemoved: ((tabId: number) => void) | undefined;
+  /** An attached browser's navigation event (webNavigation's details, as Chrome gives them); the extension host tells extensions. */
+  onNavigation: ((event: NavigationEvent, details: Record<string, unknown>) => void) | undefined;
   /** An attached browser's tabs, which extensions may act on (tabs.create/update/remove/reload); undefined: no browser is attached. */
   tabControl: BrowserTabControl | undefined;
   /**
