@@ -168,8 +168,6 @@ async function reportInWrtui(): Promise<{ report: Report; inferred: string[] }> 
       .webRequestEntries((entry) => entry.event === 'onBeforeRequest' && entry.inferred === true)
       .map((entry) => entry.details.url)
       .filter((url) => new URL(url).hostname.endsWith('.test'));
-    console.log('inferred:', inferred.join(' '));
-    console.log('reports matched at once, after a wait, not at all; longest wait:', JSON.stringify(harness.proxy.browserTold?.stats));
     return { report: report!, inferred };
   } finally {
     await browser.close();
