@@ -2,6 +2,8 @@
 // end) that sends everything, loopback included, through wrtui's proxy and trusts wrtui's CA by
 // its SPKI pin only (--ignore-certificate-errors-spki-list: no system trust store is touched), and
 // none of Chromium's own background traffic, so the request list shows the page and nothing else.
+// With `attach` (what `wrtui browser` does) wrtui also asks the browser what each request is, over
+// the DevTools protocol on a pipe (chromium-attach.ts, docs/browser-attach.md).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
