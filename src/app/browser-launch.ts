@@ -2,11 +2,16 @@
 // end) that sends everything, loopback included, through wrtui's proxy and trusts wrtui's CA by
 // its SPKI pin only (--ignore-certificate-errors-spki-list: no system trust store is touched), and
 // none of Chromium's own background traffic, so the request list shows the page and nothing else.
+// With `attach` (what `wrtui browser` does) wrtui also asks the browser what each request is, over
+// the DevTools protocol on a pipe (chromium-attach.ts, docs/browser-attach.md).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { CdpPipe } from './cdp-pipe.js';
+import { ATTACH_EVENTS, ChromiumAttachment, type ChromiumAttachOptions } from './chromium-attach.js';
 
 /** Where Debian, Ubuntu and others put Chromium or Chrome; the first that runs is used. */
 const CANDIDATES = ['/usr/lib/chromium/chromium', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
@@ -24,11 +29,18 @@ export interface BrowserOptions {
   headless?: boolean;
   /** The browser ended on its own (the user closed it, or it crashed). */
   onExit?: (description: string) => void;
+  /**
+   * Attach to the browser over the DevTools protocol (a pipe, never a port) and report what it
+   * says of its requests and tabs (chromium-attach.ts). The first page opens once attached.
+   */
+  attach?: ChromiumAttachOptions;
 }
 
 export interface LaunchedBrowser {
   readonly executable: string;
   readonly args: readonly string[];
+  /** The DevTools attachment, when asked for. */
+  readonly attachment: ChromiumAttachment | undefined;
   /** Ends the browser (SIGTERM, then SIGKILL after 3 s) and removes its profile. */
   close(): Promise<void>;
 }
@@ -78,7 +90,8 @@ export function browserArgs(options: BrowserOptions, profile: string): string[] 
     // Chromium refuses to start as root with its sandbox on (containers, CI).
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
     ...(options.headless ? ['--headless=new', '--disable-gpu'] : []),
-    options.url ?? 'about:blank',
+    // Attached: the first page opens once every target is watched (its first request is told).
+    ...(options.attach ? ['--remote-debugging-pipe', 'about:blank'] : [options.url ?? 'about:blank']),
   ];
 }
 
@@ -87,7 +100,8 @@ export async function launchBrowser(options: BrowserOptions): Promise<LaunchedBr
   const profile = await mkdtemp(join(tmpdir(), 'wrtui-browser-'));
   const args = browserArgs(options, profile);
   let closing = false;
-  const child: ChildProcess = spawn(executable, args, { stdio: 'ignore', detached: false });
+  // fd 3: commands to the browser; fd 4: its answers and events (--remote-debugging-pipe).
+  const child: ChildProcess = spawn(executable, args, { stdio: options.attach ? ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] : 'ignore', detached: false });
   const exited = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
       if (!closing) options.onExit?.(signal ? `the browser ended (${signal})` : `the browser closed (exit code ${code})`);
@@ -98,9 +112,26 @@ export async function launchBrowser(options: BrowserOptions): Promise<LaunchedBr
       resolve();
     });
   });
+  let attachment: ChromiumAttachment | undefined;
+  if (options.attach) {
+    const cdp = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable, ATTACH_EVENTS);
+    attachment = new ChromiumAttachment(cdp, options.attach);
+    try {
+      await withTimeout(attachment.start(), 30_000, 'the browser did not answer over its DevTools pipe within 30 s');
+      const first = attachment.tabs()[0];
+      if (options.url && first) await attachment.navigate(first.id, options.url);
+    } catch (error) {
+      closing = true;
+      child.kill('SIGKILL');
+      await exited;
+      await rm(profile, { recursive: true, force: true, maxRetries: 3 });
+      throw error;
+    }
+  }
   return {
     executable,
     args,
+    attachment,
     async close() {
       closing = true;
       if (child.exitCode === null && child.signalCode === null) {
@@ -115,6 +146,11 @@ export async function launchBrowser(options: BrowserOptions): Promise<LaunchedBr
       await rm(profile, { recursive: true, force: true, maxRetries: 3 });
     },
   };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise, new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
 }
 
 /** Ends the processes whose command line names `path` (Linux's /proc): asks, waits up to 2 s, then kills. */

@@ -56,6 +56,11 @@ export interface WebRequestEntry {
   wrtuiAdded?: WrtuiAddedHeader[];
   /** On onBeforeRequest: an extension made the request itself (its fetch): which, and its origin (replay makes it so again). */
   madeBy?: { extension: string; origin: string };
+  /**
+   * On onBeforeRequest, while a browser wrtui started is attached (`wrtui browser`): the browser did
+   * not describe this request, so its type, frames, tab and initiator are inferred from its headers.
+   */
+  inferred?: true;
 }
 
 /** A header wrtui added to what the client sent: cookies from its jar, credentials a rule gave. */

@@ -5,6 +5,7 @@
 // the cookie store and the recording.
 import { resolve } from 'node:path';
 import { launchBrowser, type BrowserOptions, type LaunchedBrowser } from '../app/browser-launch.js';
+import { attachOptions } from '../app/browser-attach-session.js';
 import { announceListening, startCaptureSession, type SessionOptions } from '../app/capture-session.js';
 import { recordedClause } from '../app/record-session.js';
 import { stdoutLines } from '../app/stdout-lines.js';
@@ -48,8 +49,9 @@ export async function runTui(options: TuiOptions): Promise<void> {
         proxyUrl: session.proxy.url,
         spkiFingerprint: session.ca.spkiFingerprint,
         onExit: (description) => engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `${description}; wrtui goes on (q quits)` }),
+        attach: attachOptions(session.proxy, engine),
       });
-      engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `started ${browser.executable} with a fresh profile through ${session.proxy.url}, trusting wrtui's CA by its SPKI pin` });
+      engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `started ${browser.executable} with a fresh profile through ${session.proxy.url}, trusting wrtui's CA by its SPKI pin, attached over its DevTools pipe (types, frames and tabs come from the browser)` });
     } catch (error) {
       await session.close();
       restoreStderr();

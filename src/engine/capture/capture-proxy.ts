@@ -34,10 +34,11 @@ import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tu
 import { cutShortError, insecureUpstreamHint, isCutShort, netErrorOf } from './net-error.js';
 import { watchWebSocketMessages } from './websocket-messages.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
-import { inferResourceType, tabAndFrame, tabIdFrom } from './resource-type.js';
+import { inferResourceType, NO_TAB_ID, tabAndFrame, tabIdFrom } from './resource-type.js';
 import { handleUpgrade } from './websocket-handshake.js';
 import { UpstreamTransport, type UpstreamResponse } from './upstream-transport.js';
 import type { UpstreamProxy } from './upstream-proxy.js';
+import type { BrowserToldRequests } from './browser-told.js';
 
 
 /** The most request head wrtui reads from a client (Node's default: 16 KiB). */
@@ -77,11 +78,19 @@ export interface CaptureProxyOptions {
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
+/**
+ * How long a request from an attached browser waits for the browser's report of it before wrtui
+ * infers its context instead. The report nearly always comes first (the browser tells before it
+ * sends); this only covers the two pipes racing (bench/browser-attach.ts measures both).
+ */
+const TOLD_WAIT_MS = 25;
 
 export class CaptureProxy {
   readonly lifecycle: RequestLifecycle;
   readonly journal: Journal;
   readonly storeId: string;
+  /** Set while a browser wrtui started is attached (`wrtui browser`): its reports of its own requests. */
+  browserTold: BrowserToldRequests | undefined;
   readonly #options: CaptureProxyOptions;
   readonly #server: mockttp.Mockttp;
   readonly #followUps: FollowUps;
@@ -389,6 +398,8 @@ export class CaptureProxy {
     } else {
       const type = inferResourceType({ method: request.method, url: request.url, headers: request.headers });
       const tabId = tabIdFrom(request.headers);
+      // An attached browser's report of this request, when it is there or comes within the bound.
+      const told = this.browserTold && tabId === NO_TAB_ID ? await this.browserTold.claim(request.method, request.url, TOLD_WAIT_MS) : undefined;
       try {
         flight = this.lifecycle.start({
           url: request.url,
@@ -399,6 +410,7 @@ export class CaptureProxy {
           type,
           ...tabAndFrame(type, tabId),
           storeId: this.storeId,
+          ...(told ? { told } : this.browserTold && { inferred: true }),
         });
       } catch (error) {
         this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `not a web request, answered 400: ${(error as Error).message}` });

@@ -184,6 +184,22 @@ export class ExtensionHost {
       const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
       for (const record of this.#records.values()) if (record.current) record.current.worker.tabCreated(tabObject(tab, windows, record.current.owner));
     };
+    // An attached browser's tab (`wrtui browser`) changed or closed, as Chrome tells it.
+    this.engine.lifecycle.onTabUpdated = (tab) => {
+      const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
+      for (const record of this.#records.values()) {
+        if (!record.current) continue;
+        const shown = tabObject(tab, windows, record.current.owner);
+        record.current.worker.surfaceEvent('tabs.onUpdated', [tab.id, { status: shown.status, ...(shown.url !== undefined && { url: shown.url }) }, shown]);
+      }
+    };
+    // The attached browser's navigations, to extensions with the webNavigation permission.
+    this.engine.lifecycle.onNavigation = (event, details) => {
+      for (const record of this.#records.values()) if (record.current?.owner.permissions.has('webNavigation')) record.current.worker.surfaceEvent(`webNavigation.${event}`, [details]);
+    };
+    this.engine.lifecycle.onTabRemoved = (tabId) => {
+      for (const record of this.#records.values()) record.current?.worker.surfaceEvent('tabs.onRemoved', [tabId, { windowId: 1, isWindowClosing: false }]);
+    };
     // A redirect to one of its extensions' URLs is served from that extension's folder.
     this.engine.lifecycle.extensionResources = async (url) => {
       for (const record of this.#records.values()) {

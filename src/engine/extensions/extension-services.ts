@@ -15,7 +15,7 @@ import { STATE_DIR_MODE } from '../cookies/atomic-json-file.js';
 import { FolderWatch } from './extension-folders.js';
 import { SurfaceNotes } from './surface-notes.js';
 import { IndexedDbFile } from './indexed-db-file.js';
-import { answerTabs } from './known-tabs.js';
+import { actOnTabs, answerTabs } from './known-tabs.js';
 import type { WebStorageChange } from './worker/web-storage.js';
 import { StorageAreas, StorageQuotaError, SYNC_QUOTA, type StorageAreaName, type StorageChanges } from './storage-areas.js';
 
@@ -111,6 +111,7 @@ export class ExtensionServices {
         if (fn === 'saved') return void this.indexedDb.savedByWorker();
         throw new Error(`${method} is not supported`);
       case 'tabs':
+        if (fn === 'create' || fn === 'update' || fn === 'remove' || fn === 'reload') return actOnTabs(this.#engine.lifecycle.tabControl, this.#engine.lifecycle.documents, owner, owner.persona.surfaces, fn, args);
         return answerTabs(this.#engine.lifecycle.documents, owner, owner.persona.surfaces, fn, args);
       case 'alarms':
         if (!owner.permissions.has('alarms')) throw new Error('the "alarms" permission is missing');

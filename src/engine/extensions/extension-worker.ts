@@ -276,6 +276,11 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
     this.#enqueue(['tabCreated', JSON.stringify(tab)], false);
   }
 
+  /** An attached browser's event (tabs.onUpdated, webNavigation.onCommitted, …), with its arguments. */
+  surfaceEvent(event: string, args: unknown[]): void {
+    this.#enqueue(['surfaceEvent', event, JSON.stringify(args)], false);
+  }
+
   /** wrtui is closing: the worker saves IndexedDB's databases now, and says so (ExtensionServices.indexedDb). */
   saveIndexedDb(): void {
     this.#enqueue(['indexedDbSave']);

@@ -10,6 +10,7 @@ import { MatchPatternSet } from '../match-pattern.js';
 import type { Owner } from '../owner.js';
 import type { DocumentTracker, KnownTab } from '../personas/request-context.js';
 import type { SurfaceDialect } from '../personas/persona.js';
+import type { BrowserTabControl } from '../web-request/lifecycle.js';
 
 /** Where each tab stands in its window: its index, and the window's newest (active) tab. Made once per answer. */
 export class TabWindows {
@@ -63,6 +64,51 @@ export function tabObject(tab: KnownTab, windows: TabWindows, owner: Owner): Rec
     // Firefox's Tab names its cookie store (no containers here), as its webRequest details do; Lightbeam checks it.
     ...(owner.persona.name === 'firefox' && { cookieStoreId: tab.storeId === '1' ? 'firefox-private' : 'firefox-default' }),
   };
+}
+
+/** The worker's word that no browser is attached: it answers as it did before (surfaces). */
+export const NO_TAB_CONTROL = 'no browser attached';
+
+/**
+ * tabs.create/update/remove/reload on the attached browser (`wrtui browser`), answered as Chrome
+ * answers them: the new or changed Tab, nothing for remove and reload.
+ */
+export async function actOnTabs(control: BrowserTabControl | undefined, documents: DocumentTracker, owner: Owner, dialect: SurfaceDialect, method: string, args: unknown[]): Promise<unknown> {
+  if (!control) throw new Error(NO_TAB_CONTROL);
+  const known = (id: unknown): number => {
+    if (typeof id !== 'number' || !documents.tab(id)) throw new Error(dialect.noTab(id));
+    return id;
+  };
+  const props = (value: unknown) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+  const shown = (id: number) => {
+    const tab = documents.tab(id);
+    return tab ? tabObject(tab, new TabWindows(documents.tabs()), owner) : undefined;
+  };
+  switch (method) {
+    case 'create': {
+      const url = props(args[0]).url;
+      return shown(await control.create(typeof url === 'string' ? url : undefined));
+    }
+    case 'update': {
+      // update(tabId?, props): without an id, the active tab.
+      const [id, properties] = typeof args[0] === 'number' ? [known(args[0]), props(args[1])] : [newestTab(documents), props(args[0])];
+      if (typeof properties.url === 'string') await control.navigate(id, properties.url);
+      return shown(id);
+    }
+    case 'reload':
+      return void (await control.reload(typeof args[0] === 'number' ? known(args[0]) : newestTab(documents)));
+    case 'remove':
+      for (const id of Array.isArray(args[0]) ? args[0] : [args[0]]) await control.remove(known(id));
+      return undefined;
+  }
+  throw new Error(`tabs.${method} is not supported`);
+}
+
+function newestTab(documents: DocumentTracker): number {
+  const all = documents.tabs();
+  const newest = all.reduce<KnownTab | undefined>((best, tab) => (best && best.lastAccessed >= tab.lastAccessed ? best : tab), undefined);
+  if (!newest) throw new Error('No current tab');
+  return newest.id;
 }
 
 /** tabs.get(id) and tabs.query(queryInfo) for `owner`; throws with the persona's words for a tab that is not there. */

@@ -88,6 +88,8 @@ export type HostItem =
   | ['alarm', alarm: unknown]
   /** A tab counted from traffic for the first time: tabs.onCreated, the tab as this extension may see it (JSON). */
   | ['tabCreated', tab: string]
+  /** An attached browser's tab or navigation event: tabs.onUpdated, tabs.onRemoved, webNavigation.onCommitted, …, its arguments as JSON. */
+  | ['surfaceEvent', event: string, args: string]
   /** storage.local changed outside the extension (its file was edited): the changes, as JSON. */
   | ['storageChanged', area: 'local', changes: string]
   /** declarativeNetRequest.onRuleMatchedDebug's MatchedRuleInfoDebug, as JSON. */

@@ -22,6 +22,7 @@
 //   document's tab. A request from a page wrtui never saw load has no known tab (-1).
 import { getPublicSuffix } from 'tough-cookie';
 import { getHeader } from '../headers.js';
+import type { ToldRequest } from '../capture/browser-told.js';
 import type { HttpHeaders, ResourceType } from '../types.js';
 
 export interface FrameAncestor {
@@ -111,6 +112,28 @@ export class DocumentTracker {
     const tab = { id: tabId, url: known?.url ?? '', pendingUrl: url, storeId, lastAccessed: Date.now() };
     this.#remember(tab);
     return known ? undefined : tab;
+  }
+
+  /** A tab the attached browser opened (`wrtui browser`): known before any request of it. Returns it when it is new. */
+  opened(tabId: number, url: string, storeId = '0'): KnownTab | undefined {
+    if (this.#tabs.has(tabId)) return undefined;
+    const tab = { id: tabId, url, storeId, lastAccessed: Date.now() };
+    this.#remember(tab);
+    return tab;
+  }
+
+  /** The attached browser's tab now shows `url`. Returns the tab when it changed. */
+  updated(tabId: number, url: string): KnownTab | undefined {
+    const tab = this.#tabs.get(tabId);
+    if (!tab || (tab.url === url && tab.pendingUrl === undefined)) return undefined;
+    tab.url = url;
+    delete tab.pendingUrl;
+    return tab;
+  }
+
+  /** The attached browser closed the tab. Returns whether it was known. */
+  closed(tabId: number): boolean {
+    return this.#tabs.delete(tabId);
   }
 
   #remember(tab: KnownTab): void {
@@ -232,6 +255,33 @@ export function requestContext(
     documentUrl: document.url,
     frameAncestors: document.ancestors,
     ...(document.tabId !== -1 && { tabId: document.tabId }),
+  };
+}
+
+/**
+ * The context of a request the attached browser described (capture/browser-told.ts): its frames,
+ * tab, document and initiator are the browser's; Firefox's originUrl and documentUrl follow from
+ * them, and thirdParty compares the initiator's site with the URL's, as the inference does.
+ */
+export function contextFromBrowser(told: ToldRequest, headers: HttpHeaders, method: string): RequestContext {
+  const preflight = method === 'OPTIONS' && getHeader(headers, 'access-control-request-method') !== undefined;
+  const { initiator } = told;
+  const thirdParty = initiator !== undefined && initiator !== 'null' && siteOf(initiator) !== siteOf(told.url);
+  const referer = getHeader(headers, 'referer');
+  return {
+    preflight,
+    thirdParty,
+    ...(initiator !== undefined && { initiator }),
+    frameId: told.frameId,
+    parentFrameId: told.parentFrameId,
+    tabId: told.tabId,
+    ...(told.frameType !== undefined && { frameType: told.frameType }),
+    ...(told.documentLifecycle !== undefined && { documentLifecycle: told.documentLifecycle }),
+    ...(told.documentId !== undefined && { documentId: told.documentId }),
+    ...(told.parentDocumentId !== undefined && { parentDocumentId: told.parentDocumentId }),
+    ...(told.documentUrl !== undefined && { documentUrl: told.documentUrl }),
+    ...((referer ?? told.documentUrl) !== undefined && { originUrl: referer ?? told.documentUrl }),
+    frameAncestors: [],
   };
 }
 

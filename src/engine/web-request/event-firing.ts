@@ -59,7 +59,7 @@ export interface FiringContext {
   readonly listenerTimeoutMs: number;
 }
 
-export type FireNote = Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy' | 'ending'>;
+export type FireNote = Pick<WebRequestEntry, 'wrtuiAdded' | 'madeBy' | 'ending' | 'inferred'>;
 
 export class EventFiring {
   readonly #context: FiringContext;

@@ -30,7 +30,7 @@ import {
 } from '../types.js';
 import type { Owner } from '../owner.js';
 import { specPersona, type EventFacts, type Persona } from '../personas/index.js';
-import { DocumentTracker, requestContext, type KnownDocument, type KnownTab, type RequestContext } from '../personas/request-context.js';
+import { contextFromBrowser, DocumentTracker, requestContext, type KnownDocument, type KnownTab, type RequestContext } from '../personas/request-context.js';
 import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
 import { EventFiring, type EventWait, type FiringPace, type PersonaFilter } from './event-firing.js';
 import type { ListenerRegistry } from './listener-registry.js';
@@ -40,6 +40,7 @@ import { securityInfo, type SecurityInfoOptions, type TlsFacts } from './securit
 import { ResponseFilter, type FilterEndpoint } from './stream-filter.js';
 import { statusLineOf, type ResponseHead, type Transport } from './transport.js';
 import type { DnrEngine, DnrRequestInfo } from '../dnr/dnr-engine.js';
+import type { ToldRequest } from '../capture/browser-told.js';
 import { dnrResourceType } from '../dnr/dnr-resource-type.js';
 
 /** How the lifecycle reaches a cookie store (satisfied by CookieJars). */
@@ -105,6 +106,22 @@ export interface RequestInit {
    * Without it the headers go on as they were (Host set to the new host).
    */
   atRedirect?: (url: string, method: string, withBody: boolean) => { requestHeaders: HttpHeaders; cookies: CookieAccess };
+  /** What the attached browser said of this request (its type, frames, tab, document, initiator): used instead of inferring them. */
+  told?: ToldRequest;
+  /** A browser is attached but did not describe this request: its context is inferred, and the journal says so. */
+  inferred?: boolean;
+}
+
+export type NavigationEvent = 'onBeforeNavigate' | 'onCommitted' | 'onDOMContentLoaded' | 'onCompleted';
+
+/** What an extension may do to an attached browser's tabs (`wrtui browser`). */
+export interface BrowserTabControl {
+  /** Opens a tab loading `url` (about:blank when none); resolves with its id once its requests are watched. */
+  create(url: string | undefined): Promise<number>;
+  /** Loads `url` in the tab. */
+  navigate(tabId: number, url: string): Promise<void>;
+  reload(tabId: number): Promise<void>;
+  remove(tabId: number): Promise<void>;
 }
 
 /** The extension a request comes from: its name, its origin (chrome-extension://<id>) and that origin's host. */
@@ -185,6 +202,13 @@ export class RequestLifecycle {
   extensionResources: ExtensionResourceLookup | undefined;
   /** A tab counted from traffic for the first time (the extension host tells extensions: tabs.onCreated). */
   onTabCreated: ((tab: KnownTab) => void) | undefined;
+  /** An attached browser's tab changed (tabs.onUpdated) or closed (tabs.onRemoved); the extension host tells extensions. */
+  onTabUpdated: ((tab: KnownTab) => void) | undefined;
+  onTabRemoved: ((tabId: number) => void) | undefined;
+  /** An attached browser's navigation event (webNavigation's details, as Chrome gives them); the extension host tells extensions. */
+  onNavigation: ((event: NavigationEvent, details: Record<string, unknown>) => void) | undefined;
+  /** An attached browser's tabs, which extensions may act on (tabs.create/update/remove/reload); undefined: no browser is attached. */
+  tabControl: BrowserTabControl | undefined;
   /**
    * Where the requests extensions make themselves go out: the live proxy's upstream; 'offline' in a
    * replay (which makes no requests of its own: the recording's are replayed); undefined without a
@@ -301,6 +325,8 @@ export class RequestFlight {
   /** Where the request comes from, worked out when a persona first asks (personas/request-context.ts). */
   #context: (RequestContext & { parentDocument?: KnownDocument }) | undefined;
   readonly #clientHeaders: HttpHeaders;
+  /** An attached browser did not describe it (RequestInit.inferred). */
+  readonly #inferred: boolean;
   /** The next prepareToSend answers an auth challenge (fires nothing for Chrome and the spec). */
   #authRetry = false;
   /** This hop is being retried with credentials: its events fire only for personas that re-fire them. */
@@ -324,7 +350,7 @@ export class RequestFlight {
     this.requestId = requestId;
     this.type = init.type ?? 'other';
     this.windowId = init.windowId ?? -1;
-    this.parentFrameId = init.parentFrameId ?? -1;
+    this.parentFrameId = init.told?.parentFrameId ?? init.parentFrameId ?? -1;
     this.storeId = init.storeId ?? '0';
     this.madeBy = init.madeBy;
     this.#cookieAccess = init.cookies ?? 'all';
@@ -335,10 +361,15 @@ export class RequestFlight {
     this.body = init.body;
     this.requestBody = init.requestBody;
     this.#clientHeaders = init.requestHeaders;
+    this.#inferred = init.inferred === true;
+    if (init.told) {
+      if (init.told.type !== undefined) this.type = init.told.type;
+      this.#context = contextFromBrowser(init.told, init.requestHeaders, this.method);
+    }
     // A tab the client named (X-Wrtui-Tab-Id), a replay's recorded one, or the one wrtui counts the
     // request in from what it shows (request-context.ts).
-    this.tabId = init.tabId ?? this.context.tabId ?? -1;
-    this.frameId = init.frameId ?? (this.type === 'main_frame' ? 0 : this.tabId === -1 ? -1 : 0);
+    this.tabId = init.told?.tabId ?? init.tabId ?? this.context.tabId ?? -1;
+    this.frameId = init.told?.frameId ?? init.frameId ?? (this.type === 'main_frame' ? 0 : this.tabId === -1 ? -1 : 0);
     if (this.type === 'main_frame' && this.tabId > 0) {
       const opened = lifecycle.documents.navigating(this.tabId, this.url, this.storeId);
       // A tab wrtui had not seen: extensions hear tabs.onCreated before its first onBeforeRequest.
@@ -378,7 +409,8 @@ export class RequestFlight {
   }
 
   /** onBeforeRequest's journal note of an extension's own request: which extension made it (replay makes it its own again). */
-  #madeByNote(): Pick<WebRequestEntry, 'madeBy'> {
+  #madeByNote(): Pick<WebRequestEntry, 'madeBy' | 'inferred'> {
+    if (this.#inferred) return { inferred: true };
     return this.madeBy ? { madeBy: { extension: this.madeBy.name, origin: this.madeBy.origin } } : {};
   }
 

@@ -53,6 +53,7 @@ export function timelineLines(record: RequestRecord, width: number): StyledLine[
   if (record.hops > 1) lines.push(line({ text: `${record.hops} hops, now ${record.url}`, dim: true }));
   if (record.madeBy) lines.push(madeByLine(record.madeBy));
   if (record.resentFrom) lines.push(line({ text: `resent by wrtui from #${record.resentFrom.requestId} (R selects it)`, color: 'blue' }));
+  if (record.inferred) lines.push(line({ text: 'inferred: the attached browser did not report this request; its type, frame and tab are guessed from its headers', color: 'yellow', dim: true }));
   lines.push(blank);
 
   let hop = 0;

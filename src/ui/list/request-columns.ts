@@ -229,6 +229,8 @@ export function ruleMarks(record: RequestRecord): Segment[] {
   if (record.fromCache) marks.push({ text: 'cached', color: 'blue', dim: true });
   // An extension's own request (its fetch), not a client's: by:NAME filters them.
   if (record.madeBy) marks.push({ text: 'ext', color: 'magenta', dim: true });
+  // Under `wrtui browser`: the browser did not describe it, so its type, frame and tab are guesses.
+  if (record.inferred) marks.push({ text: 'guess', color: 'yellow', dim: true });
   return marks;
 }
 

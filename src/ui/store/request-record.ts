@@ -112,6 +112,8 @@ export interface RequestRecord extends FilterableRequest {
   wsMessagesDropped?: number;
   /** wrtui resent it (r, e) from this request, which R selects. */
   resentFrom?: { ordinal: number; requestId: string } | undefined;
+  /** An attached browser (`wrtui browser`) did not describe it: its type, frames and tab are inferred from headers. */
+  inferred: boolean;
   /** As sent upstream (onSendHeaders). */
   sentHeaders: HttpHeaders | undefined;
   requestBody: WebRequestBody | undefined;
@@ -177,6 +179,7 @@ export function createRecord(ordinal: number, entry: WebRequestEntry): RequestRe
     requestHeaders: undefined,
     wrtuiAdded: undefined,
     madeBy: undefined,
+    inferred: false,
     sentHeaders: undefined,
     requestBody: undefined,
     responseHeaders: undefined,
@@ -210,6 +213,7 @@ export function applyWebRequestEntry(record: RequestRecord, entry: WebRequestEnt
       const before = details as OnBeforeRequestDetails;
       record.hops++;
       if (entry.madeBy) record.madeBy = entry.madeBy;
+      if (entry.inferred) record.inferred = true;
       if (record.hops > 1) {
         // A new hop of a redirect chain: what we knew of the response was the previous hop's.
         if (record.earlierUrls.length < MAX_EVENTS_PER_REQUEST) record.earlierUrls.push(record.url);

@@ -278,6 +278,9 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
           case 'tabCreated':
             surfaces?.dispatch('tabs.onCreated', JSON.parse(item[1] as string) as unknown);
             break;
+          case 'surfaceEvent':
+            surfaces?.dispatch(item[1] as string, ...(JSON.parse(item[2] as string) as unknown[]));
+            break;
           case 'storageChanged':
             storage.changed(JSON.parse(item[2] as string) as Record<string, unknown>);
             break;

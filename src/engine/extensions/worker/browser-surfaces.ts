@@ -29,6 +29,8 @@ const ok = (value?: unknown, note?: string): Answer => (note === undefined ? { o
 const fail = (error: string): Answer => ({ ok: false, error });
 
 const NO_TABS = 'wrtui has no tabs or windows';
+/** The host's answer when no browser is attached (known-tabs.ts says the same words). */
+const NO_TAB_CONTROL = 'no browser attached';
 /** What Chrome says when nothing answers a message or a port (runtime, tabs). */
 export const NO_CONNECTION = 'Could not establish connection. Receiving end does not exist.';
 
@@ -383,6 +385,12 @@ function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion:
     const reply = await calls.call(`tabs.${method}`, args);
     return reply.ok ? ok(reply.value, method === 'query' ? `answered the ${(reply.value as unknown[]).length} tabs seen in traffic so far` : 'answered with the tab seen in traffic') : fail(reply.error);
   };
+  // Under `wrtui browser` the attached browser's tabs are acted on; without one, the answer below.
+  const actOn = (method: string, otherwise: Method): Method => async (args) => {
+    const reply = await calls.call(`tabs.${method}`, args);
+    if (reply.ok) return ok(reply.value, `the attached browser's tabs: ${method} done`);
+    return reply.error === NO_TAB_CONTROL ? otherwise(args) : fail(reply.error);
+  };
   // A tab wrtui saw in traffic cannot be acted on; one it did not see does not exist.
   const noTab: Method = async ([tabId]) => {
     const id = Array.isArray(tabId) ? tabId[0] : tabId;
@@ -408,13 +416,13 @@ function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion:
       query: (args) => host('query', args),
       get: ([tabId]) => (typeof tabId === 'number' ? host('get', [tabId]) : fail(`Error in invocation of tabs.get(integer tabId, optional function callback): No matching signature.`)),
       getCurrent: () => ok(undefined),
-      create: () => fail(`${NO_TABS}: nothing was opened`),
+      create: actOn('create', () => fail(`${NO_TABS}: nothing was opened`)),
       duplicate: noTab,
       // MV2's way into a page, in Chrome and Firefox (MV3 moved it to chrome.scripting): no content script runs in wrtui.
       ...(manifestVersion === 2 && { executeScript: noTab, insertCSS: noTab, removeCSS: noTab }),
-      update: noTab,
-      reload: noTab,
-      remove: noTab,
+      update: actOn('update', noTab),
+      reload: actOn('reload', noTab),
+      remove: actOn('remove', noTab),
       discard: noTab,
       goBack: noTab,
       goForward: noTab,
