@@ -30,6 +30,8 @@ import { EventVerifier, type Mismatch } from './event-verifier.js';
 
 /** Requests whose events go out in one turn (one message per worker): 64–256 measured best (issue #35). */
 export const REQUESTS_PER_SLICE = 128;
+/** Slices out at once: the workers work on the next while the host judges the answers of the last. */
+const SLICES_IN_FLIGHT = 3;
 
 export interface PredictedReplayResult extends ReplayResult {
   /** Which engine gave the result. */
@@ -133,7 +135,7 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
     let inSlice = 0;
     let done = 0;
     let pending: Promise<Mismatch | undefined>[] = [];
-    let previous: Promise<Mismatch | undefined> | undefined;
+    const inFlight: Promise<Mismatch | undefined>[] = [];
     const seen = new Set<string>();
     const settle = async (slice: Promise<Mismatch | undefined>[]) => (await Promise.all(slice)).find((found) => found !== undefined);
     const report = () => options.onProgress?.({ phase: 'replaying', done, total: replayable.length, unit: 'requests' });
@@ -170,18 +172,17 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
         done++;
       }
       if (inSlice >= (options.requestsPerSlice ?? REQUESTS_PER_SLICE)) {
-        // This slice goes out (one message per worker) while the one before is judged.
+        // This slice goes out (one message per worker) while the ones before are judged.
         inSlice = 0;
-        const slice = settle(pending);
+        inFlight.push(settle(pending));
         pending = [];
-        if (previous) mismatch ??= await previous;
-        previous = slice;
+        if (inFlight.length >= SLICES_IN_FLIGHT) mismatch ??= await inFlight.shift();
         report();
         if (options.signal?.aborted) stopped = true;
       }
     }
-    if (previous) mismatch ??= await previous;
-    mismatch ??= await settle(pending);
+    inFlight.push(settle(pending));
+    for (const slice of inFlight) mismatch ??= await slice;
     // Every worker has handled what it was sent (and made any call it was going to make then).
     if (!mismatch && !unpredictable) await Promise.all(live.map(({ endpoint }) => barrier(endpoint, engine.lifecycle.listenerTimeoutMs)));
     if (mismatch) return { reason: `request ${mismatch.requestId} (${mismatch.event}): ${mismatch.reason}`, requestIndex: byRecordedId.get(mismatch.requestId)?.request.index };

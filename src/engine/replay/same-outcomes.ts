@@ -1,7 +1,7 @@
 // Whether a verified event's outcomes are the recorded ones, as a replay's diff judges them
 // (event-signature.ts sameEvent: event, owner, status, reason and response; durations are timing).
 import type { ListenerOutcome } from '../journal.js';
-import { canonical } from '../session/event-signature.js';
+import { sameValue } from '../session/event-signature.js';
 
 export function sameOutcomes(recorded: readonly ListenerOutcome[], now: readonly ListenerOutcome[]): boolean {
   if (recorded.length !== now.length) return false;
@@ -9,8 +9,7 @@ export function sameOutcomes(recorded: readonly ListenerOutcome[], now: readonly
     const x = recorded[i]!;
     const y = now[i]!;
     if (x.event !== y.event || x.owner !== y.owner || x.status !== y.status || x.reason !== y.reason) return false;
-    // Most outcomes carry no response; one that does is compared as canonical JSON (key order and bytes aside).
-    if ((x.response || undefined) !== (y.response || undefined) && canonical(x.response || undefined) !== canonical(y.response || undefined)) return false;
+    if (!sameValue(x.response || undefined, y.response || undefined)) return false;
   }
   return true;
 }
