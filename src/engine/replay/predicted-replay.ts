@@ -79,8 +79,8 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
   const journal = session.journal!;
   const replayable = session.requests.filter(isReplayable);
   // The slow path starts requests in recorded order and numbers them from 1 (lifecycle.ts): rules see those ids.
-  const byRecordedId = new Map<string, { request: RecordedRequest; replayedId: string }>();
-  replayable.forEach((request, i) => byRecordedId.set(request.requestId, { request, replayedId: String(i + 1) }));
+  const byRecordedId = new Map<string, { request: RecordedRequest; replayedId: string; position: number }>();
+  replayable.forEach((request, i) => byRecordedId.set(request.requestId, { request, replayedId: String(i + 1), position: i }));
 
   let clock = session.startedAt;
   const listenerTimeoutMs = options.listenerTimeoutMs ?? session.listenerTimeoutMs;
@@ -132,15 +132,18 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
     // Cookie changes a request caused, told apart from the others as the slow path's comparison does.
     const tracer = new JournalTracer();
     let mismatch: Mismatch | undefined;
+    let mismatched = false;
     let inSlice = 0;
     let done = 0;
     let pending: Promise<Mismatch | undefined>[] = [];
     const inFlight: Promise<Mismatch | undefined>[] = [];
     const seen = new Set<string>();
+    /** Positions (among the replayed requests) of those whose events have all been sent: a stopped run reports these. */
+    const ended: number[] = [];
     const settle = async (slice: Promise<Mismatch | undefined>[]) => (await Promise.all(slice)).find((found) => found !== undefined);
     const report = () => options.onProgress?.({ phase: 'replaying', done, total: replayable.length, unit: 'requests' });
     for (const entry of journal) {
-      if (mismatch || unpredictable || stopped) break;
+      if (mismatched || mismatch || unpredictable || stopped) break;
       tracer.add(entry);
       if (entry.kind === 'cookieChanged') {
         clock = entry.time;
@@ -164,12 +167,17 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
       const details = { ...entry.details, requestId: known.replayedId };
       const verdict = verifier.verify(entry, details, known.request);
       if (verdict instanceof Promise) pending.push(verdict);
-      else if (verdict) mismatch = verdict;
+      else if (verdict) {
+        // Judged with its slice, so that the first mismatch in recorded order is the one reported.
+        pending.push(Promise.resolve(verdict));
+        mismatched = true;
+      }
       if (entry.event === 'onCompleted' || entry.event === 'onErrorOccurred') {
         verifier.forget(recordedId);
         seen.delete(recordedId);
         tracer.take(recordedId);
         done++;
+        ended.push(known.position);
       }
       if (inSlice >= (options.requestsPerSlice ?? REQUESTS_PER_SLICE)) {
         // This slice goes out (one message per worker) while the ones before are judged.
@@ -190,7 +198,9 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
     const unattributed = tracer.trace().unattributedCookieChanges.filter((change) => change.cause !== 'expired');
     if (unattributed.length > 0) return { reason: `${unattributed.length} recorded cookie change(s) no request caused (a rule's cookies call)` };
     report();
-    return finish(session, options, replayable, stopped ? done : replayable.length, { engine, host, kept, failures, lastSeq, since, stopped });
+    // Stopped (the TUI saved again, or quit): the requests verified by then, in recording order.
+    const positions = stopped ? ended.sort((a, b) => a - b) : replayable.map((_request, i) => i);
+    return finish(session, options, replayable, positions, { engine, host, kept, failures, lastSeq, since, stopped });
   } finally {
     await close();
   }
@@ -220,10 +230,11 @@ interface FastRun {
 }
 
 /** Every replayed request identical, in recording order; the summary as session-replay.ts makes it. */
-function finish(session: RecordedSession, options: ReplayOptions, replayable: readonly RecordedRequest[], count: number, run: FastRun): PredictedReplayResult {
+function finish(session: RecordedSession, options: ReplayOptions, replayable: readonly RecordedRequest[], positions: readonly number[], run: FastRun): PredictedReplayResult {
+  const count = positions.length;
   const keep = options.keepJournal ?? true;
   const diffs: RequestDiff[] = [];
-  for (let i = 0; i < count; i++) {
+  for (const i of positions) {
     const request = replayable[i]!;
     const hop = request.hops[0]!;
     const diff: RequestDiff = { index: request.index, method: hop.method, url: hop.url, type: request.type, recordedRequestId: request.requestId, replayedRequestId: String(i + 1), identical: true, changes: [] };
