@@ -31,6 +31,8 @@ const STATEFUL_RULES: Record<string, string> = {
   'block-after-two.ts': rule('block-after-two', `  let seen = 0; chrome.webRequest.onBeforeRequest.addListener(() => (++seen > 2 ? { cancel: true } : {}), { urls: ['*://*/img/*'] }, ['blocking']);`),
   // Listens to cookie changes (the recorded ones reach it) without calling the host.
   'count-cookies.ts': rule('count-cookies', `  let changes = 0; chrome.cookies.onChanged.addListener(() => { changes++; });`),
+  // Says every event it gets, in the order it gets them (its log is the order its worker saw).
+  'order-watch.ts': rule('order-watch', `  for (const event of ['onBeforeRequest', 'onSendHeaders', 'onCompleted', 'onErrorOccurred']) (chrome.webRequest as any)[event].addListener((d: any) => console.log(event + ' ' + d.requestId + ' ' + d.url), { urls: ['<all_urls>'] });`),
 };
 
 let recording: Recording;
@@ -112,6 +114,28 @@ describe('predict and verify gives the slow path’s report', () => {
     expect(fast.fellBack?.reason).toMatch(/count-cookies called cookies.getAll/);
     expect(report(fast)).toEqual(report(slow));
   }, 60_000);
+});
+
+describe('every worker gets its events in recorded order', () => {
+  it('the same order on every run, and it is the recording\'s (with the requestIds the slow path gives)', async () => {
+    const session = await openRecording(recording.file);
+    const replayed = session.requests.filter((request) => request.complete && request.hops.length > 0);
+    const replayedId = new Map(replayed.map((request, i) => [request.requestId, String(i + 1)]));
+    const watched = new Set(['onBeforeRequest', 'onSendHeaders', 'onCompleted', 'onErrorOccurred']);
+    const recorded = session.journal!.flatMap((entry) =>
+      // An event journaled for the record only (an auth retry's, fired for no spec listener: firedFor []) reached nobody.
+      entry.kind === 'webRequest' && watched.has(entry.event) && entry.firedFor === undefined && replayedId.has(entry.details.requestId) ? [`${entry.event} ${replayedId.get(entry.details.requestId)} ${entry.details.url}`] : [],
+    );
+    const seenIn = (result: ReplayResult) => result.journal.flatMap((entry) => (entry.kind === 'log' && entry.source === 'order-watch' ? [entry.message] : []));
+    const runs: string[][] = [];
+    for (let run = 0; run < 3; run++) {
+      const result = await replayPredicted(await openRecording(recording.file), { rulesDir: recording.rulesDir, requestsPerSlice: 2 });
+      expect(result.path).toBe('fast');
+      runs.push(seenIn(result));
+    }
+    expect(recorded.length).toBeGreaterThan(20);
+    for (const order of runs) expect(order).toEqual(recorded);
+  }, 90_000);
 });
 
 describe('declarativeNetRequest goes to the slow path', () => {
