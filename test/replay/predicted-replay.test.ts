@@ -138,6 +138,21 @@ describe('every worker gets its events in recorded order', () => {
   }, 90_000);
 });
 
+describe('stopping a fast run', () => {
+  it('stopped midway (the TUI saved again): it says so, and reports only requests verified by then, in recording order', async () => {
+    const stop = new AbortController();
+    const result = await replayPredicted(await openRecording(recording.file), { rulesDir: recording.rulesDir, requestsPerSlice: 2, signal: stop.signal, onProgress: () => stop.abort() });
+    expect(result.path).toBe('fast');
+    expect(result.stopped).toBe(true);
+    const all = (await openRecording(recording.file)).requests.filter((request) => request.complete && request.hops.length > 0).length;
+    expect(result.diffs.length).toBeGreaterThan(0);
+    expect(result.diffs.length).toBeLessThan(all);
+    expect(result.summary.requests).toBe(result.diffs.length);
+    const indices = result.diffs.map((diff) => diff.index);
+    expect(indices).toEqual([...indices].sort((a, b) => a - b));
+  }, 60_000);
+});
+
 describe('declarativeNetRequest goes to the slow path', () => {
   const manifest = JSON.stringify({
     manifest_version: 3,
