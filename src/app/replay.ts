@@ -126,6 +126,14 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     }
     return finished(EXIT_OK);
   }
+  if (!tui && !options.exportHar && sniffed.kind === 'ndjson' && needsOnlyTheReport(options) && process.env.WRTUI_REPLAY_FAST !== '0') {
+    try {
+      const paced = { ...replayOptions, signal: outputGone.signal };
+      return finished(exitCode(options, (await printPredictedReplay(file, sniffed, options, paced, progress, stdout, warn)).summary));
+    } catch (error) {
+      return unreadable(error);
+    }
+  }
   if (!tui && !options.exportHar) {
     try {
       const print = sniffed.kind === 'ndjson' ? printStreamedReplay : printStreamedHarReplay;
@@ -225,6 +233,29 @@ async function exportJournal(file: string, gzipped: boolean, to: string, options
   }
 }
 
+/**
+ * The modes that print only the report (the readable diffs and summary, or --json --diffs-only):
+ * no replay journal is printed, so the fast path (predict and verify, docs/replay-engine.md) can
+ * give it. It works from the recording read whole, and hands the run to today's engine whenever it
+ * cannot vouch for the result, so what is printed is the same either way.
+ */
+function needsOnlyTheReport(options: ReplayCommandOptions): boolean {
+  return !options.json || options.diffsOnly === true;
+}
+
+/** A session file read whole, then replayed by predicting and verifying; the bar follows the reading, then the replay. */
+async function printPredictedReplay(file: string, sniffed: Sniffed, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
+  const session = await openRecording(file, { onProgress: progress.update, sniffed });
+  const { replayPredicted } = await import('../engine/replay/predicted-replay.js');
+  const predicted = async (run: ReplayOptions) => {
+    const result = await replayPredicted(session, run);
+    // Which engine gave the report, and why (WRTUI_REPLAY_EXPLAIN=1): the output is the same either way.
+    if (process.env.WRTUI_REPLAY_EXPLAIN === '1') warn(`replayed by the ${result.path} path${result.fellBack ? `: ${result.fellBack.reason}` : ''}`);
+    return result;
+  };
+  return printReplay(predicted, options, { ...replayOptions, onProgress: progress.update }, progress, stdout, warn);
+}
+
 /** A session file replayed as it is read; the bar follows the file (its request total is unknown until the end). */
 function printStreamedReplay(file: string, gzipped: boolean, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
   let read: Progress | undefined;
@@ -241,7 +272,7 @@ function printStreamedReplay(file: string, gzipped: boolean, options: ReplayComm
   const onReplayed = () => {
     if (++replayed % 64 === 0 || (read && read.done >= read.total)) show();
   };
-  return printReplay(streamedReplayInput(file, stream), options, replayOptions, progress, stdout, warn, onReplayed);
+  return printReplay(pacedBy(stdout, streamedReplayInput(file, stream)), options, replayOptions, progress, stdout, warn, onReplayed);
 }
 
 /**
@@ -268,7 +299,20 @@ async function printStreamedHarReplay(file: string, gzipped: boolean, options: R
     replayed = update.done;
     show();
   };
-  return printReplay(input, options, { ...replayOptions, onProgress }, progress, stdout, warn);
+  return printReplay(pacedBy(stdout, input), options, { ...replayOptions, onProgress }, progress, stdout, warn);
+}
+
+/** Today's engine on a streamed input that is read on only as fast as stdout is taken. */
+function pacedBy(stdout: StdoutLines, input: ReplayInput): (options: ReplayOptions) => Promise<ReplayResult> {
+  const chunks = input.chunks;
+  // The input object itself is kept (its fields fill in as it is read); only its chunks wait.
+  input.chunks = async function* () {
+    for await (const chunk of chunks.call(input)) {
+      await stdout.ready();
+      yield chunk;
+    }
+  };
+  return (options) => replay(input, options);
 }
 
 function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): number {
@@ -286,7 +330,7 @@ function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): n
  * wait, never piles its output up in memory.
  */
 async function printReplay(
-  input: ReplayInput,
+  run: (options: ReplayOptions) => Promise<ReplayResult>,
   options: ReplayCommandOptions,
   replayOptions: ReplayOptions,
   progress: ProgressBar,
@@ -297,16 +341,8 @@ async function printReplay(
   const out = (line: string) => stdout.write(line);
   const differing: RequestDiff[] = [];
   const spool = options.json ? await DiffSpool.open() : undefined;
-  const chunks = input.chunks;
-  // The input object itself is kept (its fields fill in as it is read); only its chunks wait.
-  input.chunks = async function* () {
-    for await (const chunk of chunks.call(input)) {
-      await stdout.ready();
-      yield chunk;
-    }
-  };
   try {
-    const result = await replay(input, {
+    const result = await run({
       ...replayOptions,
       keepJournal: false,
       onDiff: (diff) => {

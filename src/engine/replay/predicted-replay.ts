@@ -135,6 +135,8 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
     let mismatched = false;
     let inSlice = 0;
     let done = 0;
+    /** The webRequest entries today's lifecycle would have journaled again (their seqs are counted in lastSeq). */
+    let predictedEntries = 0;
     let pending: Promise<Mismatch | undefined>[] = [];
     const inFlight: Promise<Mismatch | undefined>[] = [];
     const seen = new Set<string>();
@@ -160,6 +162,7 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
       const known = byRecordedId.get(recordedId);
       if (!known) continue; // not replayed (cut off in the recording): the slow path never runs it
       clock = entry.time;
+      predictedEntries++;
       if (!seen.has(recordedId)) {
         seen.add(recordedId);
         inSlice++;
@@ -200,7 +203,7 @@ async function fastPath(session: RecordedSession, options: PredictedReplayOption
     report();
     // Stopped (the TUI saved again, or quit): the requests verified by then, in recording order.
     const positions = stopped ? ended.sort((a, b) => a - b) : replayable.map((_request, i) => i);
-    return finish(session, options, replayable, positions, { engine, host, kept, failures, lastSeq, since, stopped });
+    return finish(session, options, replayable, positions, { engine, host, kept, failures, lastSeq: lastSeq + predictedEntries, since, stopped });
   } finally {
     await close();
   }
@@ -224,6 +227,11 @@ interface FastRun {
   host: ExtensionHost | undefined;
   kept: JournalEntry[];
   failures: string[];
+  /**
+   * Where today's engine's journal would have ended: the fast run's own entries (rule loading,
+   * cookie changes, the rules' log lines) plus the webRequest entries it would have journaled
+   * again. `wrtui replay --json --diffs-only` numbers its replayDiff lines on from it.
+   */
   lastSeq: number;
   since: number;
   stopped: boolean;
