@@ -8,8 +8,14 @@
 //    (its CPU is the main thread's too) and added for "from a file".
 // 2. Memory: recordings of 200 and 20,000 requests, each read and replayed by the fast path in a
 //    fresh process, peak RSS sampled.
+// 3. The command a user runs: `wrtui replay FILE --rules DIR` (readable output, from dist/: run
+//    `node scripts/build.js` first) on the same session, with the fast path and with today's engine
+//    (WRTUI_REPLAY_FAST=0), interleaved rounds. Wall time from spawn to exit; CPU from /proc: the
+//    command's main thread (sampled every 20 ms while it runs, its last sample kept) and all its
+//    threads (this process's cutime + cstime once the child is reaped).
+// SECTIONS=3 runs only section 3 (default: 1,2,3).
 // Wall time swings 3× on this shared machine; CPU per request is the steadier figure.
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +28,7 @@ import { generateSession, RULES, SESSION_REQUESTS } from './replay-session.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SELF = fileURLToPath(import.meta.url);
+const ROOT = join(SELF, '../..');
 
 /** CPU µs (utime + stime, 10 ms ticks) of a /proc stat file. */
 function cpuOf(statFile: string): number {
@@ -48,9 +55,7 @@ async function measure(run: () => Promise<unknown>): Promise<Measured> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-async function throughput(dir: string, rulesDir: string): Promise<string> {
-  const file = join(dir, 'session.ndjson');
-  await generateSession(file, rulesDir, SESSION_REQUESTS);
+async function throughput(file: string, rulesDir: string): Promise<string> {
   const reads: Measured[] = [];
   const runs = { today: [] as Measured[], fast: [] as Measured[] };
   for (let round = 0; round < ROUNDS; round++) {
@@ -127,6 +132,69 @@ async function memory(dir: string, rulesDir: string): Promise<string> {
   ].join('\n');
 }
 
+/** CPU µs of children reaped so far (cutime + cstime of this process). */
+function reapedChildrenCpu(): number {
+  const fields = readFileSync(`/proc/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10_000;
+}
+
+interface CommandRun extends Measured {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node bin/wrtui.js …` from spawn to exit, with its main thread's CPU and all its threads'. */
+async function runCommand(args: string[], env: Record<string, string>): Promise<CommandRun> {
+  const children0 = reapedChildrenCpu();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'bin/wrtui.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  let mainUs = 0;
+  const sample = () => {
+    try {
+      mainUs = cpuOf(`/proc/${child.pid}/task/${child.pid}/stat`);
+    } catch {
+      // gone: the last sample stands
+    }
+  };
+  const sampler = setInterval(sample, 20);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)));
+  const wallMs = performance.now() - t0;
+  clearInterval(sampler);
+  return { code, stdout, stderr, wallMs, mainUs, allUs: reapedChildrenCpu() - children0 };
+}
+
+async function command(file: string, rulesDir: string): Promise<string> {
+  const n = SESSION_REQUESTS;
+  const runs = { today: [] as CommandRun[], fast: [] as CommandRun[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const engine of round % 2 === 0 ? (['today', 'fast'] as const) : (['fast', 'today'] as const)) {
+      const run = await runCommand(['replay', file, '--rules', rulesDir, '--fail-on-diff'], engine === 'fast' ? { WRTUI_REPLAY_EXPLAIN: '1' } : { WRTUI_REPLAY_FAST: '0' });
+      if (run.code !== 0 || !run.stdout.includes(`${n} identical, 0 differ`)) throw new Error(`${engine}: exit ${run.code}: ${run.stdout}${run.stderr}`);
+      if (engine === 'fast' && !run.stderr.includes('replayed by the fast path')) throw new Error(`the command did not take the fast path: ${run.stderr}`);
+      runs[engine].push(run);
+    }
+  }
+  const row = (name: string, list: CommandRun[]) => {
+    const wall = median(list.map((r) => r.wallMs));
+    return { name, wall, main: median(list.map((r) => r.mainUs)) / n, all: median(list.map((r) => r.allUs)) / n, rate: (n / wall) * 1000 };
+  };
+  const today = row("today's engine", runs.today);
+  const fast = row('fast path (v2)', runs.fast);
+  const lines = [
+    `3. The command: wrtui replay FILE --rules DIR --fail-on-diff (${fmt(n)} requests, ${Object.keys(RULES).length} isolated rules, readable output), ${ROUNDS} interleaved rounds, medians`,
+    '   engine           wall ms (spawn to exit)  requests/s  main-thread CPU µs/req  all-thread CPU µs/req',
+  ];
+  for (const r of [today, fast]) lines.push(`   ${r.name.padEnd(15)}  ${fmt(r.wall).padStart(23)}  ${fmt(r.rate).padStart(10)}  ${r.main.toFixed(0).padStart(22)}  ${r.all.toFixed(0).padStart(21)}`);
+  lines.push(`   fast / today: ${(today.wall / fast.wall).toFixed(1)}× less wall time, ${(today.main / fast.main).toFixed(1)}× less main-thread CPU, ${(today.all / fast.all).toFixed(1)}× less CPU over all threads`);
+  lines.push(`   every run: ${runs.today.map((r) => fmt(r.wallMs)).join(' ')} ms today, ${runs.fast.map((r) => fmt(r.wallMs)).join(' ')} ms fast`);
+  return lines.join('\n');
+}
+
 if (process.argv[2] === 'rss') {
   await rssChild(process.argv[3]!, process.argv[4]!);
 } else {
@@ -139,8 +207,12 @@ if (process.argv[2] === 'rss') {
     const rulesDir = join(dir, 'rules');
     await mkdir(rulesDir);
     for (const [name, source] of Object.entries(RULES)) await writeFile(join(rulesDir, name), source);
-    console.log(await throughput(dir, rulesDir));
-    if (process.env.SKIP_RSS !== '1') console.log(await memory(dir, rulesDir));
+    const file = join(dir, 'session.ndjson');
+    await generateSession(file, rulesDir, SESSION_REQUESTS);
+    const sections = (process.env.SECTIONS ?? '1,2,3').split(',');
+    if (sections.includes('1')) console.log(await throughput(file, rulesDir));
+    if (sections.includes('2') && process.env.SKIP_RSS !== '1') console.log(await memory(dir, rulesDir));
+    if (sections.includes('3')) console.log(await command(file, rulesDir));
   } finally {
     clearTimeout(watchdog);
     await rm(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@
 // differs, or 2 when the file cannot be read (or an export's file exists, without --force), or 141
 // when stdout's reader went away (stdout-lines.ts). Printed output waits for a slow reader: the
 // replay reads on only as fast as stdout is taken, so memory stays flat and every line arrives.
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
 import { openHarFile } from '../engine/session/har/har-import.js';
@@ -126,7 +127,7 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
     }
     return finished(EXIT_OK);
   }
-  if (!tui && !options.exportHar && sniffed.kind === 'ndjson' && needsOnlyTheReport(options) && process.env.WRTUI_REPLAY_FAST !== '0') {
+  if (!tui && !options.exportHar && sniffed.kind === 'ndjson' && needsOnlyTheReport(options) && process.env.WRTUI_REPLAY_FAST !== '0' && (await smallEnoughToReadWhole(file, sniffed))) {
     try {
       const paced = { ...replayOptions, signal: outputGone.signal };
       return finished(exitCode(options, (await printPredictedReplay(file, sniffed, options, paced, progress, stdout, warn)).summary));
@@ -241,6 +242,20 @@ async function exportJournal(file: string, gzipped: boolean, to: string, options
  */
 function needsOnlyTheReport(options: ReplayCommandOptions): boolean {
   return !options.json || options.diffsOnly === true;
+}
+
+/**
+ * The fast path works from the recording read whole (about 9 MB of memory per 1,000 requests,
+ * docs/replay-engine.md); a recording past this size is streamed through today's engine instead,
+ * so memory stays flat however big the file (WRTUI_REPLAY_READ_WHOLE_MAX_MB moves the limit).
+ * A gzipped file counts as 8 times its size, roughly what it expands to.
+ */
+const READ_WHOLE_MAX_MB = 128;
+
+async function smallEnoughToReadWhole(file: string, sniffed: Sniffed): Promise<boolean> {
+  const limitMb = Number(process.env.WRTUI_REPLAY_READ_WHOLE_MAX_MB ?? READ_WHOLE_MAX_MB);
+  const { size } = await stat(file);
+  return (sniffed.gzipped ? size * 8 : size) <= limitMb * 1024 * 1024;
 }
 
 /** A session file read whole, then replayed by predicting and verifying; the bar follows the reading, then the replay. */

@@ -119,6 +119,15 @@ describe('wrtui replay prints the same report from the fast path as from today\'
     expect(fast.stderr).toBe(today.stderr);
   });
 
+  it('a recording past the size read whole (WRTUI_REPLAY_READ_WHOLE_MAX_MB) is streamed through today\'s engine, with the same report', async () => {
+    const args = ['replay', recording.file, '--rules', recording.rulesDir];
+    const streamed = await wrtui(args, { WRTUI_REPLAY_EXPLAIN: '1', WRTUI_REPLAY_READ_WHOLE_MAX_MB: '0' });
+    const today = await wrtui(args, { WRTUI_REPLAY_FAST: '0' });
+    expect(streamed.stderr).not.toMatch(/replayed by the/);
+    expect(streamed.code).toBe(0);
+    expect(timingAside(streamed.stdout)).toBe(timingAside(today.stdout));
+  });
+
   it('--json with the journal stays on today\'s engine (the fast path makes no webRequest entries)', async () => {
     const run = await wrtui(['replay', recording.file, '--rules', recording.rulesDir, '--json'], { WRTUI_REPLAY_EXPLAIN: '1' });
     expect(run.code).toBe(0);
