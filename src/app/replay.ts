@@ -241,7 +241,10 @@ async function exportJournal(file: string, gzipped: boolean, to: string, options
  * cannot vouch for the result, so what is printed is the same either way.
  */
 function needsOnlyTheReport(options: ReplayCommandOptions): boolean {
-  return !options.json || options.diffsOnly === true;
+  // Unpacked extensions and browser personas are what the fast path always hands over: streamed
+  // through today's engine straight away, the file is not read whole for nothing.
+  const predictable = !options.extensions?.length && (options.persona === undefined || options.persona === 'spec');
+  return predictable && (!options.json || options.diffsOnly === true);
 }
 
 /**
@@ -260,7 +263,18 @@ async function smallEnoughToReadWhole(file: string, sniffed: Sniffed): Promise<b
 
 /** A session file read whole, then replayed by predicting and verifying; the bar follows the reading, then the replay. */
 async function printPredictedReplay(file: string, sniffed: Sniffed, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
-  const session = await openRecording(file, { onProgress: progress.update, sniffed });
+  // The rules' workers boot while the recording is read (worker-pool.ts), as the TUI's do.
+  const workerPool = await WorkerPool.open(DEFAULT_WORKER_LIMITS.heapLimitMb);
+  try {
+    workerPool.warm(await workersToStart(replayOptions.rulesDir, []));
+    const session = await openRecording(file, { onProgress: progress.update, sniffed });
+    return await printPredictedSession(session, options, { ...replayOptions, workerPool }, progress, stdout, warn);
+  } finally {
+    await workerPool.close();
+  }
+}
+
+async function printPredictedSession(session: RecordedSession, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
   const { replayPredicted } = await import('../engine/replay/predicted-replay.js');
   const predicted = async (run: ReplayOptions) => {
     const result = await replayPredicted(session, run);
