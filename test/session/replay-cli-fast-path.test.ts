@@ -128,6 +128,15 @@ describe('wrtui replay prints the same report from the fast path as from today\'
     expect(timingAside(streamed.stdout)).toBe(timingAside(today.stdout));
   });
 
+  it('a browser persona, which the fast path would hand over, streams through today\'s engine without reading the file whole first', async () => {
+    const args = ['replay', recording.file, '--rules', recording.rulesDir, '--persona', 'chrome'];
+    const run = await wrtui(args, { WRTUI_REPLAY_EXPLAIN: '1' });
+    const today = await wrtui(args, { WRTUI_REPLAY_FAST: '0' });
+    expect(run.stderr).not.toMatch(/replayed by the/);
+    expect(run.code).toBe(today.code);
+    expect(timingAside(run.stdout)).toBe(timingAside(today.stdout));
+  });
+
   it('--json with the journal stays on today\'s engine (the fast path makes no webRequest entries)', async () => {
     const run = await wrtui(['replay', recording.file, '--rules', recording.rulesDir, '--json'], { WRTUI_REPLAY_EXPLAIN: '1' });
     expect(run.code).toBe(0);
