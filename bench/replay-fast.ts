@@ -168,31 +168,40 @@ async function runCommand(args: string[], env: Record<string, string>): Promise<
   return { code, stdout, stderr, wallMs, mainUs, allUs: reapedChildrenCpu() - children0 };
 }
 
-async function command(file: string, rulesDir: string): Promise<string> {
+/** One table: the command with these rules, by both engines in interleaved rounds. */
+async function commandTable(title: string, file: string, rulesDir: string, rounds: number, expect: { code: number; path: string }): Promise<string[]> {
   const n = SESSION_REQUESTS;
   const runs = { today: [] as CommandRun[], fast: [] as CommandRun[] };
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const engine of round % 2 === 0 ? (['today', 'fast'] as const) : (['fast', 'today'] as const)) {
       const run = await runCommand(['replay', file, '--rules', rulesDir, '--fail-on-diff'], engine === 'fast' ? { WRTUI_REPLAY_EXPLAIN: '1' } : { WRTUI_REPLAY_FAST: '0' });
-      if (run.code !== 0 || !run.stdout.includes(`${n} identical, 0 differ`)) throw new Error(`${engine}: exit ${run.code}: ${run.stdout}${run.stderr}`);
-      if (engine === 'fast' && !run.stderr.includes('replayed by the fast path')) throw new Error(`the command did not take the fast path: ${run.stderr}`);
+      if (run.code !== expect.code || !run.stdout.includes(`${n} request(s) replayed`)) throw new Error(`${engine}: exit ${run.code}: ${run.stdout}${run.stderr}`);
+      if (engine === 'fast' && !run.stderr.includes(`replayed by the ${expect.path} path`)) throw new Error(`the command did not take the ${expect.path} path: ${run.stderr}`);
       runs[engine].push(run);
     }
   }
+  // Both engines printed the same report (timing aside).
+  const report = (run: CommandRun) => run.stdout.replace(/replayed in \d+ ms \(\d+\/s\)/, '');
+  if (report(runs.fast[0]!) !== report(runs.today[0]!)) throw new Error(`the reports differ:\n${runs.fast[0]!.stdout}\n---\n${runs.today[0]!.stdout}`);
   const row = (name: string, list: CommandRun[]) => {
     const wall = median(list.map((r) => r.wallMs));
     return { name, wall, main: median(list.map((r) => r.mainUs)) / n, all: median(list.map((r) => r.allUs)) / n, rate: (n / wall) * 1000 };
   };
   const today = row("today's engine", runs.today);
-  const fast = row('fast path (v2)', runs.fast);
-  const lines = [
-    `3. The command: wrtui replay FILE --rules DIR --fail-on-diff (${fmt(n)} requests, ${Object.keys(RULES).length} isolated rules, readable output), ${ROUNDS} interleaved rounds, medians`,
-    '   engine           wall ms (spawn to exit)  requests/s  main-thread CPU µs/req  all-thread CPU µs/req',
-  ];
-  for (const r of [today, fast]) lines.push(`   ${r.name.padEnd(15)}  ${fmt(r.wall).padStart(23)}  ${fmt(r.rate).padStart(10)}  ${r.main.toFixed(0).padStart(22)}  ${r.all.toFixed(0).padStart(21)}`);
+  const fast = row(`fast path (${expect.path})`, runs.fast);
+  const lines = [`   ${title}, ${rounds} interleaved rounds, medians`, '   engine             wall ms (spawn to exit)  requests/s  main-thread CPU µs/req  all-thread CPU µs/req'];
+  for (const r of [today, fast]) lines.push(`   ${r.name.padEnd(17)}  ${fmt(r.wall).padStart(23)}  ${fmt(r.rate).padStart(10)}  ${r.main.toFixed(0).padStart(22)}  ${r.all.toFixed(0).padStart(21)}`);
   lines.push(`   fast / today: ${(today.wall / fast.wall).toFixed(1)}× less wall time, ${(today.main / fast.main).toFixed(1)}× less main-thread CPU, ${(today.all / fast.all).toFixed(1)}× less CPU over all threads`);
   lines.push(`   every run: ${runs.today.map((r) => fmt(r.wallMs)).join(' ')} ms today, ${runs.fast.map((r) => fmt(r.wallMs)).join(' ')} ms fast`);
-  return lines.join('\n');
+  return lines;
+}
+
+async function command(file: string, rulesDir: string, changedDir: string): Promise<string> {
+  return [
+    `3. The command: wrtui replay FILE --rules DIR --fail-on-diff (${fmt(SESSION_REQUESTS)} requests, ${Object.keys(RULES).length} isolated rules, readable output)`,
+    ...(await commandTable('the recorded rules (every request identical)', file, rulesDir, ROUNDS, { code: 0, path: 'fast' })),
+    ...(await commandTable('gpc.ts changed (Sec-GPC: 2): the first request differs, so the fast path hands over at once', file, changedDir, Math.max(1, Math.ceil(ROUNDS / 2)), { code: 1, path: 'slow' })),
+  ].join('\n');
 }
 
 if (process.argv[2] === 'rss') {
@@ -212,7 +221,13 @@ if (process.argv[2] === 'rss') {
     const sections = (process.env.SECTIONS ?? '1,2,3').split(',');
     if (sections.includes('1')) console.log(await throughput(file, rulesDir));
     if (sections.includes('2') && process.env.SKIP_RSS !== '1') console.log(await memory(dir, rulesDir));
-    if (sections.includes('3')) console.log(await command(file, rulesDir));
+    if (sections.includes('3')) {
+      const changedDir = join(dir, 'rules-changed');
+      await mkdir(changedDir);
+      for (const [name, source] of Object.entries(RULES)) await writeFile(join(changedDir, name), name === 'gpc.ts' ? source.replace("value: '1'", "value: '2'") : source);
+      if (!RULES['gpc.ts']!.includes("value: '1'")) throw new Error('gpc.ts no longer says Sec-GPC: 1: the changed rule is not a change');
+      console.log(await command(file, rulesDir, changedDir));
+    }
   } finally {
     clearTimeout(watchdog);
     await rm(dir, { recursive: true, force: true });
