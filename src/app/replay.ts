@@ -97,7 +97,8 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   const tui = !options.exportHar && !options.exportJournal && !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
 
   // Printed output replays a session file or a HAR as it is read: memory does not grow with the
-  // file. The TUI (which lists and re-runs it) and an export hold the recording whole.
+  // file. Only the report's modes on a session file up to READ_WHOLE_MAX_MB read it whole, for the
+  // fast path (printPredictedReplay). The TUI (which lists and re-runs it) and an export hold the recording whole.
   let sniffed: Sniffed;
   try {
     sniffed = await sniff(file);
