@@ -6,6 +6,7 @@
 // differs, or 2 when the file cannot be read (or an export's file exists, without --force), or 141
 // when stdout's reader went away (stdout-lines.ts). Printed output waits for a slow reader: the
 // replay reads on only as fast as stdout is taken, so memory stays flat and every line arrives.
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { sessionToHar, writeHarFile } from '../engine/session/har/har-export.js';
 import { openHarFile } from '../engine/session/har/har-import.js';
@@ -96,7 +97,8 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
   const tui = !options.exportHar && !options.exportJournal && !options.json && options.tui !== false && process.stdout.isTTY && process.stdin.isTTY;
 
   // Printed output replays a session file or a HAR as it is read: memory does not grow with the
-  // file. The TUI (which lists and re-runs it) and an export hold the recording whole.
+  // file. Only the report's modes on a session file up to READ_WHOLE_MAX_MB read it whole, for the
+  // fast path (printPredictedReplay). The TUI (which lists and re-runs it) and an export hold the recording whole.
   let sniffed: Sniffed;
   try {
     sniffed = await sniff(file);
@@ -125,6 +127,14 @@ export async function runReplayCommand(options: ReplayCommandOptions): Promise<n
       return unreadable(error);
     }
     return finished(EXIT_OK);
+  }
+  if (!tui && !options.exportHar && sniffed.kind === 'ndjson' && needsOnlyTheReport(options) && process.env.WRTUI_REPLAY_FAST !== '0' && (await smallEnoughToReadWhole(file, sniffed))) {
+    try {
+      const paced = { ...replayOptions, signal: outputGone.signal };
+      return finished(exitCode(options, (await printPredictedReplay(file, sniffed, options, paced, progress, stdout, warn)).summary));
+    } catch (error) {
+      return unreadable(error);
+    }
   }
   if (!tui && !options.exportHar) {
     try {
@@ -225,6 +235,57 @@ async function exportJournal(file: string, gzipped: boolean, to: string, options
   }
 }
 
+/**
+ * The modes that print only the report (the readable diffs and summary, or --json --diffs-only):
+ * no replay journal is printed, so the fast path (predict and verify, docs/replay-engine.md) can
+ * give it. It works from the recording read whole, and hands the run to today's engine whenever it
+ * cannot vouch for the result, so what is printed is the same either way.
+ */
+function needsOnlyTheReport(options: ReplayCommandOptions): boolean {
+  // Unpacked extensions and browser personas are what the fast path always hands over: streamed
+  // through today's engine straight away, the file is not read whole for nothing.
+  const predictable = !options.extensions?.length && (options.persona === undefined || options.persona === 'spec');
+  return predictable && (!options.json || options.diffsOnly === true);
+}
+
+/**
+ * The fast path works from the recording read whole (about 9 MB of memory per 1,000 requests,
+ * docs/replay-engine.md); a recording past this size is streamed through today's engine instead,
+ * so memory stays flat however big the file (WRTUI_REPLAY_READ_WHOLE_MAX_MB moves the limit).
+ * A gzipped file counts as 8 times its size, roughly what it expands to.
+ */
+const READ_WHOLE_MAX_MB = 128;
+
+async function smallEnoughToReadWhole(file: string, sniffed: Sniffed): Promise<boolean> {
+  const limitMb = Number(process.env.WRTUI_REPLAY_READ_WHOLE_MAX_MB ?? READ_WHOLE_MAX_MB);
+  const { size } = await stat(file);
+  return (sniffed.gzipped ? size * 8 : size) <= limitMb * 1024 * 1024;
+}
+
+/** A session file read whole, then replayed by predicting and verifying; the bar follows the reading, then the replay. */
+async function printPredictedReplay(file: string, sniffed: Sniffed, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
+  // The rules' workers boot while the recording is read (worker-pool.ts), as the TUI's do.
+  const workerPool = await WorkerPool.open(DEFAULT_WORKER_LIMITS.heapLimitMb);
+  try {
+    workerPool.warm(await workersToStart(replayOptions.rulesDir, []));
+    const session = await openRecording(file, { onProgress: progress.update, sniffed });
+    return await printPredictedSession(session, options, { ...replayOptions, workerPool }, progress, stdout, warn);
+  } finally {
+    await workerPool.close();
+  }
+}
+
+async function printPredictedSession(session: RecordedSession, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
+  const { replayPredicted } = await import('../engine/replay/predicted-replay.js');
+  const predicted = async (run: ReplayOptions) => {
+    const result = await replayPredicted(session, run);
+    // Which engine gave the report, and why (WRTUI_REPLAY_EXPLAIN=1): the output is the same either way.
+    if (process.env.WRTUI_REPLAY_EXPLAIN === '1') warn(`replayed by the ${result.path} path${result.fellBack ? `: ${result.fellBack.reason}` : ''}`);
+    return result;
+  };
+  return printReplay(predicted, options, { ...replayOptions, onProgress: progress.update }, progress, stdout, warn);
+}
+
 /** A session file replayed as it is read; the bar follows the file (its request total is unknown until the end). */
 function printStreamedReplay(file: string, gzipped: boolean, options: ReplayCommandOptions, replayOptions: ReplayOptions, progress: ProgressBar, stdout: StdoutLines, warn: (line: string) => void): Promise<ReplayResult> {
   let read: Progress | undefined;
@@ -241,7 +302,7 @@ function printStreamedReplay(file: string, gzipped: boolean, options: ReplayComm
   const onReplayed = () => {
     if (++replayed % 64 === 0 || (read && read.done >= read.total)) show();
   };
-  return printReplay(streamedReplayInput(file, stream), options, replayOptions, progress, stdout, warn, onReplayed);
+  return printReplay(pacedBy(stdout, streamedReplayInput(file, stream)), options, replayOptions, progress, stdout, warn, onReplayed);
 }
 
 /**
@@ -268,7 +329,20 @@ async function printStreamedHarReplay(file: string, gzipped: boolean, options: R
     replayed = update.done;
     show();
   };
-  return printReplay(input, options, { ...replayOptions, onProgress }, progress, stdout, warn);
+  return printReplay(pacedBy(stdout, input), options, { ...replayOptions, onProgress }, progress, stdout, warn);
+}
+
+/** Today's engine on a streamed input that is read on only as fast as stdout is taken. */
+function pacedBy(stdout: StdoutLines, input: ReplayInput): (options: ReplayOptions) => Promise<ReplayResult> {
+  const chunks = input.chunks;
+  // The input object itself is kept (its fields fill in as it is read); only its chunks wait.
+  input.chunks = async function* () {
+    for await (const chunk of chunks.call(input)) {
+      await stdout.ready();
+      yield chunk;
+    }
+  };
+  return (options) => replay(input, options);
 }
 
 function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): number {
@@ -286,7 +360,7 @@ function exitCode(options: ReplayCommandOptions, summary: ReplaySummaryEntry): n
  * wait, never piles its output up in memory.
  */
 async function printReplay(
-  input: ReplayInput,
+  run: (options: ReplayOptions) => Promise<ReplayResult>,
   options: ReplayCommandOptions,
   replayOptions: ReplayOptions,
   progress: ProgressBar,
@@ -297,16 +371,8 @@ async function printReplay(
   const out = (line: string) => stdout.write(line);
   const differing: RequestDiff[] = [];
   const spool = options.json ? await DiffSpool.open() : undefined;
-  const chunks = input.chunks;
-  // The input object itself is kept (its fields fill in as it is read); only its chunks wait.
-  input.chunks = async function* () {
-    for await (const chunk of chunks.call(input)) {
-      await stdout.ready();
-      yield chunk;
-    }
-  };
   try {
-    const result = await replay(input, {
+    const result = await run({
       ...replayOptions,
       keepJournal: false,
       onDiff: (diff) => {

@@ -243,6 +243,14 @@ export class CookieJars {
     }
   }
 
+  /**
+   * Tells the listeners of a change that happened elsewhere (replay's fast path: a recorded change,
+   * in its recorded place), the stores left as they are.
+   */
+  announce(info: CookieChangeInfo, attributes: Parameters<CookieChangeListener>[1]): void {
+    this.#tell(Object.freeze({ ...info, cookie: Object.freeze({ ...info.cookie }) }), attributes);
+  }
+
   #changed(storeId: string, change: StoreChange): void {
     if (storeId === DEFAULT_STORE_ID && !isSessionCookie(change.cookie)) this.#persistence?.markDirty();
     if (this.#listeners.size === 0) return;
@@ -252,7 +260,10 @@ export class CookieJars {
       cookie: Object.freeze(toSpecCookie(change.cookie, storeId)),
       cause: change.cause,
     });
-    const attributes = { sameSite: change.cookie.sameSite };
+    this.#tell(info, { sameSite: change.cookie.sameSite });
+  }
+
+  #tell(info: CookieChangeInfo, attributes: Parameters<CookieChangeListener>[1]): void {
     for (const listener of this.#listeners) {
       try {
         listener(info, attributes);

@@ -31,7 +31,7 @@ import { compareRuleFiles } from '../rules/rule-files.js';
 import { ManifestError, checkManifest, type ValidManifest } from '../rules/rule-manifest.js';
 import { RuleTypeChecker, type TypeDiagnostic } from '../rules/rule-type-checker.js';
 import type { QuotaState } from '../web-request/handler-behavior-changed.js';
-import type { ListenerDescription } from '../web-request/listener-registry.js';
+import type { ListenerDescription, RemoteEndpoint } from '../web-request/listener-registry.js';
 import { ExtensionManifestError, MANIFEST_FILE } from './extension-manifest.js';
 import { FolderWatch, classifyRulesFolderPath, exists, listRulesFolder, workersToStart } from './extension-folders.js';
 import { PackageError, prepareExtension, prepareRule, type PreparedPackage } from './extension-package.js';
@@ -289,6 +289,19 @@ export class ExtensionHost {
   rule(nameOrFile: string): RuleStatus | undefined {
     const record = this.#find(nameOrFile);
     return record && this.#status(record);
+  }
+
+  /**
+   * Replay's fast path: every call a rule or extension makes of the host (cookies, storage, tabs …)
+   * is told to `observer` before it runs, and the live workers are listed (to wait on them).
+   */
+  observeServiceCalls(observer: (owner: Owner, method: string) => void): { owner: Owner; endpoint: RemoteEndpoint }[] {
+    const live: { owner: Owner; endpoint: RemoteEndpoint }[] = [];
+    for (const record of this.#records.values()) {
+      if (record.services) record.services.callObserver = observer;
+      if (record.current) live.push({ owner: record.current.owner, endpoint: record.current.worker });
+    }
+    return live;
   }
 
   /** Reloads a rule or extension now; resolves with its status afterwards. */

@@ -32,6 +32,8 @@ export class ExtensionServices {
   readonly ownRequests = { made: 0, failed: 0 };
   /** What its calls to the browser's own surfaces did here: said once, across its workers (surface-notes.ts). */
   readonly surfaceNotes = new SurfaceNotes();
+  /** Told of every call before it runs (replay's fast path: a call it cannot predict hands the run to the slow path). */
+  callObserver: ((owner: Owner, method: string) => void) | undefined;
   readonly #engine: Engine;
   readonly #extensionId: string;
   readonly #cookieApis = new WeakMap<Owner, CookiesApi>();
@@ -60,6 +62,7 @@ export class ExtensionServices {
 
   /** Runs `method(args)` for `owner`; throws an Error whose message the extension sees (lastError or a rejection). */
   async call(owner: Owner, method: string, args: unknown[]): Promise<unknown> {
+    this.callObserver?.(owner, method);
     const [namespace, fn] = method.split('.', 2) as [string, string];
     switch (namespace) {
       case 'cookies': {

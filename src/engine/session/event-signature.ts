@@ -72,7 +72,7 @@ function sameHeaders(a: HttpHeaders, b: HttpHeaders): boolean {
 }
 
 /** Equal as canonical() would make them: key order aside, undefined keys absent, bytes by content. */
-function sameValue(a: unknown, b: unknown): boolean {
+export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === 'number' && typeof b === 'number') return !Number.isFinite(a) && !Number.isFinite(b);
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return canonical(a) === canonical(b);
