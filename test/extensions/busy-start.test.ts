@@ -79,7 +79,9 @@ describe('the watchdog judges hangs, not work', () => {
     expect(runtimeStates()).toEqual(['starting', 'running']);
   });
 
-  it('a top level that loops without progress is a hang: the load fails, naming the line, once it made no progress for the stuck threshold', { timeout: 60_000 }, async () => {
+  // The threshold is the thread's own CPU time: on a machine loaded 10× over its cores the loop
+  // gets a tenth of a core, and reaching it takes ten times as long in wall time (7 s alone here).
+  it('a top level that loops without progress is a hang: the load fails, naming the line, once it made no progress for the stuck threshold', { timeout: 180_000 }, async () => {
     await start(0, 0, { edit: (source) => source.replace("const started = Date.now();", "const started = Date.now();\nwhile (started > 0) {}") });
     const rule = host!.rules()[0]!;
     expect(rule.state).toBe('failed');

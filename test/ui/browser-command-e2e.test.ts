@@ -61,11 +61,11 @@ describe('wrtui browser', () => {
     // favicon request may still be on its way when the image is done, so wait for all of them.
     const text = await tmux.waitForScreen(
       'browser',
-      (t) => /GET\s+200\s+\S+\s+http:\/\/127\.0\.0\.1:\d+\/pixel\.png/.test(t) && originRows(t).every((row) => /\s200\s/.test(row)),
+      (t) => /GET\s+200\s+\S+\s+https:\/\/127\.0\.0\.1:\d+\/pixel\.png/.test(t) && originRows(t).every((row) => /\s200\s/.test(row)),
       'the page and its image in the list, every request to the origin a 200',
       40_000,
     );
-    expect(text).toMatch(/GET\s+200\s+doc\s+http:\/\/127\.0\.0\.1:\d+\/page/);
+    expect(text).toMatch(/GET\s+200\s+doc\s+https:\/\/127\.0\.0\.1:\d+\/page/);
     expect(originRows(text).length).toBeGreaterThanOrEqual(2);
     const { stdout: processes } = await run('ps', ['-eo', 'args']);
     expect(processes).toMatch(/--ignore-certificate-errors-spki-list=\S+/);

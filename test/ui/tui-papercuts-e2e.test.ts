@@ -2,7 +2,7 @@
 // replace their suggestion and use the width they have, the scheme and the resent mark in the
 // list, and the mouse (xterm SGR reports sent as the terminal would send them).
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -69,8 +69,10 @@ describe('prompts', () => {
       for (const char of 'block') await server.type(session, char);
       await server.waitForScreen(session, (t) => /rule for this URL: block\s*$/m.test(t), 'the suggestion replaced by what was typed');
       await server.press(session, 'Enter');
-      await server.waitForScreen(session, (t) => /Wrote \S*quick-block-127-0-0-1-shop/.test(t.replace(/\n/g, '')), 'the rule written');
-      expect((await readdir(join(workDir, 'rules'))).some((name) => name.startsWith(`quick-block-127-0-0-1-shop-${columns}`))).toBe(true);
+      await server.waitForScreen(session, (t) => /Wrote quick rule \d+ \(block/.test(t.replace(/\n/g, '')), 'the rule written');
+      // One block rule for exactly this URL in the quick rules' ruleset (docs/quick-rules.md).
+      const ruleset = JSON.parse(await readFile(join(workDir, 'rules', 'quick-rules', 'rules.json'), 'utf8')) as { action: { type: string }; condition: { urlFilter?: string } }[];
+      expect(ruleset.filter((rule) => rule.action.type === 'block' && rule.condition.urlFilter?.includes(`/shop-${columns}`))).toHaveLength(1);
 
       // A command that does nothing says why.
       await server.press(session, 'w');
