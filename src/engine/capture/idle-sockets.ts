@@ -1,14 +1,17 @@
 // Bounds on the kept-alive upstream connections no request is using. Node's agents keep every
 // idle socket until its server closes it: one client visiting 1,500 hosts left ~1,000 open, and
-// then every request failed for want of descriptors. Browsers keep 6 connections a host (Chromium's
-// per-host limit) and close idle ones; so does wrtui: at most 6 idle a host, closed after 30 s idle
-// (sooner when the server's Keep-Alive says so), and at most MAX_IDLE_SOCKETS idle in all, the
+// then every request failed for want of descriptors. So idle ones are closed after 30 s idle
+// (sooner when the server's Keep-Alive says so), and at most MAX_IDLE_SOCKETS are idle in all, the
 // longest idle closed first. Connections in use are never limited here: a request is never queued.
+// No bound per host below that: wrtui serves many clients at once (a browser uses at most 6
+// connections a host, a proxy in front of 32 clients uses 32), and an idle bound under the number
+// in use closed a connection after almost every answer; 32 clients to one host then opened a new
+// upstream connection every ~2 requests (bench/rule-cost.ts).
 import type { Agent } from 'node:http';
 import type { Socket } from 'node:net';
 
 export const MAX_IDLE_SOCKETS = 256;
-export const POOL_OPTIONS = { keepAlive: true, scheduling: 'lifo', maxFreeSockets: 6, timeout: 30_000 } as const;
+export const POOL_OPTIONS = { keepAlive: true, scheduling: 'lifo', maxFreeSockets: MAX_IDLE_SOCKETS, timeout: 30_000 } as const;
 
 export class IdleSockets {
   /** Idle sockets, the longest idle first (a Set keeps insertion order). */
