@@ -275,7 +275,7 @@ describe('a large download', () => {
     const id = requestIdOf(h, url);
     await finished(h, id);
     expect(h.events(id)).toEqual(ONE_HOP);
-  }, 20_000);
+  });
 });
 
 describe('a chunked request body over --max-body-size', () => {
