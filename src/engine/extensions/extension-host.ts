@@ -77,6 +77,8 @@ export interface ExtensionHostOptions {
   pool?: WorkerPool;
   /** How many worker threads the rule files share (default: one per core, at most 4: rule-workers.ts). */
   ruleWorkers?: number;
+  /** A browser wrtui starts will be attached (`wrtui browser`): extensions hear its tabs and navigations, and their notes say so. */
+  attachedBrowser?: boolean;
 }
 
 export type { RuleProblem, RuleState, RuleStatus, RuntimeState } from './rule-status.js';
@@ -174,6 +176,19 @@ export class ExtensionHost {
     return host;
   }
 
+  /** The attached browser's active tab, as extensions last heard it (tabs.onActivated). */
+  #activeTab: number | undefined;
+
+  /** tabs.onActivated when the attached browser's active tab (its newest: known-tabs.ts) is another than extensions last heard. */
+  #activated(): void {
+    const all = this.engine.lifecycle.documents.tabs().filter((tab) => tab.storeId === '0');
+    const windows = new TabWindows(all);
+    const active = all.find((tab) => windows.isActive(tab));
+    if (!active || active.id === this.#activeTab) return;
+    this.#activeTab = active.id;
+    for (const record of this.#records.values()) record.current?.worker.surfaceEvent('tabs.onActivated', [{ tabId: active.id, windowId: 1 }]);
+  }
+
   async #start(): Promise<void> {
     this.#pool = this.#options.pool ?? (await WorkerPool.open(this.#limits.heapLimitMb));
     this.#ruleWorkers = new RuleWorkers(this.#pool, this.#options.ruleWorkers ?? sharedRuleWorkerCount());
@@ -183,6 +198,8 @@ export class ExtensionHost {
     this.engine.lifecycle.onTabCreated = (tab) => {
       const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
       for (const record of this.#records.values()) if (record.current) record.current.worker.tabCreated(tabObject(tab, windows, record.current.owner));
+      // An attached browser's new tab comes to the front (known-tabs.ts: the newest tab is the active one), as Chrome's do.
+      if (this.engine.lifecycle.tabControl) this.#activated();
     };
     // An attached browser's tab (`wrtui browser`) changed or closed, as Chrome tells it.
     this.engine.lifecycle.onTabUpdated = (tab) => {
@@ -199,6 +216,7 @@ export class ExtensionHost {
     };
     this.engine.lifecycle.onTabRemoved = (tabId) => {
       for (const record of this.#records.values()) record.current?.worker.surfaceEvent('tabs.onRemoved', [tabId, { windowId: 1, isWindowClosing: false }]);
+      if (this.engine.lifecycle.tabControl) this.#activated();
     };
     // A redirect to one of its extensions' URLs is served from that extension's folder.
     this.engine.lifecycle.extensionResources = async (url) => {
@@ -500,6 +518,7 @@ export class ExtensionHost {
         previousVersion,
         backgroundTimeoutMs: this.#limits.backgroundTimeoutMs,
         persona: extensionPersona ?? this.#options.persona,
+        ...(this.#options.attachedBrowser && { attachedBrowser: true }),
       },
       services: record.services,
       limits: this.#limits,

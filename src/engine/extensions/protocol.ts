@@ -53,6 +53,8 @@ export interface WorkerBoot {
   messages?: LocaleMessages;
   /** The persona: the host's choice for an extension; for a rule, `--persona` (its manifest's `persona` key wins). */
   persona: 'spec' | 'chrome' | 'firefox' | undefined;
+  /** A browser wrtui started is attached (`wrtui browser`): tabs and navigation events come from it. */
+  attachedBrowser?: boolean;
 }
 
 /** One script of the background: read from `file`, or given as `code` (a bundle) with its source map. */

@@ -6,7 +6,8 @@
 //
 // So an extension granted one finds it, with the members Chromium 156 gives it: tabs and windows
 // need no permission, the button comes with its manifest key, the rest with their permission; a
-// namespace not granted stays undefined, as in a browser. Its events never fire; each call answers
+// namespace not granted stays undefined, as in a browser. Its events never fire, except the tabs and
+// webNavigation events a browser wrtui started tells while attached (attached-events.ts); each call answers
 // what a browser with no window or menu open would (tabs.get(5): "No tab with id: 5."), except
 // that tabs.get and tabs.query know the tabs wrtui counted from traffic (known-tabs.ts), since a
 // request's details.tabId names one. The button keeps what is set on it (getBadgeText gives back
@@ -18,6 +19,7 @@ import type { Bridge } from './bridge.js';
 import { deliverReply, type HostCalls } from './host-calls.js';
 import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PRIVACY_DEFAULTS, asksForIncognito, type SettingKind } from './chrome-settings.js';
 import { CHROME_PROXY_CONFIG, CHROME_PROXY_DEFAULT, FIREFOX_NEEDS_PRIVATE_BROWSING, FIREFOX_PROXY_DEFAULT, PROXY_MODE, PROXY_SCHEME } from './proxy-settings.js';
+import { ATTACHED_NAVIGATION_EVENTS, ATTACHED_TAB_EVENTS, attachedEventNotes } from './attached-events.js';
 import { SimpleEvent } from './simple-event.js';
 
 type OnError = (error: unknown, where: string) => void;
@@ -66,6 +68,8 @@ export interface SurfaceContext {
   calls: HostCalls;
   /** A manifest text with its `__MSG_name__` resolved (chrome.i18n's messages). */
   messages: (text: string) => string;
+  /** A browser wrtui started is attached (`wrtui browser`): its tabs and navigations are told (attached-events.ts). */
+  attachedBrowser?: boolean;
 }
 
 /** The surfaces of one extension: their state is shared by `chrome` and `browser`. */
@@ -87,7 +91,8 @@ export class BrowserSurfaces {
     this.#context = context;
     this.#reported = reported;
     const { manifest, permissions, dialect } = context;
-    this.#surfaces.set('tabs', tabsSurface(dialect, context.calls, manifest.manifest_version));
+    const attached = context.attachedBrowser === true;
+    this.#surfaces.set('tabs', tabsSurface(dialect, context.calls, manifest.manifest_version, attached));
     this.#surfaces.set('windows', windowsSurface(dialect));
     // Chromium 156 gives chrome.commands to an extension whose manifest declares commands.
     if (isObject(manifest.commands)) this.#surfaces.set('commands', commandsSurface(manifest, context.messages, dialect));
@@ -98,7 +103,7 @@ export class BrowserSurfaces {
     if (permissions.has('contextMenus') || permissions.has('menus')) this.#surfaces.set('contextMenus', this.#menus());
     if (dialect.menus && permissions.has('menus')) this.#surfaces.set('menus', this.#menus(true));
     if (permissions.has('notifications')) this.#surfaces.set('notifications', this.#notifications());
-    if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect));
+    if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect, attached));
     for (const permission of permissions) {
       if (permission === 'privacy' || permission === 'proxy') continue;
       if (!NOT_A_SURFACE.has(permission) && /^[a-z][A-Za-z]*$/.test(permission) && !this.#surfaces.has(permission)) this.#surfaces.set(permission, genericSurface(permission));
@@ -380,10 +385,11 @@ export class BrowserSurfaces {
 
 const WINDOW_TYPE = { NORMAL: 'normal', POPUP: 'popup', PANEL: 'panel', APP: 'app', DEVTOOLS: 'devtools', CUSTOM_TAB: 'custom-tab' };
 
-function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion: unknown): Surface {
+function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion: unknown, attached: boolean): Surface {
+  const seen = attached ? "the attached browser's" : 'seen in traffic';
   const host = async (method: string, args: unknown[]): Promise<Answer> => {
     const reply = await calls.call(`tabs.${method}`, args);
-    return reply.ok ? ok(reply.value, method === 'query' ? `answered the ${(reply.value as unknown[]).length} tabs seen in traffic so far` : 'answered with the tab seen in traffic') : fail(reply.error);
+    return reply.ok ? ok(reply.value, method === 'query' ? `answered the ${(reply.value as unknown[]).length} tabs ${attached ? "the attached browser has (and any seen only in traffic)" : 'seen in traffic so far'}` : `answered with the tab ${seen}`) : fail(reply.error);
   };
   // Under `wrtui browser` the attached browser's tabs are acted on; without one, the answer below.
   const actOn = (method: string, otherwise: Method): Method => async (args) => {
@@ -398,8 +404,8 @@ function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion:
     return (await calls.call('tabs.get', [id])).ok ? fail(`wrtui sees tab ${id} only in its traffic: it cannot act on it`) : fail(dialect.noTab(id));
   };
   return {
-    lacks: 'wrtui knows tabs only from the traffic it sees',
-    eventNotes: { onCreated: 'it fires when a request opens a tab wrtui had not seen, before that request\'s onBeforeRequest' },
+    lacks: attached ? 'wrtui knows the tabs of the browser it started (attached), and tabs other clients\' traffic shows' : 'wrtui knows tabs only from the traffic it sees',
+    eventNotes: attached ? attachedEventNotes(ATTACHED_TAB_EVENTS, "tabs") : { onCreated: 'it fires when a request opens a tab wrtui had not seen, before that request\'s onBeforeRequest' },
     constants: {
       TAB_ID_NONE: -1,
       TAB_INDEX_NONE: -1,
@@ -487,10 +493,11 @@ function commandsSurface(manifest: Record<string, unknown>, localize: (text: str
   };
 }
 
-function webNavigationSurface(dialect: SurfaceDialect): Surface {
+function webNavigationSurface(dialect: SurfaceDialect, attached: boolean): Surface {
   const frames: Method = ([details]) => (dialect.framesOfMissingTabFail ? fail(dialect.noTab((details as { tabId?: unknown } | undefined)?.tabId)) : ok(null));
   return {
-    lacks: 'wrtui sees requests, not navigations in tabs',
+    lacks: attached ? 'wrtui hears the navigations of the browser it started (attached), not those of other clients' : 'wrtui sees requests, not navigations in tabs',
+    ...(attached && { eventNotes: attachedEventNotes(ATTACHED_NAVIGATION_EVENTS, 'navigations') }),
     constants: {
       TransitionType: Object.fromEntries(['link', 'typed', 'auto_bookmark', 'auto_subframe', 'manual_subframe', 'generated', 'start_page', 'form_submit', 'reload', 'keyword', 'keyword_generated'].map((value) => [value.toUpperCase(), value])),
       TransitionQualifier: Object.fromEntries(['client_redirect', 'server_redirect', 'forward_back', 'from_address_bar'].map((value) => [value.toUpperCase(), value])),
