@@ -936,6 +936,7 @@ export class ExtensionHost {
       ...(dnr && { declarativeNetRequest: dnr }),
       ...(current?.owner.permissions.has('storage') && record.services && { storage: { file: record.services.storage.file, ...record.services.storage.counts } }),
       ownRequests: { ...(record.services?.ownRequests ?? { made: 0, failed: 0 }) },
+      ...(current && (current.worker.badge.text !== '' || Object.keys(current.worker.badge.byTab).length > 0) && { badge: current.worker.badge }),
       runtime: {
         state: record.runtime,
         restarts: record.restarts,

@@ -21,6 +21,7 @@ import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PR
 import { CHROME_PROXY_CONFIG, CHROME_PROXY_DEFAULT, FIREFOX_NEEDS_PRIVATE_BROWSING, FIREFOX_PROXY_DEFAULT, PROXY_MODE, PROXY_SCHEME } from './proxy-settings.js';
 import { ATTACHED_NAVIGATION_EVENTS, ATTACHED_TAB_EVENTS, attachedEventNotes } from './attached-events.js';
 import { SimpleEvent } from './simple-event.js';
+import { toolbarButton, type ToolbarButton } from './toolbar-button.js';
 
 type OnError = (error: unknown, where: string) => void;
 /** `note`: what the journal says of the call, when not the answer itself. */
@@ -78,6 +79,8 @@ export class BrowserSurfaces {
   readonly #reported: Set<string>;
   readonly #surfaces = new Map<string, Surface>();
   readonly #menuIds = new Set<string | number>();
+  /** The toolbar buttons (action, browserAction): their per-tab values end with the tab's document. */
+  readonly #buttons: ToolbarButton[] = [];
   /** The events made, by name without the root (tabs.onCreated): chrome's and browser's. */
   readonly #events = new Map<string, SimpleEvent[]>();
   #nextMenuId = 1;
@@ -180,6 +183,10 @@ export class BrowserSurfaces {
 
   /** Fires one of the surfaces' events (tabs.onCreated) for chrome's and browser's listeners. */
   dispatch(name: string, ...args: unknown[]): void {
+    // A tab's own button values end with its document (a new page loads: its URL changes) or the tab.
+    if (name === 'tabs.onRemoved' || (name === 'tabs.onUpdated' && isObject(args[1]) && typeof args[1].url === 'string')) {
+      for (const button of this.#buttons) button.forgetTab(args[0] as number);
+    }
     for (const event of this.#events.get(name) ?? []) event.dispatch(...args);
   }
 
@@ -270,50 +277,22 @@ export class BrowserSurfaces {
     this.#context.bridge.post(['surfaceNote', path, text]);
   }
 
-  /** action (MV3), browserAction (MV2): the button's state, kept; `extra`: Firefox's and MV3's getters and setters. */
+  /** action (MV3), browserAction (MV2): the button's state, kept (toolbar-button.ts); `extra`: Firefox's and MV3's getters and setters. */
   #button(name: string, declared: Record<string, unknown>, extra: boolean): Surface {
-    const state = {
-      title: typeof declared.default_title === 'string' ? declared.default_title : String(this.#context.manifest.name ?? ''),
-      popup: typeof declared.default_popup === 'string' ? new URL(declared.default_popup, this.#context.baseUrl).href : '',
-      text: '',
-      background: [...this.#context.dialect.badgeBackground] as unknown,
-      textColor: [0, 0, 0, 0] as unknown,
-      enabled: true,
-    };
-    const { noTab } = this.#context.dialect;
-    const set = (apply: (details: Record<string, unknown>) => void): Method => ([details]) => {
-      if (!isObject(details)) return fail(`Error in invocation of ${name}: the details must be an object`);
-      if (typeof details.tabId === 'number') return fail(noTab(details.tabId));
-      apply(details);
-      return ok(undefined, 'kept (its getter gives it back), not shown');
-    };
-    const get = (read: () => unknown): Method => ([details]) => (isObject(details) && typeof details.tabId === 'number' ? fail(noTab(details.tabId)) : ok(read()));
-    const methods: Record<string, Method> = {
-      setTitle: set((details) => void (state.title = String(details.title ?? ''))),
-      getTitle: get(() => state.title),
-      setIcon: (args) => {
-        const answer = set(() => {})(args) as Answer;
-        return answer.ok ? ok(undefined, 'not shown') : answer;
-      },
-      setPopup: set((details) => void (state.popup = details.popup ? new URL(String(details.popup), this.#context.baseUrl).href : '')),
-      getPopup: get(() => state.popup),
-      setBadgeText: set((details) => void (state.text = String(details.text ?? ''))),
-      getBadgeText: get(() => state.text),
-      setBadgeBackgroundColor: set((details) => void (state.background = colorArray(details.color))),
-      getBadgeBackgroundColor: get(() => state.background),
-      enable: ([tabId]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ((state.enabled = true), ok())),
-      disable: ([tabId]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ((state.enabled = false), ok())),
-    };
-    if (extra) {
-      Object.assign(methods, {
-        setBadgeTextColor: set((details) => void (state.textColor = colorArray(details.color))),
-        getBadgeTextColor: get(() => state.textColor),
-        isEnabled: ([tabId]: unknown[]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ok(state.enabled)),
-        openPopup: () => fail(`${NO_TABS}: there is no popup to open`),
-        getUserSettings: () => ok({ isOnToolbar: false }),
-      });
-    }
-    return { lacks: 'wrtui has no toolbar', events: extra ? ['onClicked', 'onUserSettingsChanged'] : ['onClicked'], methods };
+    const button = toolbarButton({
+      name,
+      declared,
+      manifestName: String(this.#context.manifest.name ?? ''),
+      baseUrl: this.#context.baseUrl,
+      dialect: this.#context.dialect,
+      calls: this.#context.calls,
+      extra,
+      noPopup: `${NO_TABS}: there is no popup to open`,
+      // Only the last button's badge is told (an MV2 extension has a browserAction or a pageAction's none).
+      onBadge: name === 'pageAction' ? () => {} : (text, byTab) => this.#context.bridge.post(['badge', text, byTab]),
+    });
+    if (name !== 'pageAction') this.#buttons.push(button);
+    return button;
   }
 
   #pageAction(declared: Record<string, unknown>): Surface {
@@ -510,15 +489,6 @@ function webNavigationSurface(dialect: SurfaceDialect, attached: boolean): Surfa
 /** A granted namespace wrtui knows nothing of (downloads, history, idle, …). */
 function genericSurface(name: string): Surface {
   return { lacks: `wrtui has no ${name}`, events: [], methods: {} };
-}
-
-/** A badge colour as Chrome reports it: [r, g, b, a]. */
-function colorArray(color: unknown): unknown {
-  if (Array.isArray(color)) return [...color];
-  const hex = typeof color === 'string' ? /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color)?.[1] : undefined;
-  if (!hex) return [0, 0, 0, 255];
-  const full = hex.length === 3 ? [...hex].map((digit) => digit + digit).join('') : hex;
-  return [0, 2, 4].map((at) => parseInt(full.slice(at, at + 2), 16)).concat(255);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
