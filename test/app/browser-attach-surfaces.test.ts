@@ -27,6 +27,7 @@ const SKIP = !existsSync(CHROMIUM) && !process.env.CI;
 
 interface Seen {
   event: string;
+  keys?: string;
   where?: string;
   tabId: number;
   top?: boolean;
@@ -61,7 +62,13 @@ for (const event of ['onCommitted', 'onHistoryStateUpdated', 'onReferenceFragmen
     keep({ event, where: at, tabId: details.tabId, top: details.frameId === 0, ...(details.error && { error: details.error }), ...(details.transitionType && { transitionType: details.transitionType }), documentId: typeof details.documentId });
   });
 }
-chrome.tabs.onActivated.addListener(({ tabId }) => keep({ event: 'tabs.onActivated', tabId }));`;
+chrome.tabs.onActivated.addListener(({ tabId }) => {
+  keep({ event: 'tabs.onActivated', tabId });
+  // The window the tab is active in, as windows.getLastFocused and getAll say.
+  Promise.all([chrome.windows.getLastFocused({ populate: true }), chrome.windows.getAll()]).then(([w, all]) =>
+    keep({ event: 'window', tabId, keys: Object.keys(w).sort().join(' '), focused: w.focused, type: w.type, state: w.state, incognito: w.incognito, holdsTab: w.tabs.some((t) => t.id === tabId && t.active), listed: all.some((a) => a.id === w.id) }),
+    (error) => keep({ event: 'window', tabId, error: String(error) }));
+});`;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing and CI is set (.ci/run installs chromium)`);
@@ -84,8 +91,11 @@ afterAll(async () => {
 
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Done when the page's last step and the second tab's page are both seen. */
-const complete = (seen: Seen[]) => seen.some((item) => item.event === 'onReferenceFragmentUpdated') && seen.some((item) => item.event === 'onCommitted' && item.where === 'www.test/second');
+/** Done when the page's last step, the second tab's page and that tab's window are seen. */
+const complete = (seen: Seen[]) => {
+  const second = seen.find((item) => item.event === 'onCommitted' && item.where === 'www.test/second');
+  return seen.some((item) => item.event === 'onReferenceFragmentUpdated') && second !== undefined && seen.some((item) => item.event === 'window' && item.tabId === second.tabId);
+};
 
 async function seenInChromium(): Promise<Seen[]> {
   const context = await chromium.launchPersistentContext(path.join(work, 'oracle'), {
@@ -168,7 +178,7 @@ describe.skipIf(SKIP)('wrtui browser, attached: the events only a browser knows'
   }, 180_000);
 
   it('webNavigation onHistoryStateUpdated, onReferenceFragmentUpdated and onErrorOccurred come as Chromium tells them', () => {
-    const navigation = (seen: Seen[]) => normalize(seen.filter((item) => item.event !== 'tabs.onActivated' && item.where !== 'www.test/second' && !item.where?.startsWith('warm.test')));
+    const navigation = (seen: Seen[]) => normalize(seen.filter((item) => item.event !== 'tabs.onActivated' && item.event !== 'window' && item.where !== 'www.test/second' && !item.where?.startsWith('warm.test')));
     expectAgreement(browserVersion(CHROMIUM), 'webNavigation events', navigation(ours.seen), navigation(oracle));
   });
 
@@ -179,6 +189,16 @@ describe.skipIf(SKIP)('wrtui browser, attached: the events only a browser knows'
       expect(activated.at(-1)?.tabId).toBe(second.tabId);
       expect(seen.indexOf(activated.at(-1)!)).toBeLessThan(seen.indexOf(second));
     }
+  });
+
+  it('windows.getLastFocused and getAll answer the attached browser\'s window, holding the active tab', () => {
+    const lastWindow = (seen: Seen[]) => {
+      const second = seen.find((item) => item.event === 'onCommitted' && item.where === 'www.test/second')!;
+      const { tabId: _tabId, ...rest } = seen.filter((item) => item.event === 'window' && item.tabId === second.tabId).at(-1) ?? { tabId: -1 };
+      return rest;
+    };
+    expectAgreement(browserVersion(CHROMIUM), 'the window of the active tab', lastWindow(ours.seen), lastWindow(oracle));
+    expect(lastWindow(ours.seen)).toMatchObject({ holdsTab: true, listed: true });
   });
 
   it('the once-per-extension notes say the attached browser tells these events, not that they never fire', () => {

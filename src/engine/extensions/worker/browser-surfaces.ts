@@ -22,6 +22,7 @@ import { CHROME_PROXY_CONFIG, CHROME_PROXY_DEFAULT, FIREFOX_NEEDS_PRIVATE_BROWSI
 import { ATTACHED_NAVIGATION_EVENTS, ATTACHED_TAB_EVENTS, attachedEventNotes } from './attached-events.js';
 import { SimpleEvent } from './simple-event.js';
 import { toolbarButton, type ToolbarButton } from './toolbar-button.js';
+import { answerWindows } from './attached-windows.js';
 
 type OnError = (error: unknown, where: string) => void;
 /** `note`: what the journal says of the call, when not the answer itself. */
@@ -96,7 +97,7 @@ export class BrowserSurfaces {
     const { manifest, permissions, dialect } = context;
     const attached = context.attachedBrowser === true;
     this.#surfaces.set('tabs', tabsSurface(dialect, context.calls, manifest.manifest_version, attached));
-    this.#surfaces.set('windows', windowsSurface(dialect));
+    this.#surfaces.set('windows', windowsSurface(dialect, attached ? context.calls : undefined));
     // Chromium 156 gives chrome.commands to an extension whose manifest declares commands.
     if (isObject(manifest.commands)) this.#surfaces.set('commands', commandsSurface(manifest, context.messages, dialect));
     const version = manifest.manifest_version;
@@ -428,10 +429,12 @@ function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion:
   };
 }
 
-function windowsSurface(dialect: SurfaceDialect): Surface {
+function windowsSurface(dialect: SurfaceDialect, attached: HostCalls | undefined): Surface {
   const noWindow: Method = ([windowId]) => fail(dialect.noWindow(windowId));
+  // Under `wrtui browser`, the attached browser's one window (attached-windows.ts).
+  const orAttached = (method: string, none: Method): Method => (attached ? (args) => answerWindows(attached, method, args, () => none(args) as Answer) : none);
   return {
-    lacks: 'wrtui has no windows',
+    lacks: attached ? "wrtui knows the attached browser's window, as one window of its tabs; nothing else opens windows" : 'wrtui has no windows',
     constants: {
       WINDOW_ID_NONE: -1,
       WINDOW_ID_CURRENT: -2,
@@ -441,10 +444,10 @@ function windowsSurface(dialect: SurfaceDialect): Surface {
     },
     events: dialect.windowEvents,
     methods: {
-      get: noWindow,
-      getAll: () => ok([]),
-      getCurrent: () => fail('No current window'),
-      getLastFocused: () => fail('No last-focused window'),
+      get: orAttached('get', noWindow),
+      getAll: orAttached('getAll', () => ok([])),
+      getCurrent: orAttached('getCurrent', () => fail('No current window')),
+      getLastFocused: orAttached('getLastFocused', () => fail('No last-focused window')),
       create: () => fail(`${NO_TABS}: nothing was opened`),
       update: noWindow,
       remove: noWindow,
