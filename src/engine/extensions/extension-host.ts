@@ -21,7 +21,7 @@
 // order: the rules folder's entries in name order, the later winning (as in Chrome the extension
 // installed last wins), then `--extension` folders in the order given. A reload never changes it.
 import { webAccessiblePatterns, webAccessibleResource } from './web-accessible-resources.js';
-import { TabWindows, tabObject } from './known-tabs.js';
+import { BrowserTabEvents, type TabEventListener } from './browser-tab-events.js';
 import path from 'node:path';
 import type { Engine } from '../engine.js';
 import { createOwner, type Owner } from '../owner.js';
@@ -176,17 +176,9 @@ export class ExtensionHost {
     return host;
   }
 
-  /** The attached browser's active tab, as extensions last heard it (tabs.onActivated). */
-  #activeTab: number | undefined;
-
-  /** tabs.onActivated when the attached browser's active tab (its newest: known-tabs.ts) is another than extensions last heard. */
-  #activated(): void {
-    const all = this.engine.lifecycle.documents.tabs().filter((tab) => tab.storeId === '0');
-    const windows = new TabWindows(all);
-    const active = all.find((tab) => windows.isActive(tab));
-    if (!active || active.id === this.#activeTab) return;
-    this.#activeTab = active.id;
-    for (const record of this.#records.values()) record.current?.worker.surfaceEvent('tabs.onActivated', [{ tabId: active.id, windowId: 1 }]);
+  /** Each live extension's and rule's worker, with its owner. */
+  *#liveWorkers(): Iterable<TabEventListener> {
+    for (const record of this.#records.values()) if (record.current) yield { worker: record.current.worker, owner: record.current.owner };
   }
 
   async #start(): Promise<void> {
@@ -194,30 +186,8 @@ export class ExtensionHost {
     this.#ruleWorkers = new RuleWorkers(this.#pool, this.#options.ruleWorkers ?? sharedRuleWorkerCount());
     await this.#dryRunToggles.load();
     // An extension's rules follow its dry-run switch, as its listeners do.
-    // Every live extension hears of a tab counted from traffic (tabs.onCreated), as its permissions let it see the tab.
-    this.engine.lifecycle.onTabCreated = (tab) => {
-      const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
-      for (const record of this.#records.values()) if (record.current) record.current.worker.tabCreated(tabObject(tab, windows, record.current.owner));
-      // An attached browser's new tab comes to the front (known-tabs.ts: the newest tab is the active one), as Chrome's do.
-      if (this.engine.lifecycle.tabControl) this.#activated();
-    };
-    // An attached browser's tab (`wrtui browser`) changed or closed, as Chrome tells it.
-    this.engine.lifecycle.onTabUpdated = (tab) => {
-      const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
-      for (const record of this.#records.values()) {
-        if (!record.current) continue;
-        const shown = tabObject(tab, windows, record.current.owner);
-        record.current.worker.surfaceEvent('tabs.onUpdated', [tab.id, { status: shown.status, ...(shown.url !== undefined && { url: shown.url }) }, shown]);
-      }
-    };
-    // The attached browser's navigations, to extensions with the webNavigation permission.
-    this.engine.lifecycle.onNavigation = (event, details) => {
-      for (const record of this.#records.values()) if (record.current?.owner.permissions.has('webNavigation')) record.current.worker.surfaceEvent(`webNavigation.${event}`, [details]);
-    };
-    this.engine.lifecycle.onTabRemoved = (tabId) => {
-      for (const record of this.#records.values()) record.current?.worker.surfaceEvent('tabs.onRemoved', [tabId, { windowId: 1, isWindowClosing: false }]);
-      if (this.engine.lifecycle.tabControl) this.#activated();
-    };
+    // Tabs, windows and navigations (traffic's tabs; an attached browser's): browser-tab-events.ts.
+    new BrowserTabEvents(this.engine, () => this.#liveWorkers()).wire();
     // A redirect to one of its extensions' URLs is served from that extension's folder.
     this.engine.lifecycle.extensionResources = async (url) => {
       for (const record of this.#records.values()) {

@@ -18,6 +18,9 @@ export const ATTACHED_NAVIGATION_EVENTS = [
   'onCreatedNavigationTarget',
 ] as const;
 
+/** windows events the attached browser tells (its one window: browser-tab-events.ts). */
+export const ATTACHED_WINDOW_EVENTS = ['onCreated', 'onRemoved', 'onFocusChanged'] as const;
+
 /** The surface's eventNotes for `events`: each fires from the attached browser's `what`. */
 export function attachedEventNotes(events: readonly string[], what: string): Record<string, string> {
   return Object.fromEntries(events.map((event) => [event, `it fires from the attached browser's ${what}`]));

@@ -6,24 +6,20 @@ import type { HostCalls } from './host-calls.js';
 
 type Answer = { ok: true; value: unknown; note?: string } | { ok: false; error: string };
 
+/** The attached browser's window id: the windowId known-tabs.ts gives its tabs. */
+export const ATTACHED_WINDOW_ID = 1;
+
+/** The attached browser's window as Chrome's Window (no tabs). */
+export function attachedWindowObject(): Record<string, unknown> {
+  return { alwaysOnTop: false, focused: true, height: 600, id: ATTACHED_WINDOW_ID, incognito: false, left: 0, state: 'normal', top: 0, type: 'normal', width: 800 };
+}
+
 /** The attached browser's window, or undefined when it has no tab (yet, or any more). */
 export async function attachedWindow(calls: HostCalls, options: unknown): Promise<Record<string, unknown> | undefined> {
-  const reply = await calls.call('tabs.query', [{ windowId: 1 }]);
+  const reply = await calls.call('tabs.query', [{ windowId: ATTACHED_WINDOW_ID }]);
   if (!reply.ok || !Array.isArray(reply.value) || reply.value.length === 0) return undefined;
   const populate = typeof options === 'object' && options !== null && (options as { populate?: unknown }).populate === true;
-  return {
-    alwaysOnTop: false,
-    focused: true,
-    height: 600,
-    id: 1,
-    incognito: false,
-    left: 0,
-    state: 'normal',
-    top: 0,
-    type: 'normal',
-    width: 800,
-    ...(populate && { tabs: reply.value }),
-  };
+  return { ...attachedWindowObject(), ...(populate && { tabs: reply.value }) };
 }
 
 /** windows.get/getAll/getCurrent/getLastFocused answered with the attached browser's window; `none`: the answer without one. */

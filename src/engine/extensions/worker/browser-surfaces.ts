@@ -19,7 +19,7 @@ import type { Bridge } from './bridge.js';
 import { deliverReply, type HostCalls } from './host-calls.js';
 import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PRIVACY_DEFAULTS, asksForIncognito, type SettingKind } from './chrome-settings.js';
 import { CHROME_PROXY_CONFIG, CHROME_PROXY_DEFAULT, FIREFOX_NEEDS_PRIVATE_BROWSING, FIREFOX_PROXY_DEFAULT, PROXY_MODE, PROXY_SCHEME } from './proxy-settings.js';
-import { ATTACHED_NAVIGATION_EVENTS, ATTACHED_TAB_EVENTS, attachedEventNotes } from './attached-events.js';
+import { ATTACHED_NAVIGATION_EVENTS, ATTACHED_TAB_EVENTS, ATTACHED_WINDOW_EVENTS, attachedEventNotes } from './attached-events.js';
 import { SimpleEvent } from './simple-event.js';
 import { toolbarButton, type ToolbarButton } from './toolbar-button.js';
 import { answerWindows } from './attached-windows.js';
@@ -435,6 +435,7 @@ function windowsSurface(dialect: SurfaceDialect, attached: HostCalls | undefined
   const orAttached = (method: string, none: Method): Method => (attached ? (args) => answerWindows(attached, method, args, () => none(args) as Answer) : none);
   return {
     lacks: attached ? "wrtui knows the attached browser's window, as one window of its tabs; nothing else opens windows" : 'wrtui has no windows',
+    ...(attached && { eventNotes: attachedEventNotes(ATTACHED_WINDOW_EVENTS, 'window') }),
     constants: {
       WINDOW_ID_NONE: -1,
       WINDOW_ID_CURRENT: -2,
