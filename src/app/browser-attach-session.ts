@@ -4,7 +4,7 @@
 import { BrowserToldRequests } from '../engine/capture/browser-told.js';
 import type { CaptureProxy } from '../engine/capture/capture-proxy.js';
 import type { Engine } from '../engine/engine.js';
-import type { BrowserTabControl } from '../engine/web-request/lifecycle.js';
+import type { BrowserTabControl, NavigationEvent } from '../engine/web-request/lifecycle.js';
 import type { ChromiumAttachment, ChromiumAttachOptions } from './chromium-attach.js';
 
 /** The attach options for a browser browsing through `proxy` (cookie store "0"); extensions may act on its tabs. */
@@ -14,7 +14,8 @@ export function attachOptions(proxy: CaptureProxy, engine: Engine): ChromiumAtta
   return {
     tell: (request) => told.told(request),
     newTabId: () => lifecycle.documents.newTab(),
-    onNavigation: (event, details) => lifecycle.onNavigation?.(event, details),
+    // lifecycle.ts names only its four events; the extension host passes any on (webNavigation.<event>).
+    onNavigation: (event, details) => lifecycle.onNavigation?.(event as NavigationEvent, details),
     // Set before the first tab is told: an extension may act on it as soon as it hears of it.
     onAttachment: (attachment) => (lifecycle.tabControl = tabControlOf(attachment)),
     onTab: (event, tab) => {

@@ -51,6 +51,8 @@ export interface SessionOptions {
   record?: string;
   /** --redact / --no-redact; undefined: <state-dir>/settings.json decides (default off). */
   redact?: boolean;
+  /** `wrtui browser`: the browser wrtui starts is attached, and extensions hear its tabs and navigations. */
+  attachedBrowser?: boolean;
 }
 
 export interface CaptureSession {
@@ -133,6 +135,7 @@ export async function startCaptureSession(options: SessionOptions): Promise<Capt
     stateDir,
     ...(options.workerHeapMb !== undefined && { limits: { heapLimitMb: options.workerHeapMb } }),
     ...(options.persona && { persona: options.persona }),
+    ...(options.attachedBrowser && { attachedBrowser: true }),
   });
   // Quick rules (w): declarative, no worker; after the host, whose extension-file lookup they join.
   const quickRules = await QuickRuleset.start(engine, {

@@ -16,6 +16,9 @@
 import type { ToldRequest } from '../engine/capture/browser-told.js';
 import type { ResourceType } from '../engine/types.js';
 import type { NavigationEvent } from '../engine/web-request/lifecycle.js';
+
+/** webNavigation's events the attachment tells: lifecycle.ts's four, and those only an attached browser knows. */
+export type BrowserNavigationEvent = NavigationEvent | 'onErrorOccurred' | 'onHistoryStateUpdated' | 'onReferenceFragmentUpdated' | 'onCreatedNavigationTarget';
 import type { CdpEvent, CdpPipe } from './cdp-pipe.js';
 
 /** The events the attachment reads (cdp-pipe.ts leaves the others unparsed). */
@@ -28,7 +31,10 @@ export const ATTACH_EVENTS = [
   'Page.frameStartedNavigating',
   'Page.domContentEventFired',
   'Page.frameStoppedLoading',
+  'Page.navigatedWithinDocument',
+  'Page.frameRequestedNavigation',
   'Network.requestWillBeSent',
+  'Network.loadingFailed',
 ];
 
 /** The kinds of target whose requests wrtui wants to know about. */
@@ -86,7 +92,7 @@ export interface ChromiumAttachOptions {
   /** A tab opened, changed (URL, title) or closed. */
   onTab?: (event: 'created' | 'updated' | 'removed', tab: BrowserTab) => void;
   /** A navigation in a frame: webNavigation's event and details, as Chrome gives them. */
-  onNavigation?: (event: NavigationEvent, details: Record<string, unknown>) => void;
+  onNavigation?: (event: BrowserNavigationEvent, details: Record<string, unknown>) => void;
   /** The attachment exists (before its first tab is told): whoever acts on its tabs may hold it from now on. */
   onAttachment?: (attachment: ChromiumAttachment) => void;
 }
@@ -97,6 +103,10 @@ export class ChromiumAttachment {
   readonly #sessions = new Map<string, Session>();
   readonly #frames = new Map<string, Frame>();
   readonly #tabs = new Map<string, BrowserTab>();
+  /** Navigations under way (Network's requestId → the frame navigating and its URL), for onErrorOccurred. */
+  readonly #navigating = new Map<string, { frameKey: string; url: string }>();
+  /** How a top frame's next document came (webNavigation's transitionType), by frame: typed or reload when wrtui asked, else what the page did. */
+  readonly #transitions = new Map<string, string>();
   /** Targets whose domains are on: their requests are reported. */
   readonly #ready = new Set<string>();
   #nextFrameId = 1;
@@ -158,12 +168,17 @@ export class ChromiumAttachment {
 
   /** Loads `url` in the tab (its top frame), as typing it would. */
   async navigate(tabId: number, url: string): Promise<void> {
-    await this.#cdp.send('Page.navigate', { url }, this.#pageSession(tabId));
+    const session = this.#pageSession(tabId);
+    // As typing it would: Chrome's transitionType "typed" (Page.navigate's default).
+    this.#transitions.set(this.#sessions.get(session)!.targetId, 'typed');
+    await this.#cdp.send('Page.navigate', { url }, session);
   }
 
   /** Reloads the tab's page. */
   async reload(tabId: number): Promise<void> {
-    await this.#cdp.send('Page.reload', {}, this.#pageSession(tabId));
+    const session = this.#pageSession(tabId);
+    this.#transitions.set(this.#sessions.get(session)!.targetId, 'reload');
+    await this.#cdp.send('Page.reload', {}, session);
   }
 
   #pageSession(tabId: number): string {
@@ -191,8 +206,16 @@ export class ChromiumAttachment {
         return this.#navigation('onDOMContentLoaded', this.#sessions.get(sessionId ?? '')?.targetId ?? '');
       case 'Page.frameStoppedLoading':
         return this.#navigation('onCompleted', String(params.frameId));
+      case 'Page.frameRequestedNavigation':
+        // The page itself asked (a link, a script, a form, a refresh): Chrome's transition for it.
+        this.#transitions.set(String(params.frameId), TRANSITION_BY_REASON[String(params.reason)] ?? 'link');
+        return;
+      case 'Page.navigatedWithinDocument':
+        return this.#withinDocument(String(params.frameId), String(params.url), params.navigationType as string | undefined);
       case 'Network.requestWillBeSent':
         return this.#requestWillBeSent(params as unknown as RequestWillBeSent, sessionId);
+      case 'Network.loadingFailed':
+        return this.#loadingFailed(params as unknown as LoadingFailed);
     }
   }
 
@@ -212,6 +235,18 @@ export class ChromiumAttachment {
       this.#tabs.set(targetInfo.targetId, tab);
       this.#frames.set(targetInfo.targetId, { id: 0, parent: undefined, tabId });
       this.#options.onTab?.('created', tab);
+      // A page opened by another (window.open, a link's target): where it came from, as Chrome tells it.
+      if (opener && targetInfo.openerFrameId !== undefined) {
+        const source = this.#frames.get(targetInfo.openerFrameId);
+        this.#options.onNavigation?.('onCreatedNavigationTarget', {
+          sourceTabId: opener.id,
+          sourceProcessId: -1,
+          sourceFrameId: source?.id ?? 0,
+          url: targetInfo.url,
+          tabId,
+          timeStamp: Date.now(),
+        });
+      }
     } else if (targetInfo.type === 'iframe' || targetInfo.type === 'worker') {
       // Frames and dedicated workers belong to the tab of the page (or frame) they are in.
       tabId = parent?.tabId ?? this.#frames.get(targetInfo.parentFrameId ?? '')?.tabId ?? -1;
@@ -276,15 +311,18 @@ export class ChromiumAttachment {
     }
     frame.loaderId = navigated.loaderId;
     frame.url = navigated.url;
+    for (const [requestId, navigation] of this.#navigating) if (navigation.frameKey === navigated.id) this.#navigating.delete(requestId);
     this.#navigation('onCommitted', navigated.id);
   }
 
   /** webNavigation's event for a frame wrtui knows (about: and data: documents are told too, as Chrome does). */
-  #navigation(event: NavigationEvent, frameKey: string, url?: string): void {
+  #navigation(event: BrowserNavigationEvent, frameKey: string, url?: string, error?: string): void {
     const frame = this.#frames.get(frameKey);
     if (!frame || !this.#options.onNavigation || frame.tabId === -1) return;
     const parent = frame.parent !== undefined ? this.#frames.get(frame.parent) : undefined;
-    const committed = event !== 'onBeforeNavigate';
+    // Before a navigation commits it has no document of its own.
+    const committed = event !== 'onBeforeNavigate' && event !== 'onErrorOccurred';
+    const withinDocument = event === 'onHistoryStateUpdated' || event === 'onReferenceFragmentUpdated';
     const pageUrl = url ?? frame.url;
     if (pageUrl === undefined || (event === 'onCompleted' && frame.loaderId === undefined)) return;
     this.#options.onNavigation(event, {
@@ -297,9 +335,41 @@ export class ChromiumAttachment {
       frameType: frame.parent === undefined ? 'outermost_frame' : 'sub_frame',
       documentLifecycle: 'active',
       ...(committed && frame.loaderId !== undefined && { documentId: frame.loaderId }),
+      // A failed navigation is told with the document the frame keeps (Chromium 156); a frame that
+      // never committed one has its initial empty document, which the protocol gives no loader id:
+      // its frame id (32 hex digits, as loader ids are) stands for it.
+      ...(event === 'onErrorOccurred' && { documentId: frame.loaderId ?? frameKey }),
       ...(parent?.loaderId !== undefined && { parentDocumentId: parent.loaderId }),
-      ...(event === 'onCommitted' && { transitionType: frame.parent === undefined ? 'link' : 'auto_subframe', transitionQualifiers: [] }),
+      ...(event === 'onCommitted' && { transitionType: frame.parent === undefined ? this.#transitionOf(frameKey) : 'auto_subframe', transitionQualifiers: [] }),
+      ...(withinDocument && { transitionType: frame.parent === undefined ? 'link' : 'auto_subframe', transitionQualifiers: [] }),
+      ...(error !== undefined && { error }),
     });
+  }
+
+  /** A history.pushState/replaceState or a fragment change: the frame's document stays, its URL changes. */
+  #withinDocument(frameKey: string, url: string, navigationType: string | undefined): void {
+    const frame = this.#frames.get(frameKey);
+    if (!frame) return;
+    const before = frame.url;
+    frame.url = url;
+    // Older protocols say no type: a change of the fragment alone is a fragment navigation.
+    const fragment = navigationType !== undefined ? navigationType === 'fragment' : before !== undefined && withoutFragment(before) === withoutFragment(url);
+    this.#navigation(fragment ? 'onReferenceFragmentUpdated' : 'onHistoryStateUpdated', frameKey, url);
+  }
+
+  /** A navigation that failed (no answer, an error, cancelled): webNavigation.onErrorOccurred for its frame. */
+  #loadingFailed(event: LoadingFailed): void {
+    const navigation = this.#navigating.get(event.requestId);
+    if (navigation === undefined) return;
+    this.#navigating.delete(event.requestId);
+    this.#navigation('onErrorOccurred', navigation.frameKey, navigation.url, event.errorText);
+  }
+
+  /** The committed document's transitionType, said once per navigation. */
+  #transitionOf(frameKey: string): string {
+    const transition = this.#transitions.get(frameKey) ?? 'link';
+    this.#transitions.delete(frameKey);
+    return transition;
   }
 
   #requestWillBeSent(event: RequestWillBeSent, sessionId: string | undefined): void {
@@ -322,6 +392,11 @@ export class ChromiumAttachment {
     const top = frame.parent === undefined;
 
     if (event.type === 'Document') {
+      if (frameKey !== undefined) {
+        this.#navigating.set(event.requestId, { frameKey, url: request.url });
+        // A navigation that neither failed nor committed (a download, a 204) is forgotten past a bound.
+        if (this.#navigating.size > MAX_NAVIGATIONS) this.#navigating.delete(this.#navigating.keys().next().value!);
+      }
       // A navigation: its own frame, the document it replaces is not its document.
       if (top) {
         const referer = headerOf(request.headers, 'referer');
@@ -365,8 +440,24 @@ interface TargetInfo {
   url: string;
   title: string;
   openerId?: string;
+  openerFrameId?: string;
   parentFrameId?: string;
 }
+
+interface LoadingFailed {
+  requestId: string;
+  errorText: string;
+}
+
+/** Page.frameRequestedNavigation's reason → Chrome's transitionType for the document it brings. */
+const TRANSITION_BY_REASON: Readonly<Record<string, string>> = {
+  formSubmissionGet: 'form_submit',
+  formSubmissionPost: 'form_submit',
+  reload: 'reload',
+};
+
+/** How many navigations under way are remembered for onErrorOccurred. */
+const MAX_NAVIGATIONS = 200;
 
 interface AttachedToTarget {
   sessionId: string;
@@ -382,6 +473,11 @@ interface RequestWillBeSent {
   frameId?: string;
   initiator?: { type: string; url?: string };
   redirectResponse?: unknown;
+}
+
+function withoutFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash === -1 ? url : url.slice(0, hash);
 }
 
 function headerOf(headers: Record<string, string>, name: string): string | undefined {

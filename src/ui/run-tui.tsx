@@ -35,7 +35,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
 
   // Started before the screen changes, so that "port in use" and CA problems print plainly. It
   // loads the rules too (--rules, watched unless --no-watch) before the proxies serve anything.
-  const session = await startCaptureSession({ ...options, showBodies: true });
+  const session = await startCaptureSession({ ...options, showBodies: true, ...(options.browser && { attachedBrowser: true }) });
   const { engine } = session;
   const store = new TrafficStore({ maxRequests: options.maxRequests ?? DEFAULT_MAX_REQUESTS, tickMs: 1000, ...(options.maxBodyBytes !== undefined && { maxBodyBytes: options.maxBodyBytes }) });
   store.attach(engine.journal);

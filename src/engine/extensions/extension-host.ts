@@ -21,7 +21,7 @@
 // order: the rules folder's entries in name order, the later winning (as in Chrome the extension
 // installed last wins), then `--extension` folders in the order given. A reload never changes it.
 import { webAccessiblePatterns, webAccessibleResource } from './web-accessible-resources.js';
-import { TabWindows, tabObject } from './known-tabs.js';
+import { BrowserTabEvents, type TabEventListener } from './browser-tab-events.js';
 import path from 'node:path';
 import type { Engine } from '../engine.js';
 import { createOwner, type Owner } from '../owner.js';
@@ -77,6 +77,8 @@ export interface ExtensionHostOptions {
   pool?: WorkerPool;
   /** How many worker threads the rule files share (default: one per core, at most 4: rule-workers.ts). */
   ruleWorkers?: number;
+  /** A browser wrtui starts will be attached (`wrtui browser`): extensions hear its tabs and navigations, and their notes say so. */
+  attachedBrowser?: boolean;
 }
 
 export type { RuleProblem, RuleState, RuleStatus, RuntimeState } from './rule-status.js';
@@ -174,32 +176,18 @@ export class ExtensionHost {
     return host;
   }
 
+  /** Each live extension's and rule's worker, with its owner. */
+  *#liveWorkers(): Iterable<TabEventListener> {
+    for (const record of this.#records.values()) if (record.current) yield { worker: record.current.worker, owner: record.current.owner };
+  }
+
   async #start(): Promise<void> {
     this.#pool = this.#options.pool ?? (await WorkerPool.open(this.#limits.heapLimitMb));
     this.#ruleWorkers = new RuleWorkers(this.#pool, this.#options.ruleWorkers ?? sharedRuleWorkerCount());
     await this.#dryRunToggles.load();
     // An extension's rules follow its dry-run switch, as its listeners do.
-    // Every live extension hears of a tab counted from traffic (tabs.onCreated), as its permissions let it see the tab.
-    this.engine.lifecycle.onTabCreated = (tab) => {
-      const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
-      for (const record of this.#records.values()) if (record.current) record.current.worker.tabCreated(tabObject(tab, windows, record.current.owner));
-    };
-    // An attached browser's tab (`wrtui browser`) changed or closed, as Chrome tells it.
-    this.engine.lifecycle.onTabUpdated = (tab) => {
-      const windows = new TabWindows(this.engine.lifecycle.documents.tabs());
-      for (const record of this.#records.values()) {
-        if (!record.current) continue;
-        const shown = tabObject(tab, windows, record.current.owner);
-        record.current.worker.surfaceEvent('tabs.onUpdated', [tab.id, { status: shown.status, ...(shown.url !== undefined && { url: shown.url }) }, shown]);
-      }
-    };
-    // The attached browser's navigations, to extensions with the webNavigation permission.
-    this.engine.lifecycle.onNavigation = (event, details) => {
-      for (const record of this.#records.values()) if (record.current?.owner.permissions.has('webNavigation')) record.current.worker.surfaceEvent(`webNavigation.${event}`, [details]);
-    };
-    this.engine.lifecycle.onTabRemoved = (tabId) => {
-      for (const record of this.#records.values()) record.current?.worker.surfaceEvent('tabs.onRemoved', [tabId, { windowId: 1, isWindowClosing: false }]);
-    };
+    // Tabs, windows and navigations (traffic's tabs; an attached browser's): browser-tab-events.ts.
+    new BrowserTabEvents(this.engine, () => this.#liveWorkers()).wire();
     // A redirect to one of its extensions' URLs is served from that extension's folder.
     this.engine.lifecycle.extensionResources = async (url) => {
       for (const record of this.#records.values()) {
@@ -500,6 +488,7 @@ export class ExtensionHost {
         previousVersion,
         backgroundTimeoutMs: this.#limits.backgroundTimeoutMs,
         persona: extensionPersona ?? this.#options.persona,
+        ...(this.#options.attachedBrowser && { attachedBrowser: true }),
       },
       services: record.services,
       limits: this.#limits,
@@ -917,6 +906,7 @@ export class ExtensionHost {
       ...(dnr && { declarativeNetRequest: dnr }),
       ...(current?.owner.permissions.has('storage') && record.services && { storage: { file: record.services.storage.file, ...record.services.storage.counts } }),
       ownRequests: { ...(record.services?.ownRequests ?? { made: 0, failed: 0 }) },
+      ...(current && (current.worker.badge.text !== '' || Object.keys(current.worker.badge.byTab).length > 0) && { badge: current.worker.badge }),
       runtime: {
         state: record.runtime,
         restarts: record.restarts,

@@ -39,6 +39,12 @@ import { mapped } from './worker/stack-frames.js';
 import { WorkerPool } from './worker-pool.js';
 import { RealmWorker, type CollateralFault, type RealmLink } from './realm-worker.js';
 
+/** An extension's toolbar badge text: the button's own, and each tab's that has one, by tab id. */
+export interface BadgeText {
+  text: string;
+  byTab: Readonly<Record<number, string>>;
+}
+
 export interface WorkerLimits {
   /** The worker's V8 old-generation heap cap (MB). */
   heapLimitMb: number;
@@ -167,6 +173,7 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
   #cookieUnsubscribe: (() => void) | undefined;
   /** Listeners of the events the engine has no registry for (cookies.onChanged, runtime.onInstalled …). */
   readonly #eventListeners = new Map<string, number>();
+  #badge: BadgeText = { text: '', byTab: {} };
   readonly #maps = new Map<string, SourceMap>();
   #terminating = false;
 
@@ -438,6 +445,9 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
         case 'cookieListeners':
           this.#cookieListeners(item[1]);
           break;
+        case 'badge':
+          this.#badge = { text: item[1], byTab: item[2] };
+          break;
         case 'eventListeners':
           if (item[2] > 0) this.#eventListeners.set(item[1], item[2]);
           else this.#eventListeners.delete(item[1]);
@@ -559,6 +569,11 @@ export class ExtensionWorker implements RemoteEndpoint, Successor {
     } finally {
       this.#downloads.delete(id);
     }
+  }
+
+  /** Its toolbar button's badge text: the button's own and each tab's (a tab's wins for that tab). */
+  get badge(): BadgeText {
+    return this.#badge;
   }
 
   /** event → listeners, for the events the webRequest registry does not hold. */

@@ -53,6 +53,8 @@ export interface WorkerBoot {
   messages?: LocaleMessages;
   /** The persona: the host's choice for an extension; for a rule, `--persona` (its manifest's `persona` key wins). */
   persona: 'spec' | 'chrome' | 'firefox' | undefined;
+  /** A browser wrtui started is attached (`wrtui browser`): tabs and navigation events come from it. */
+  attachedBrowser?: boolean;
 }
 
 /** One script of the background: read from `file`, or given as `code` (a bundle) with its source map. */
@@ -126,6 +128,8 @@ export type WorkerItem =
   | ['cookieListeners', count: number]
   /** How many listeners an event without a host-side registry has now (cookies.onChanged, runtime.onInstalled …), for the Rules view. */
   | ['eventListeners', event: string, count: number]
+  /** Its toolbar button's badge text now: the button's own, and each tab's that has one (toolbar-button.ts). */
+  | ['badge', text: string, byTab: Record<number, string>]
   | ['log', level: 'debug' | 'info' | 'warn' | 'error', message: string]
   /** An uncaught exception or unhandled rejection: reported, the worker goes on, as in a browser. */
   | ['uncaught', what: 'exception' | 'rejection', message: string, location?: string]

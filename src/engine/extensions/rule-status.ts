@@ -51,6 +51,8 @@ export interface RuleStatus {
   declarativeNetRequest?: NonNullable<ReturnType<DnrEngine['describe']>>;
   /** chrome.storage (with the permission): storage.local's file (none without a state dir) and each area's item count. */
   storage?: { file: string | undefined; local: number; session: number };
+  /** Its toolbar button's badge text (extensions with a button that set one): the button's own, and each tab's. */
+  badge?: { text: string; byTab: Readonly<Record<number, string>> };
   /** The requests it made itself (fetch, XMLHttpRequest) since it was first loaded, and how many of them failed. */
   ownRequests?: { made: number; failed: number };
   /** Its worker. */

@@ -1,5 +1,6 @@
 // The detail pane of one request: a tab bar (Timeline, Request, Response, Rules, Cookies) and a
 // scrollable window of the tab's lines, wrapped to the pane's width.
+import type { RuleStatus } from '../../engine/extensions/rule-status.js';
 import { Box } from 'ink';
 import { renderLine } from '../ansi.js';
 import { DETAIL_TAB_TITLES, detailLines, type DetailTab } from '../detail/detail-tabs.js';
@@ -28,9 +29,9 @@ export interface DetailPaneProps {
 }
 
 /** The tab's lines as drawn (wrapped); the view uses the count to bound scrolling. */
-export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTab, width: number, unfold = false, explainDnr?: ExplainDnr): StyledLine[] {
+export function detailPaneLines(record: RequestRecord | undefined, tab: DetailTab, width: number, unfold = false, explainDnr?: ExplainDnr, rules?: readonly RuleStatus[]): StyledLine[] {
   if (!record) return [];
-  return wrapLines(detailLines(tab, record, width, unfold, explainDnr), width);
+  return wrapLines(detailLines(tab, record, width, unfold, explainDnr, rules), width);
 }
 
 export function DetailPane({ record, lines, tab, tabNames, top, height, width, focused, search, failure }: DetailPaneProps) {

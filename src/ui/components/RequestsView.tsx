@@ -77,7 +77,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
       computeForPane(() => {
         if (!state.detailOpen) return searchLines([], '');
         if (body.failure) throw body.failure.error;
-        return searchLines([...detailPaneLines(current, state.tab, layout.detailWidth - 1, state.unfold, backend.explainDnr), ...wholeBodyLines(inBody, layout.detailWidth - 1)], state.detailSearch);
+        return searchLines([...detailPaneLines(current, state.tab, layout.detailWidth - 1, state.unfold, backend.explainDnr, backend.rules?.list()), ...wholeBodyLines(inBody, layout.detailWidth - 1)], state.detailSearch);
       }, searchLines([], '')),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [state.detailOpen, current, current?.revision, state.tab, layout.detailWidth, state.detailSearch, body, state.unfold],
@@ -138,7 +138,7 @@ export function RequestsView({ store, backend, state, setState, width, height, n
           initial: state.detailSearch,
           onSubmit: (text) =>
             setState((s) => {
-              const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1, s.unfold, backend.explainDnr), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
+              const all = [...detailPaneLines(current, s.tab, layout.detailWidth - 1, s.unfold, backend.explainDnr, backend.rules?.list()), ...wholeBodyLines(searchedBody(current, s.tab, text), layout.detailWidth - 1)];
               const found = searchLines(all, text).matches;
               if (text !== '' && found.length === 0) actions.notify(`No match for "${text}" in this tab`, 'warn');
               const lastTop = Math.max(0, all.length - detailBodyHeight);

@@ -1,5 +1,7 @@
 // The detail pane's tabs, in order, and the lines each shows for a request.
+import type { RuleStatus } from '../../engine/extensions/rule-status.js';
 import type { SessionMode } from '../backend.js';
+import { badgeLines } from './badge-lines.js';
 import type { RequestRecord } from '../store/request-record.js';
 import { cookiesLines } from './cookies-lines.js';
 import { requestLines } from './request-lines.js';
@@ -21,7 +23,7 @@ export const DETAIL_TAB_TITLES: Readonly<Record<DetailTab, string>> = {
 };
 
 /** The tab's lines, unwrapped; `width` sizes what is drawn to the pane's width (the waterfall). */
-export function detailLines(tab: DetailTab, record: RequestRecord, width: number, unfold = false, explainDnr?: ExplainDnr): StyledLine[] {
+export function detailLines(tab: DetailTab, record: RequestRecord, width: number, unfold = false, explainDnr?: ExplainDnr, rules?: readonly RuleStatus[]): StyledLine[] {
   switch (tab) {
     case 'timeline':
       return timelineLines(record, width);
@@ -30,7 +32,7 @@ export function detailLines(tab: DetailTab, record: RequestRecord, width: number
     case 'response':
       return responseLines(record, unfold);
     case 'rules':
-      return rulesLines(record, explainDnr);
+      return [...rulesLines(record, explainDnr), ...badgeLines(record, rules ?? [])];
     case 'cookies':
       return cookiesLines(record);
     case 'diff':

@@ -94,7 +94,7 @@ function installBindings(bridge: Bridge, boot: WorkerBoot): BindingsHandle {
     const manifestVersion = typeof manifest.manifest_version === 'number' ? manifest.manifest_version : 2;
     const root = style === 'callback' ? 'chrome' : 'browser';
     runtime.adapt();
-    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, dialect: persona.surfaces, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false), calls, messages: localize }, reported);
+    surfaces ??= new BrowserSurfaces({ bridge, lastError, onError: reportUncaught, manifest, permissions, dialect: persona.surfaces, baseUrl: boot.baseUrl, later: (run) => void bridge.setTimer(run, 0, false), calls, messages: localize, attachedBrowser: boot.attachedBrowser === true }, reported);
     const api: Record<string, unknown> = {
       // The browser's own surfaces first, so that wrtui's real namespaces win any name they share.
       ...surfaces.namespaces(root),

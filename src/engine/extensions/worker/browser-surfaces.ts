@@ -6,7 +6,8 @@
 //
 // So an extension granted one finds it, with the members Chromium 156 gives it: tabs and windows
 // need no permission, the button comes with its manifest key, the rest with their permission; a
-// namespace not granted stays undefined, as in a browser. Its events never fire; each call answers
+// namespace not granted stays undefined, as in a browser. Its events never fire, except the tabs and
+// webNavigation events a browser wrtui started tells while attached (attached-events.ts); each call answers
 // what a browser with no window or menu open would (tabs.get(5): "No tab with id: 5."), except
 // that tabs.get and tabs.query know the tabs wrtui counted from traffic (known-tabs.ts), since a
 // request's details.tabId names one. The button keeps what is set on it (getBadgeText gives back
@@ -18,7 +19,10 @@ import type { Bridge } from './bridge.js';
 import { deliverReply, type HostCalls } from './host-calls.js';
 import { ChromeSetting, INVALID_INVOCATION, IP_HANDLING_POLICY, NO_INCOGNITO, PRIVACY_DEFAULTS, asksForIncognito, type SettingKind } from './chrome-settings.js';
 import { CHROME_PROXY_CONFIG, CHROME_PROXY_DEFAULT, FIREFOX_NEEDS_PRIVATE_BROWSING, FIREFOX_PROXY_DEFAULT, PROXY_MODE, PROXY_SCHEME } from './proxy-settings.js';
+import { ATTACHED_NAVIGATION_EVENTS, ATTACHED_TAB_EVENTS, ATTACHED_WINDOW_EVENTS, attachedEventNotes } from './attached-events.js';
 import { SimpleEvent } from './simple-event.js';
+import { toolbarButton, type ToolbarButton } from './toolbar-button.js';
+import { answerWindows } from './attached-windows.js';
 
 type OnError = (error: unknown, where: string) => void;
 /** `note`: what the journal says of the call, when not the answer itself. */
@@ -66,6 +70,8 @@ export interface SurfaceContext {
   calls: HostCalls;
   /** A manifest text with its `__MSG_name__` resolved (chrome.i18n's messages). */
   messages: (text: string) => string;
+  /** A browser wrtui started is attached (`wrtui browser`): its tabs and navigations are told (attached-events.ts). */
+  attachedBrowser?: boolean;
 }
 
 /** The surfaces of one extension: their state is shared by `chrome` and `browser`. */
@@ -74,6 +80,8 @@ export class BrowserSurfaces {
   readonly #reported: Set<string>;
   readonly #surfaces = new Map<string, Surface>();
   readonly #menuIds = new Set<string | number>();
+  /** The toolbar buttons (action, browserAction): their per-tab values end with the tab's document. */
+  readonly #buttons: ToolbarButton[] = [];
   /** The events made, by name without the root (tabs.onCreated): chrome's and browser's. */
   readonly #events = new Map<string, SimpleEvent[]>();
   #nextMenuId = 1;
@@ -87,8 +95,9 @@ export class BrowserSurfaces {
     this.#context = context;
     this.#reported = reported;
     const { manifest, permissions, dialect } = context;
-    this.#surfaces.set('tabs', tabsSurface(dialect, context.calls, manifest.manifest_version));
-    this.#surfaces.set('windows', windowsSurface(dialect));
+    const attached = context.attachedBrowser === true;
+    this.#surfaces.set('tabs', tabsSurface(dialect, context.calls, manifest.manifest_version, attached));
+    this.#surfaces.set('windows', windowsSurface(dialect, attached ? context.calls : undefined));
     // Chromium 156 gives chrome.commands to an extension whose manifest declares commands.
     if (isObject(manifest.commands)) this.#surfaces.set('commands', commandsSurface(manifest, context.messages, dialect));
     const version = manifest.manifest_version;
@@ -98,7 +107,7 @@ export class BrowserSurfaces {
     if (permissions.has('contextMenus') || permissions.has('menus')) this.#surfaces.set('contextMenus', this.#menus());
     if (dialect.menus && permissions.has('menus')) this.#surfaces.set('menus', this.#menus(true));
     if (permissions.has('notifications')) this.#surfaces.set('notifications', this.#notifications());
-    if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect));
+    if (permissions.has('webNavigation')) this.#surfaces.set('webNavigation', webNavigationSurface(dialect, attached));
     for (const permission of permissions) {
       if (permission === 'privacy' || permission === 'proxy') continue;
       if (!NOT_A_SURFACE.has(permission) && /^[a-z][A-Za-z]*$/.test(permission) && !this.#surfaces.has(permission)) this.#surfaces.set(permission, genericSurface(permission));
@@ -175,6 +184,10 @@ export class BrowserSurfaces {
 
   /** Fires one of the surfaces' events (tabs.onCreated) for chrome's and browser's listeners. */
   dispatch(name: string, ...args: unknown[]): void {
+    // A tab's own button values end with its document (a new page loads: its URL changes) or the tab.
+    if (name === 'tabs.onRemoved' || (name === 'tabs.onUpdated' && isObject(args[1]) && typeof args[1].url === 'string')) {
+      for (const button of this.#buttons) button.forgetTab(args[0] as number);
+    }
     for (const event of this.#events.get(name) ?? []) event.dispatch(...args);
   }
 
@@ -265,50 +278,22 @@ export class BrowserSurfaces {
     this.#context.bridge.post(['surfaceNote', path, text]);
   }
 
-  /** action (MV3), browserAction (MV2): the button's state, kept; `extra`: Firefox's and MV3's getters and setters. */
+  /** action (MV3), browserAction (MV2): the button's state, kept (toolbar-button.ts); `extra`: Firefox's and MV3's getters and setters. */
   #button(name: string, declared: Record<string, unknown>, extra: boolean): Surface {
-    const state = {
-      title: typeof declared.default_title === 'string' ? declared.default_title : String(this.#context.manifest.name ?? ''),
-      popup: typeof declared.default_popup === 'string' ? new URL(declared.default_popup, this.#context.baseUrl).href : '',
-      text: '',
-      background: [...this.#context.dialect.badgeBackground] as unknown,
-      textColor: [0, 0, 0, 0] as unknown,
-      enabled: true,
-    };
-    const { noTab } = this.#context.dialect;
-    const set = (apply: (details: Record<string, unknown>) => void): Method => ([details]) => {
-      if (!isObject(details)) return fail(`Error in invocation of ${name}: the details must be an object`);
-      if (typeof details.tabId === 'number') return fail(noTab(details.tabId));
-      apply(details);
-      return ok(undefined, 'kept (its getter gives it back), not shown');
-    };
-    const get = (read: () => unknown): Method => ([details]) => (isObject(details) && typeof details.tabId === 'number' ? fail(noTab(details.tabId)) : ok(read()));
-    const methods: Record<string, Method> = {
-      setTitle: set((details) => void (state.title = String(details.title ?? ''))),
-      getTitle: get(() => state.title),
-      setIcon: (args) => {
-        const answer = set(() => {})(args) as Answer;
-        return answer.ok ? ok(undefined, 'not shown') : answer;
-      },
-      setPopup: set((details) => void (state.popup = details.popup ? new URL(String(details.popup), this.#context.baseUrl).href : '')),
-      getPopup: get(() => state.popup),
-      setBadgeText: set((details) => void (state.text = String(details.text ?? ''))),
-      getBadgeText: get(() => state.text),
-      setBadgeBackgroundColor: set((details) => void (state.background = colorArray(details.color))),
-      getBadgeBackgroundColor: get(() => state.background),
-      enable: ([tabId]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ((state.enabled = true), ok())),
-      disable: ([tabId]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ((state.enabled = false), ok())),
-    };
-    if (extra) {
-      Object.assign(methods, {
-        setBadgeTextColor: set((details) => void (state.textColor = colorArray(details.color))),
-        getBadgeTextColor: get(() => state.textColor),
-        isEnabled: ([tabId]: unknown[]) => (typeof tabId === 'number' ? fail(noTab(tabId)) : ok(state.enabled)),
-        openPopup: () => fail(`${NO_TABS}: there is no popup to open`),
-        getUserSettings: () => ok({ isOnToolbar: false }),
-      });
-    }
-    return { lacks: 'wrtui has no toolbar', events: extra ? ['onClicked', 'onUserSettingsChanged'] : ['onClicked'], methods };
+    const button = toolbarButton({
+      name,
+      declared,
+      manifestName: String(this.#context.manifest.name ?? ''),
+      baseUrl: this.#context.baseUrl,
+      dialect: this.#context.dialect,
+      calls: this.#context.calls,
+      extra,
+      noPopup: `${NO_TABS}: there is no popup to open`,
+      // Only the last button's badge is told (an MV2 extension has a browserAction or a pageAction's none).
+      onBadge: name === 'pageAction' ? () => {} : (text, byTab) => this.#context.bridge.post(['badge', text, byTab]),
+    });
+    if (name !== 'pageAction') this.#buttons.push(button);
+    return button;
   }
 
   #pageAction(declared: Record<string, unknown>): Surface {
@@ -380,10 +365,11 @@ export class BrowserSurfaces {
 
 const WINDOW_TYPE = { NORMAL: 'normal', POPUP: 'popup', PANEL: 'panel', APP: 'app', DEVTOOLS: 'devtools', CUSTOM_TAB: 'custom-tab' };
 
-function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion: unknown): Surface {
+function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion: unknown, attached: boolean): Surface {
+  const seen = attached ? "the attached browser's" : 'seen in traffic';
   const host = async (method: string, args: unknown[]): Promise<Answer> => {
     const reply = await calls.call(`tabs.${method}`, args);
-    return reply.ok ? ok(reply.value, method === 'query' ? `answered the ${(reply.value as unknown[]).length} tabs seen in traffic so far` : 'answered with the tab seen in traffic') : fail(reply.error);
+    return reply.ok ? ok(reply.value, method === 'query' ? `answered the ${(reply.value as unknown[]).length} tabs ${attached ? "the attached browser has (and any seen only in traffic)" : 'seen in traffic so far'}` : `answered with the tab ${seen}`) : fail(reply.error);
   };
   // Under `wrtui browser` the attached browser's tabs are acted on; without one, the answer below.
   const actOn = (method: string, otherwise: Method): Method => async (args) => {
@@ -398,8 +384,8 @@ function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion:
     return (await calls.call('tabs.get', [id])).ok ? fail(`wrtui sees tab ${id} only in its traffic: it cannot act on it`) : fail(dialect.noTab(id));
   };
   return {
-    lacks: 'wrtui knows tabs only from the traffic it sees',
-    eventNotes: { onCreated: 'it fires when a request opens a tab wrtui had not seen, before that request\'s onBeforeRequest' },
+    lacks: attached ? 'wrtui knows the tabs of the browser it started (attached), and tabs other clients\' traffic shows' : 'wrtui knows tabs only from the traffic it sees',
+    eventNotes: attached ? attachedEventNotes(ATTACHED_TAB_EVENTS, "tabs") : { onCreated: 'it fires when a request opens a tab wrtui had not seen, before that request\'s onBeforeRequest' },
     constants: {
       TAB_ID_NONE: -1,
       TAB_INDEX_NONE: -1,
@@ -443,10 +429,13 @@ function tabsSurface(dialect: SurfaceDialect, calls: HostCalls, manifestVersion:
   };
 }
 
-function windowsSurface(dialect: SurfaceDialect): Surface {
+function windowsSurface(dialect: SurfaceDialect, attached: HostCalls | undefined): Surface {
   const noWindow: Method = ([windowId]) => fail(dialect.noWindow(windowId));
+  // Under `wrtui browser`, the attached browser's one window (attached-windows.ts).
+  const orAttached = (method: string, none: Method): Method => (attached ? (args) => answerWindows(attached, method, args, () => none(args) as Answer) : none);
   return {
-    lacks: 'wrtui has no windows',
+    lacks: attached ? "wrtui knows the attached browser's window, as one window of its tabs; nothing else opens windows" : 'wrtui has no windows',
+    ...(attached && { eventNotes: attachedEventNotes(ATTACHED_WINDOW_EVENTS, 'window') }),
     constants: {
       WINDOW_ID_NONE: -1,
       WINDOW_ID_CURRENT: -2,
@@ -456,10 +445,10 @@ function windowsSurface(dialect: SurfaceDialect): Surface {
     },
     events: dialect.windowEvents,
     methods: {
-      get: noWindow,
-      getAll: () => ok([]),
-      getCurrent: () => fail('No current window'),
-      getLastFocused: () => fail('No last-focused window'),
+      get: orAttached('get', noWindow),
+      getAll: orAttached('getAll', () => ok([])),
+      getCurrent: orAttached('getCurrent', () => fail('No current window')),
+      getLastFocused: orAttached('getLastFocused', () => fail('No last-focused window')),
       create: () => fail(`${NO_TABS}: nothing was opened`),
       update: noWindow,
       remove: noWindow,
@@ -487,10 +476,11 @@ function commandsSurface(manifest: Record<string, unknown>, localize: (text: str
   };
 }
 
-function webNavigationSurface(dialect: SurfaceDialect): Surface {
+function webNavigationSurface(dialect: SurfaceDialect, attached: boolean): Surface {
   const frames: Method = ([details]) => (dialect.framesOfMissingTabFail ? fail(dialect.noTab((details as { tabId?: unknown } | undefined)?.tabId)) : ok(null));
   return {
-    lacks: 'wrtui sees requests, not navigations in tabs',
+    lacks: attached ? 'wrtui hears the navigations of the browser it started (attached), not those of other clients' : 'wrtui sees requests, not navigations in tabs',
+    ...(attached && { eventNotes: attachedEventNotes(ATTACHED_NAVIGATION_EVENTS, 'navigations') }),
     constants: {
       TransitionType: Object.fromEntries(['link', 'typed', 'auto_bookmark', 'auto_subframe', 'manual_subframe', 'generated', 'start_page', 'form_submit', 'reload', 'keyword', 'keyword_generated'].map((value) => [value.toUpperCase(), value])),
       TransitionQualifier: Object.fromEntries(['client_redirect', 'server_redirect', 'forward_back', 'from_address_bar'].map((value) => [value.toUpperCase(), value])),
@@ -503,15 +493,6 @@ function webNavigationSurface(dialect: SurfaceDialect): Surface {
 /** A granted namespace wrtui knows nothing of (downloads, history, idle, …). */
 function genericSurface(name: string): Surface {
   return { lacks: `wrtui has no ${name}`, events: [], methods: {} };
-}
-
-/** A badge colour as Chrome reports it: [r, g, b, a]. */
-function colorArray(color: unknown): unknown {
-  if (Array.isArray(color)) return [...color];
-  const hex = typeof color === 'string' ? /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color)?.[1] : undefined;
-  if (!hex) return [0, 0, 0, 255];
-  const full = hex.length === 3 ? [...hex].map((digit) => digit + digit).join('') : hex;
-  return [0, 2, 4].map((at) => parseInt(full.slice(at, at + 2), 16)).concat(255);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
