@@ -1,9 +1,13 @@
 // Where a request goes next when it is redirected: fetch's method rule, the https: upgrade, and
 // the headers that go on to the next hop.
+import type { Persona } from '../personas/index.js';
 import type { HttpHeaders } from '../types.js';
 
 /** The schemes webRequest sees requests for. */
 export const WEB_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:', 'ws:', 'wss:']);
+
+/** Personas that tell a server redirect's onBeforeRedirect only once the client follows it (Firefox). */
+export const toldWhenFollowed = (persona: Persona): boolean => persona.redirectNoticeWhenFollowed;
 
 /** The https: (or wss:) URL for an http: (ws:) one; undefined when it is secure already. */
 export function secureUrlOf(url: string): string | undefined {

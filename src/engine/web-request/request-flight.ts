@@ -1,9 +1,8 @@
 // One request across all its hops (server redirects, listener redirects, auth retries) under one
 // requestId: its state, and the phase methods its driver calls in order (see lifecycle.ts).
-import type { CrossSite } from '../cookies/cookie-match.js';
 import { EXTENSION_PROTOCOLS } from '../match-pattern.js';
-import { getHeader, getHeaderValues, withHeader } from '../headers.js';
-import type { DnrEntry, WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
+import { getHeader, withHeader } from '../headers.js';
+import type { WebRequestEntry, WrtuiAddedHeader } from '../journal.js';
 import {
   ERR_BLOCKED_BY_CLIENT,
   type HttpHeaders,
@@ -15,38 +14,22 @@ import {
 } from '../types.js';
 import { specPersona, type EventFacts, type Persona } from '../personas/index.js';
 import { contextFromBrowser, requestContext, type KnownDocument, type RequestContext } from '../personas/request-context.js';
-import { authorizationFor, parseChallenge, type AuthChallenge } from './auth-challenge.js';
-import type { EventWait, FiringPace, PersonaFilter } from './event-firing.js';
+import { authorizationFor, type AuthChallenge } from './auth-challenge.js';
+import { AUTH_RETRY_BEFORE_REQUEST, AUTH_RETRY_FACTS, AUTH_RETRY_REFIRES, challengeOf } from './auth-retry.js';
+import type { EventWait, FiringPace } from './event-firing.js';
 import type { FilterableRequest } from './request-filter.js';
-import { cookieNames, mergeCookieHeader } from './request-cookies.js';
+import { storeResponseCookies, withJarCookies } from './flight-cookies.js';
 import { securityInfo, type SecurityInfoOptions, type TlsFacts } from './security-info.js';
 import { ResponseFilter, type FilterEndpoint } from './stream-filter.js';
 import { statusLineOf, type ResponseHead } from './transport.js';
-import type { DnrRequestInfo } from '../dnr/dnr-engine.js';
-import { dnrResourceType } from '../dnr/dnr-resource-type.js';
+import { dnrBlocker, dnrInfoOf, filterableAt, PersonaFields, webRequestUrl } from './request-views.js';
 import type { FlightHost } from './flight-host.js';
-import { secureUrlOf, redirectMethod, WEB_SCHEMES, withHost, withoutBodyHeaders, withoutCredentials } from './redirect-hop.js';
+import { secureUrlOf, redirectMethod, toldWhenFollowed, WEB_SCHEMES, withHost, withoutBodyHeaders, withoutCredentials } from './redirect-hop.js';
 import type { CookieAccess, ExtensionRequester, RequestInit } from './request-init.js';
 import type { BeforeRequestDecision, FrameHeaders, HeadersDecision, InternalRedirect, SendDecision } from './phase-decisions.js';
 
 /** What takeFilters gives for the many requests no filter was made for. */
 const NO_FILTERS: readonly ResponseFilter[] = Object.freeze([]);
-
-/** Personas that tell a server redirect's onBeforeRedirect only once the client follows it (Firefox). */
-const toldWhenFollowed = (persona: Persona) => persona.redirectNoticeWhenFollowed;
-
-/** Firefox's auth retry: the events only it fires again. */
-const AUTH_RETRY_REFIRES: PersonaFilter = { test: (persona) => persona.refiresAuthRetry, names: ['firefox'], journalAlways: true };
-
-/** onBeforeRequest is re-fired for Firefox only, and journaled only then (a journaled onBeforeRequest starts a request). */
-const AUTH_RETRY_FACTS: EventFacts = { authRetry: true };
-const AUTH_RETRY_BEFORE_REQUEST: PersonaFilter = { ...AUTH_RETRY_REFIRES, journalAlways: false };
-
-/** Who a declarativeNetRequest block came from, in words: `rule main#3 of Blocker`. */
-function dnrBlocker(entry: DnrEntry | undefined): string | undefined {
-  const match = entry?.matches.find((candidate) => candidate.status === 'applied');
-  return match && `declarativeNetRequest rule ${match.rulesetId}#${match.ruleId} of ${match.extension}`;
-}
 
 export class RequestFlight {
   /** The rule or extension that cancelled it (a listener's owner, or a declarativeNetRequest rule), once cancelled. */
@@ -150,32 +133,18 @@ export class RequestFlight {
       // A tab wrtui had not seen: extensions hear tabs.onCreated before its first onBeforeRequest.
       if (opened) lifecycle.onTabCreated?.(opened);
     }
-    this.#filterable = this.#filterableFor(init.url);
+    this.#filterable = filterableAt(this, webRequestUrl(init.url));
   }
 
-  /** Each persona's details fields, made on first use: the request's context does not change between events. */
-  readonly #personaFields = new Map<Persona, Record<string, unknown>>();
+  /** Each persona's details fields, made on first use (request-views.ts). */
+  readonly #personaFields = new PersonaFields(this);
 
   fieldsFor(persona: Persona): Record<string, unknown> {
-    let fields = this.#personaFields.get(persona);
-    if (!fields) {
-      fields = persona.contextFields(this.context, this.storeId);
-      this.#personaFields.set(persona, fields);
-    }
-    return fields;
+    return this.#personaFields.fieldsFor(persona);
   }
 
-  /** Made on first use: only requests a worker's listener sees under a browser persona need it. */
-  #personaFieldsJson: Map<Persona, string> | undefined;
-
   fieldsJsonFor(persona: Persona): string {
-    let json = this.#personaFieldsJson?.get(persona);
-    if (json === undefined) {
-      // `type` first: never an empty object, whatever the persona adds.
-      json = JSON.stringify({ type: persona.typeOf(this.type), ...this.fieldsFor(persona) });
-      (this.#personaFieldsJson ??= new Map()).set(persona, json);
-    }
-    return json;
+    return this.#personaFields.fieldsJsonFor(persona);
   }
 
   /** Firefox's SecurityInfo of the latest response: `state: "insecure"` before one, or over plain HTTP. */
@@ -206,7 +175,7 @@ export class RequestFlight {
     // declarativeNetRequest decides first; onBeforeRequest still fires (Chromium 156 shows it for a
     // request its rules block or redirect), but nobody waits for a listener's answer then.
     // (Not at an extension's own URL: declarativeNetRequest acts on web requests only.)
-    const dnr = this.lifecycle.dnr?.active && !this.atExtensionUrl ? this.lifecycle.dnr.beforeRequest(this.#dnrInfo()) : undefined;
+    const dnr = this.lifecycle.dnr?.active && !this.atExtensionUrl ? this.lifecycle.dnr.beforeRequest(dnrInfoOf(this)) : undefined;
     if (dnr && dnr.action.kind !== 'none') {
       this.lifecycle.events.notify('onBeforeRequest', details, this.#filterable, undefined, this.#madeByNote());
       this.lifecycle.dnr!.journal(dnr.entry!);
@@ -238,14 +207,9 @@ export class RequestFlight {
     const cookies = this.lifecycle.cookies;
     // An extension's own request has no client jar: wrtui is its browser, whatever --cookies says.
     if (cookies && (this.lifecycle.cookieMode === 'send' || this.madeBy) && this.#cookieAccess !== 'none') {
-      // A client may split its cookies over several Cookie fields (HTTP/2 does): all of them count.
-      const fromClient = getHeaderValues(headers, 'cookie').join('; ') || undefined;
-      const fromJar = cookies.cookieHeader(this.url, this.storeId, this.#crossSite);
-      const merged = mergeCookieHeader(fromJar, fromClient);
-      if (merged !== fromClient) {
-        headers = withHeader(headers, 'Cookie', merged);
-        added.push({ header: 'Cookie', by: 'cookie jar', cookies: cookieNames(fromJar), ...(fromClient !== undefined && { clientValue: fromClient }) });
-      }
+      const withCookies = withJarCookies(cookies, headers, this.url, this.storeId, this.#cookieAccess);
+      headers = withCookies.headers;
+      if (withCookies.added) added.push(withCookies.added);
     }
     if (this.#authorization) {
       headers = withHeader(headers, this.#authorization.header, this.#authorization.value);
@@ -265,7 +229,7 @@ export class RequestFlight {
     if (verdict.cancelledBy !== undefined) return this.#cancel(verdict.cancelledBy);
     let sent = verdict.requestHeaders ?? headers;
     // Rules change request headers after the listeners: onSendHeaders shows their work, onBeforeSendHeaders did not.
-    if (this.lifecycle.dnr?.active) sent = this.lifecycle.dnr.requestHeaders(this.#dnrInfo(), sent);
+    if (this.lifecycle.dnr?.active) sent = this.lifecycle.dnr.requestHeaders(dnrInfoOf(this), sent);
     // The transport's own framing (a proxy that must send Content-Length) is part of what is sent.
     if (transport.frame) sent = transport.frame(sent, sent !== this.requestHeaders);
     // §3: "modifications made by onBeforeSendHeaders listeners are visible by the time onSendHeaders fires".
@@ -327,14 +291,14 @@ export class RequestFlight {
     let responseHeaders = verdict.responseHeaders ?? head.headers;
     // Rules change response headers after the listeners (onResponseStarted shows it, onHeadersReceived did not).
     if (this.lifecycle.dnr?.active) {
-      const ruled = this.lifecycle.dnr.responseHeaders(this.#dnrInfo(), responseHeaders);
+      const ruled = this.lifecycle.dnr.responseHeaders(dnrInfoOf(this), responseHeaders);
       if (ruled.blocked) return this.#cancel('a declarativeNetRequest rule');
       responseHeaders = ruled.headers;
     }
     this.#response.responseHeaders = responseHeaders;
-    this.#storeCookies(responseHeaders);
+    if (this.lifecycle.cookies && this.#cookieAccess !== 'none') storeResponseCookies(this.lifecycle.cookies, this.lifecycle.journal, this, this.#cookieAccess, responseHeaders);
 
-    const challenge = this.#challengeOf(statusCode, responseHeaders);
+    const challenge = challengeOf(statusCode, responseHeaders);
     if (challenge && this.lifecycle.registry.count('onAuthRequired') > 0) {
       const retry = await this.#authRequired(challenge, statusLine, statusCode, responseHeaders);
       if (this.finished) return this.#ended();
@@ -465,13 +429,6 @@ export class RequestFlight {
     };
   }
 
-  /** The request as declarativeNetRequest sees it. */
-  #dnrInfo(): DnrRequestInfo {
-    const { initiator, documentUrl, frameAncestors } = this.context;
-    const frameUrls = [...(documentUrl !== undefined ? [documentUrl] : []), ...(frameAncestors ?? []).map((ancestor) => ancestor.url)];
-    return { requestId: this.requestId, url: this.url, method: this.method, type: dnrResourceType(this.type), tabId: this.tabId, frameId: this.frameId, ...(initiator !== undefined && { initiator }), ...(frameUrls.length > 0 && { frameUrls }), ...(this.madeBy && { madeBy: this.madeBy.host }) };
-  }
-
   /** A phase's answer once the request ended while it waited for listeners: the caller stops there. */
   #ended(): { action: 'cancel'; error: NetError } {
     return { action: 'cancel', error: this.#endedWith ?? 'net::ERR_ABORTED' };
@@ -577,16 +534,8 @@ export class RequestFlight {
     this.url = url;
     this.method = method;
     // An extension's URL is a hop webRequest reports (serveExtensionResource); data: and about: end here.
-    if (WEB_SCHEMES.has(next.protocol) || EXTENSION_PROTOCOLS.has(next.protocol)) this.#filterable = this.#filterableAt(next);
+    if (WEB_SCHEMES.has(next.protocol) || EXTENSION_PROTOCOLS.has(next.protocol)) this.#filterable = filterableAt(this, next);
     else this.finished = true;
-  }
-
-  #challengeOf(statusCode: number, headers: HttpHeaders): (AuthChallenge & { isProxy: boolean }) | undefined {
-    const isProxy = statusCode === 407;
-    if (statusCode !== 401 && !isProxy) return undefined;
-    const value = getHeaderValues(headers, isProxy ? 'proxy-authenticate' : 'www-authenticate')[0];
-    const challenge = value === undefined ? undefined : parseChallenge(value);
-    return challenge && { ...challenge, isProxy };
   }
 
   async #authRequired(
@@ -636,56 +585,6 @@ export class RequestFlight {
     this.#authRetry = true;
     this.#response = undefined;
     return { action: 'retry-auth' };
-  }
-
-  /** The cross-site rule its cookies follow, when they do. */
-  get #crossSite(): CrossSite | undefined {
-    return typeof this.#cookieAccess === 'object' ? this.#cookieAccess : undefined;
-  }
-
-  #storeCookies(responseHeaders: HttpHeaders): void {
-    const cookies = this.lifecycle.cookies;
-    if (!cookies || this.#cookieAccess === 'none') return;
-    const setCookies = getHeaderValues(responseHeaders, 'set-cookie');
-    if (setCookies.length === 0) return;
-    const result = cookies.setFromResponse(this.url, setCookies, this.storeId, this.#crossSite);
-    for (const { header, reason } of result?.rejected ?? []) {
-      // The cookie's name only: its value may be a secret (and a nameless cookie is all value).
-      const pair = header.split(';', 1)[0]!;
-      const equals = pair.indexOf('=');
-      const name = equals === -1 ? '(nameless)' : pair.slice(0, equals).trim();
-      this.lifecycle.journal.append({ kind: 'log', level: 'info', source: 'cookies', message: `request ${this.requestId}: Set-Cookie "${name}" ignored: ${reason}` });
-    }
-  }
-
-  #filterableFor(url: string): FilterableRequest {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new TypeError(`Invalid request URL ${JSON.stringify(url)}`);
-    }
-    if (!WEB_SCHEMES.has(parsed.protocol)) throw new TypeError(`webRequest does not see ${parsed.protocol} URLs: ${url}`);
-    return this.#filterableAt(parsed);
-  }
-
-  /** What filters and personas see of the request at `url`; its context is worked out only if asked for. */
-  #filterableAt(url: URL): FilterableRequest {
-    const flight = this;
-    return {
-      url,
-      type: this.type,
-      tabId: this.tabId,
-      windowId: this.windowId,
-      storeId: this.storeId,
-      ...(EXTENSION_PROTOCOLS.has(url.protocol) && { extensionHost: url.host }),
-      ...(this.madeBy && { madeBy: this.madeBy.host, ...(this.madeBy.version && { madeByVersion: this.madeBy.version }) }),
-      get context() {
-        return flight.context;
-      },
-      fieldsFor: (persona) => flight.fieldsFor(persona),
-      fieldsJsonFor: (persona) => flight.fieldsJsonFor(persona),
-    };
   }
 
   #requireResponse(phase: string) {
