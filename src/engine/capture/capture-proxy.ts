@@ -9,29 +9,28 @@
 //   first byte / last byte → onResponseStarted / onCompleted; a failure → onErrorOccurred
 // Bodies stream both ways; only the first --max-body-size bytes are kept (requestBody, recorder,
 // cache). After a WebSocket's 101 the two connections are spliced; webRequest sees no frames.
+// Beside this file: CONNECT tunnels (connect-tunnels.ts), the upstream response relayed
+// (response-relay.ts), answers from the HTTP cache (cached-answer.ts).
 import * as mockttp from 'mockttp';
-import { createServer, isIP, type Server, type Socket } from 'node:net';
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import { getHeader, headerObject, headersFromRaw, headerLatin1, withHeader } from '../headers.js';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { ClientRequest } from 'node:http';
+import { getHeader, headerObject, headersFromRaw, withHeader } from '../headers.js';
 import type { Journal } from '../journal.js';
-import type { HttpHeaders, NetError } from '../types.js';
-import type { HeadersDecision, InternalRedirect, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
+import type { HttpHeaders } from '../types.js';
+import type { HeadersDecision, RequestFlight, RequestLifecycle } from '../web-request/lifecycle.js';
 import { parseRequestBody } from '../web-request/request-body.js';
 import { TransportError, type ResponseHead } from '../web-request/transport.js';
 import type { ClientFault } from './client-guard.js';
 import { ClientConnections } from './client-connections.js';
 import { DescriptorWatch } from './descriptor-watch.js';
 import type { HostMap, HostMapping } from './host-map.js';
-import { destroyResponse, isHttp2, plainText, rawResponse, resetClient, refuseClient, writeResponseHead, type WholeResponse } from './client-response.js';
+import { destroyResponse, isHttp2, plainText, resetClient, refuseClient, writeResponseHead, type WholeResponse } from './client-response.js';
 import { localContent } from './data-url.js';
-import { relayFiltered } from './filtered-body.js';
 import { FollowUps } from './follow-ups.js';
-import { HttpCache, type CacheRequest, type CacheResponse } from './http-cache.js';
-import { costlySubscriptions, deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, rememberListeningAddress, requestHeaderList, setDefaultCertificate, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
-import { issueCertificate } from './ip-certificate.js';
-import { KeptBody } from '../web-request/kept-body.js';
-import { TunnelCheck, authorityText, parseAuthority, type Authority } from './tunnel-check.js';
-import { cutShortError, insecureUpstreamHint, isCutShort, netErrorOf } from './net-error.js';
+import { HttpCache, type CacheRequest } from './http-cache.js';
+import { costlySubscriptions, deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, rememberListeningAddress, requestHeaderList, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
+import { TunnelCheck } from './tunnel-check.js';
+import { insecureUpstreamHint, netErrorOf } from './net-error.js';
 import { watchWebSocketMessages } from './websocket-messages.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { inferResourceType, NO_TAB_ID, tabAndFrame, tabIdFrom } from './resource-type.js';
@@ -39,6 +38,9 @@ import { handleUpgrade } from './websocket-handshake.js';
 import { UpstreamTransport, type UpstreamResponse } from './upstream-transport.js';
 import type { UpstreamProxy } from './upstream-proxy.js';
 import type { BrowserToldRequests } from './browser-told.js';
+import { answerFromCache } from './cached-answer.js';
+import { ConnectTunnels } from './connect-tunnels.js';
+import { relayResponse, type RelayContext } from './response-relay.js';
 
 
 /** The most request head wrtui reads from a client (Node's default: 16 KiB). */
@@ -100,11 +102,10 @@ export class CaptureProxy {
   /** Requests between their body's arrival and their response's end, to end them on stop(). */
   readonly #inFlight = new Set<RequestFlight>();
   readonly #tunnels: TunnelCheck;
-  /** The target of each open tunnel, by its client's address and port. */
-  readonly #tunnelTargets = new Map<string, Authority>();
-  /** IP targets the certificate for clients without SNI names (beside localhost and loopback), as they came. */
-  #coveredAddresses = new Set<string>();
-  #certificateIssued: Promise<void> = Promise.resolve();
+  /** CONNECT tunnels and the TLS handshakes in them (connect-tunnels.ts). */
+  readonly #connects: ConnectTunnels;
+  /** What relaying an upstream response needs (response-relay.ts). */
+  readonly #relayContext: RelayContext;
   /** More listening sockets feeding mockttp's server (::1 beside 127.0.0.1). */
   readonly #alsoListening: Server[] = [];
   #addresses: string[] = [];
@@ -148,6 +149,14 @@ export class CaptureProxy {
       cors: false,
       suggestChanges: false,
     });
+    this.#connects = new ConnectTunnels({ lifecycle: this.lifecycle, journal: this.journal, storeId: this.storeId, server: this.#server, ca: options.ca, tunnels: this.#tunnels });
+    this.#relayContext = {
+      journal: this.journal,
+      journalBodies: options.journalBodies === true,
+      maxBodySize: this.#maxBodySize,
+      cache: this.#cache,
+      reset: (request, response) => this.#reset(request, response),
+    };
   }
 
   /** The proxy URL clients use, e.g. http://127.0.0.1:8080 (a loopback one when listening on every interface). */
@@ -184,7 +193,7 @@ export class CaptureProxy {
   async start(): Promise<void> {
     handleEveryRequest(this.#server, (request, response) => this.#handle(request, response));
     await handleEveryUpgrade(this.#server, (request, socket, head) => this.#handleUpgrade(request, socket, head));
-    await this.#server.on('tls-client-error', (failure) => void this.#tlsFailed(failure));
+    await this.#server.on('tls-client-error', (failure) => void this.#connects.tlsFailed(failure));
     // Malformed requests never become requests; a debug line says why the client was answered 400.
     await this.#server.on('client-error', (failure) =>
       this.journal.append(
@@ -205,7 +214,7 @@ export class CaptureProxy {
     rememberListeningAddress(this.#server);
     this.#addresses = [host === 'localhost' ? '127.0.0.1' : host];
     if (host === 'localhost') await this.#alsoListenOn('::1');
-    handleConnect(this.#server, (request, socket, proceed) => void this.#handleConnect(request, socket, proceed));
+    handleConnect(this.#server, (request, socket, proceed) => void this.#connects.handleConnect(request, socket, proceed));
     deferClientErrorsToResponses(this.#server);
     this.#clients.watch(listeningServer(this.#server));
     // One watch per process: the default store's proxy keeps it.
@@ -237,103 +246,6 @@ export class CaptureProxy {
   /** A request wrtui could not read was answered 400: the journal says what came and why. */
   #clientFault(fault: ClientFault): void {
     this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `a client sent a request wrtui cannot read, answered 400: ${fault.method} ${JSON.stringify(fault.target)} (${fault.reason})` });
-  }
-
-  // ── CONNECT ───────────────────────────────────────────────────────────────
-
-  /** A tunnel is checked before it is granted (tunnel-check.ts); an IP target gets a certificate naming it. */
-  async #handleConnect(request: IncomingMessage, socket: Socket, proceed: () => void): Promise<void> {
-    socket.on('error', () => socket.destroy());
-    const authority = parseAuthority(request.url);
-    if (!authority) {
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `CONNECT to ${JSON.stringify(request.url ?? '')}, which is not a host:port: answered 400` });
-      socket.end(rawResponse(400, 'Bad Request', `wrtui: cannot open a tunnel to ${JSON.stringify(request.url ?? '')}: a CONNECT names host:port`));
-      return;
-    }
-    try {
-      await this.#tunnels.reach(authority);
-    } catch (error) {
-      // Chromium (without a proxy) shows the request itself (BR, BSH, SH) ending with the connection
-      // error. So the tunnel is granted: the request inside it is learnt and fails at once with this
-      // error (UpstreamTransport's knownFailure). A client that sends none (a TLS client that does
-      // not trust wrtui, a non-HTTP tunnel) leaves the origin's failure in the journal when it closes.
-      const client = `${socket.remoteAddress}:${socket.remotePort}`;
-      this.#unreachableTunnels.set(client, () => void this.#tunnelFailed(request, authority, error));
-      socket.once('close', () => {
-        this.#unreachableTunnels.get(client)?.();
-        this.#unreachableTunnels.delete(client);
-      });
-    }
-    if (isIP(authority.host) !== 0) {
-      try {
-        await this.#coverAddress(authority.host);
-      } catch (error) {
-        this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `no certificate for ${authority.host}: ${(error as Error).message}; the client will see mockttp's default one` });
-      }
-    }
-    if (socket.destroyed) return;
-    // What a TLS failure inside the tunnel was for (mockttp's event names only the client's address).
-    const client = `${socket.remoteAddress}:${socket.remotePort}`;
-    this.#tunnelTargets.set(client, authority);
-    socket.once('close', () => this.#tunnelTargets.delete(client));
-    proceed();
-  }
-
-  /** Tunnels to a target that could not be reached, by client address, until a request comes through one. */
-  readonly #unreachableTunnels = new Map<string, () => void>();
-
-  /** No request came through a tunnel to a target that cannot be reached: the journal names the origin and why. */
-  async #tunnelFailed(request: IncomingMessage, authority: Authority, error: unknown): Promise<void> {
-    const netError = error instanceof TransportError ? error.netError : netErrorOf(error);
-    const target = authorityText(authority);
-    // What the client meant to fetch is inside the tunnel, never sent: the journal names the origin.
-    const url = authority.port === 80 ? `http://${target}/` : `https://${authority.port === 443 ? target.replace(/:443$/, '') : target}/`;
-    try {
-      const flight = this.lifecycle.start({ url, method: 'GET', requestHeaders: headersFromRaw(request.rawHeaders), type: 'other', storeId: this.storeId });
-      await flight.beforeRequest();
-      flight.fail(netError);
-    } catch (failure) {
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `CONNECT ${target}: ${netError} (${(failure as Error).message})` });
-    }
-  }
-
-  /**
-   * A client's TLS handshake with wrtui failed (it refused wrtui's certificate, offered nothing
-   * wrtui speaks, sent garbage, stalled): a row with the reason, as the request the client meant
-   * failed. A client that merely closed an unused connection (browsers open spare ones) is not news.
-   */
-  async #tlsFailed(failure: mockttp.TlsHandshakeFailure): Promise<void> {
-    const netError = TLS_FAILURES[failure.failureCause];
-    const tunnel = this.#tunnelTargets.get(`${failure.remoteIpAddress}:${failure.remotePort}`);
-    const host = failure.tlsMetadata?.sniHostname ?? tunnel?.host ?? failure.destination?.hostname;
-    if (netError === undefined || host === undefined) {
-      this.journal.append({ kind: 'log', level: 'debug', source: 'capture', message: `TLS handshake with a client ended: ${failure.failureCause}${host ? ` (${host})` : ''}` });
-      return;
-    }
-    const port = tunnel?.port ?? failure.destination?.port;
-    const target = port === undefined || port === 443 ? authorityText({ host, port: 443 }).replace(/:443$/, '') : authorityText({ host, port });
-    if (failure.failureCause === 'cert-rejected') {
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `a client refused wrtui's certificate for ${target}: it does not trust wrtui's CA yet (wrtui ca says how)` });
-    }
-    try {
-      const flight = this.lifecycle.start({ url: `https://${target}/`, method: 'GET', requestHeaders: [], type: 'other', storeId: this.storeId });
-      await flight.beforeRequest();
-      flight.fail(netError);
-    } catch (error) {
-      this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `TLS handshake with a client for ${target} failed (${failure.failureCause}): ${(error as Error).message}` });
-    }
-  }
-
-  /** Makes the certificate for clients that send no server name (IP targets) name `address` too. */
-  #coverAddress(address: string): Promise<void> {
-    if (this.#coveredAddresses.has(address)) return this.#certificateIssued;
-    if (this.#coveredAddresses.size >= 256) this.#coveredAddresses = new Set();
-    this.#coveredAddresses.add(address);
-    const names = ['localhost', '127.0.0.1', '::1', ...this.#coveredAddresses].filter((name, index, all) => all.indexOf(name) === index);
-    this.#certificateIssued = this.#certificateIssued
-      .catch(() => {})
-      .then(async () => setDefaultCertificate(this.#server, { ...(await issueCertificate(this.#options.ca, names)), chain: this.#options.ca.cert }));
-    return this.#certificateIssued;
   }
 
   /** One more listening socket on `address`, same port, its connections handed to mockttp's server. */
@@ -388,7 +300,7 @@ export class CaptureProxy {
     }
     const requestBody = parseRequestBody({ method: request.method, contentType: getHeader(headers, 'content-type'), bytes: body.bytes, truncated: !body.complete });
     const client = `${request.socket.remoteAddress}:${request.socket.remotePort}`;
-    if (this.#unreachableTunnels.size > 0) this.#unreachableTunnels.delete(client); // a request came through it
+    this.#connects.requestCameThrough(client);
     let flight = this.#followUps.claim(request.url, request.method, client);
     if (flight) {
       // The client followed a redirect: the same request's next hop, with the client's headers.
@@ -459,7 +371,7 @@ export class CaptureProxy {
     let cacheRequest: CacheRequest | undefined;
     if (this.#cache) {
       cacheRequest = { url: flight.url, method: flight.method, headers: headerObject(sentHeaders) };
-      const answer = await this.#answerFromCache(flight, cacheRequest, sentHeaders, client, request.socket);
+      const answer = await answerFromCache({ cache: this.#cache, upstream: this.#upstream, followUps: this.#followUps, localAnswer: (answered, to) => this.#localAnswer(answered, to) }, flight, cacheRequest, sentHeaders, client, request.socket);
       if (answer === 'reset') return this.#block(flight, request, response);
       if (answer && 'failed' in answer) return this.#upstreamFailed(flight, request, response, url, answer.failed);
       // A listener redirected the cached answer to an extension's own URL: wrtui takes that hop.
@@ -528,7 +440,7 @@ export class CaptureProxy {
         return this.#reset(request, response);
       }
       if (decision.action === 'redirect' && !flight.finished) this.#followUps.expect(flight, client, request.socket);
-      return this.#relay(flight, request, response, upstream, {
+      return relayResponse(this.#relayContext, flight, request, response, upstream, {
         statusCode: decision.statusCode,
         statusMessage: head.statusMessage ?? '',
         headers: decision.responseHeaders,
@@ -536,65 +448,6 @@ export class CaptureProxy {
         cacheRequest,
       });
     }
-  }
-
-  /** Streams the upstream body to the client under the (possibly rewritten) head; onCompleted when the last byte went. */
-  #relay(
-    flight: RequestFlight,
-    request: OngoingRequest,
-    response: OngoingResponse,
-    upstream: UpstreamResponse,
-    head: { statusCode: number; statusMessage: string; headers: HttpHeaders; redirected: boolean; cacheRequest: CacheRequest | undefined },
-  ): Promise<void> {
-    const incoming = upstream.response;
-    const kept = this.#options.journalBodies || head.cacheRequest ? new KeptBody(this.#maxBodySize) : undefined;
-    const filters = flight.takeFilters();
-    // A redirect the client follows ends a filter (Firefox: "Channel redirected"); the next hop may get its own.
-    if (head.redirected) for (const filter of filters) filter.fail('Channel redirected');
-    else if (filters.length > 0) {
-      // What the filters wrote, for the TUI: the body the client got is not the server's. A filter
-      // writes decoded bytes (it was given them decoded).
-      const delivered = this.#options.journalBodies ? new KeptBody(this.#maxBodySize) : undefined;
-      if (kept) {
-        incoming.on('data', (chunk: Buffer) => kept.add(chunk));
-        response.once('finish', () => {
-          this.#afterResponse(flight, head, kept);
-          if (delivered) this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', filteredBy: filters.map((filter) => filter.ownerId).reverse(), url: flight.url, bytes: delivered.bytes(), complete: delivered.whole, size: delivered.size, decoded: true });
-        });
-      }
-      return relayFiltered({ flight, request, response, incoming, head, filters, journal: this.journal, reset: () => this.#reset(request, response), ...(delivered && { delivered }) });
-    }
-    return new Promise<void>((resolve) => {
-      response.once('finish', () => {
-        if (!head.redirected) flight.completed();
-        if (kept) this.#afterResponse(flight, head, kept);
-        resolve();
-      });
-      // The client leaving is #exchange's to report; here it only ends the wait.
-      response.once('close', () => {
-        if (!response.writableFinished) incoming.destroy();
-        resolve();
-      });
-      const upstreamFailed = (error: { code?: string } | undefined) => {
-        if (flight.finished || incoming.complete) return;
-        flight.fail(error && !isCutShort(error) ? netErrorOf(error) : cutShortError(incoming));
-        this.#reset(request, response);
-      };
-      incoming.on('error', upstreamFailed);
-      // Node may close a response cut short without an error: the server closed the connection mid-body.
-      incoming.once('close', () => upstreamFailed(undefined));
-
-      writeResponseHead(request, response, head.statusCode, head.statusMessage, head.headers);
-      if (!head.redirected) flight.responseStarted();
-      if (request.method === 'HEAD' || head.statusCode === 204 || head.statusCode === 304) {
-        incoming.resume();
-        response.end();
-        return;
-      }
-      if (kept) incoming.on('data', (chunk: Buffer) => kept.add(chunk));
-      incoming.once('end', () => forwardTrailers(request, response, incoming));
-      incoming.pipe(response);
-    });
   }
 
   /** A listener's redirect, answered by wrtui: a data: URL served, anything else a redirect the client follows. */
@@ -627,94 +480,6 @@ export class CaptureProxy {
     if (content) return { statusCode: 200, statusMessage: 'OK', headers: [{ name: 'Content-Type', value: content.mediaType }], body: content.body };
     this.journal.append({ kind: 'log', level: 'warn', source: 'capture', message: `request ${flight.requestId}: redirected to ${url.slice(0, 200)}, which wrtui does not serve (only data: and about:blank); the client's request fails`, requestId: flight.requestId });
     return undefined;
-  }
-
-  /** The response body as far as it was kept: journaled for the recorder, offered to the cache. */
-  #afterResponse(flight: RequestFlight, head: { statusCode: number; statusMessage: string; headers: HttpHeaders; cacheRequest: CacheRequest | undefined }, kept: KeptBody): void {
-    const bytes = kept.bytes();
-    if (this.#options.journalBodies) {
-      this.journal.append({ kind: 'body', requestId: flight.requestId, direction: 'response', url: flight.url, bytes, complete: kept.whole, size: kept.size });
-    }
-    if (this.#cache && head.cacheRequest) {
-      this.#cache.store(head.cacheRequest, {
-        statusCode: head.statusCode,
-        statusMessage: head.statusMessage,
-        headers: headerObject(head.headers),
-        rawHeaders: pairsOf(head.headers),
-        ...(kept.whole && { body: bytes }),
-      });
-    }
-  }
-
-  /**
-   * A fresh cached response is served by wrtui itself; a stale one is revalidated upstream by
-   * wrtui (a 304 serves the stored body). Either way the events fire as for a network response,
-   * with fromCache: true when the body came from the cache. Undefined: go upstream as usual.
-   */
-  async #answerFromCache(flight: RequestFlight, cacheRequest: CacheRequest, sentHeaders: HttpHeaders, client: string, connection: Socket): Promise<WholeResponse | 'reset' | { failed: unknown } | { internalRedirect: InternalRedirect } | undefined> {
-    const cache = this.#cache!;
-    const lookup = cache.lookup(cacheRequest);
-    if (lookup.kind === 'miss') return undefined;
-    let response: CacheResponse;
-    let fromCache = true;
-    let ip: string | undefined;
-    if (lookup.kind === 'fresh') response = lookup.response;
-    else {
-      const revalidation = Object.entries(lookup.revalidationHeaders).flatMap(([name, value]) =>
-        (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: v })),
-      );
-      let upstream;
-      try {
-        upstream = await this.#upstream.send({
-          url: flight.url,
-          method: flight.method,
-          headers: [...sentHeaders.filter((h) => !/^if-(none-match|modified-since)$/i.test(h.name)), ...revalidation.filter((h) => /^if-/i.test(h.name))],
-        });
-      } catch (error) {
-        return { failed: error };
-      }
-      ip = upstream.ip;
-      const body = upstream.body instanceof Uint8Array ? upstream.body : new Uint8Array();
-      const fromUpstream: CacheResponse = {
-        statusCode: upstream.statusCode,
-        statusMessage: upstream.statusMessage ?? '',
-        headers: headerObject(upstream.headers),
-        rawHeaders: pairsOf(upstream.headers),
-        body,
-      };
-      const outcome = cache.revalidated(lookup, cacheRequest, fromUpstream);
-      if (outcome.kind === 'not-modified') response = outcome.response;
-      else {
-        fromCache = false;
-        response = fromUpstream;
-      }
-    }
-    const decision = await flight.headersReceived({
-      statusCode: response.statusCode,
-      statusMessage: response.statusMessage,
-      headers: headersFromPairs(response.rawHeaders),
-      fromCache,
-      ...(ip !== undefined && { ip }),
-    });
-    if (decision.action === 'cancel') return 'reset';
-    if (decision.action === 'retry-auth') {
-      // Credentials for a cached 401 need the network: let the request go upstream after all.
-      return undefined;
-    }
-    if (decision.action === 'redirect' && decision.internal) {
-      if (flight.finished) return this.#localAnswer(flight, decision.redirectUrl) ?? 'reset';
-      if (flight.atExtensionUrl) return { internalRedirect: decision };
-      this.#followUps.expect(flight, client, connection);
-      return { statusCode: decision.statusCode, statusMessage: 'Found', headers: decision.responseHeaders, body: new Uint8Array() };
-    }
-    const answer = { statusCode: response.statusCode, statusMessage: response.statusMessage, headers: decision.responseHeaders, body: response.body };
-    if (decision.action === 'redirect') {
-      if (!flight.finished) this.#followUps.expect(flight, client, connection);
-      return answer;
-    }
-    flight.responseStarted();
-    flight.completed();
-    return answer;
   }
 
   /** Answers with a whole response (Content-Length set to its body) and waits until it went. */
@@ -806,32 +571,4 @@ export class CaptureProxy {
 /** 0.0.0.0 or ::: every interface. */
 function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::';
-}
-
-/** Upstream trailers go on to an HTTP/1.1 client (chunked responses carry them; HTTP/2 ones are dropped). */
-function forwardTrailers(request: OngoingRequest, response: OngoingResponse, incoming: IncomingMessage): void {
-  if (incoming.rawTrailers.length === 0 || isHttp2(request)) return;
-  try {
-    response.addTrailers(pairsOf(headersFromRaw(incoming.rawTrailers)));
-  } catch {
-    // An invalid trailer: Node refuses it; the body is still complete.
-  }
-}
-
-/** A client's failed TLS handshake, as the net::ERR_* its request ended with (undefined: not worth a row). */
-const TLS_FAILURES: Readonly<Record<mockttp.TlsHandshakeFailure['failureCause'], NetError | undefined>> = {
-  'cert-rejected': 'net::ERR_CERT_AUTHORITY_INVALID',
-  'no-shared-cipher': 'net::ERR_SSL_VERSION_OR_CIPHER_MISMATCH',
-  'handshake-timeout': 'net::ERR_TIMED_OUT',
-  unknown: 'net::ERR_SSL_PROTOCOL_ERROR',
-  closed: undefined,
-  reset: undefined,
-};
-
-function pairsOf(headers: HttpHeaders): [string, string][] {
-  return headers.map((header) => [header.name, headerLatin1(header)]);
-}
-
-function headersFromPairs(pairs: readonly (readonly [string, string])[]): HttpHeaders {
-  return headersFromRaw(pairs.flat());
 }
