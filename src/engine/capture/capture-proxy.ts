@@ -31,7 +31,6 @@ import { HttpCache, type CacheRequest } from './http-cache.js';
 import { costlySubscriptions, deferClientErrorsToResponses, guardClientInput, guardUpgrades, handleConnect, handleEveryRequest, setRequestHeadLimit, handleEveryUpgrade, listenOn, listeningServer, rememberListeningAddress, requestHeaderList, type OngoingRequest, type OngoingResponse } from './mockttp-hooks.js';
 import { TunnelCheck } from './tunnel-check.js';
 import { insecureUpstreamHint, netErrorOf } from './net-error.js';
-import { watchWebSocketMessages } from './websocket-messages.js';
 import { framed, headersToForward, readRequestBody, type RequestBodyRead } from './request-intake.js';
 import { inferResourceType, NO_TAB_ID, tabAndFrame, tabIdFrom } from './resource-type.js';
 import { handleUpgrade } from './websocket-handshake.js';
