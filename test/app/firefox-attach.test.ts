@@ -6,7 +6,7 @@
 // through the proxy (--resolve *.test). The page is plain http on hostnames that are not
 // potentially trustworthy, so Firefox sends no Sec-Fetch-*: only the browser can say what an
 // iframe, a worker's fetch or a beacon is.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { attachOptions } from '../../src/app/browser-attach-session.js';
 import { launchFirefox } from '../../src/app/firefox-launch.js';
 import { HostMap, parseHostMapping, type HostMapping } from '../../src/engine/capture/host-map.js';
 import { ExtensionHost } from '../../src/engine/extensions/extension-host.js';
+import type { WebRequestEntry } from '../../src/engine/journal.js';
 import { browserVersion, expectAgreement } from '../helpers/differential.js';
 import { endProcessGroup, FIREFOX, firefoxProfile, NO_FIREFOX, requireFirefox, WEB_EXT } from '../helpers/firefox.js';
 import { startOrigin, type Origin } from '../helpers/origin.js';
@@ -39,6 +40,12 @@ interface ProbeRecord {
 let origin: Origin;
 let work: string;
 let records: ProbeRecord[] = [];
+interface TabsReport {
+  first: number;
+  opened: number;
+  left: number[];
+}
+let tabsReported: (report: TabsReport) => void = () => {};
 /** Resolves once the page asked for /done and no record came for a while after. */
 let finished: () => void = () => {};
 
@@ -52,6 +59,7 @@ function page(port: number): Record<string, [string, string]> {
   await new Promise((r) => setTimeout(r, 300));
 } })();</script>`],
     '/': ['text/html', `<!doctype html><title>main</title>
+<link rel="stylesheet" href="${at('cdn')}/style.css">
 <script src="${at('cdn')}/lib.js"></script>
 <iframe src="${at('ads')}/frame"></iframe>
 <script>
@@ -59,12 +67,16 @@ new Worker('/worker.js');
 addEventListener('load', () => {
   document.body.append(Object.assign(new Image(), { src: '/logo.png' }));
   navigator.sendBeacon('/beacon', 'seen');
+  const xhr = new XMLHttpRequest();
+  xhr.open('GET', '${at('api')}/xhr');
+  xhr.send();
   fetch('/api').then(() => setTimeout(() => fetch('/done'), 400));
 });
 </script>`],
     '/frame': ['text/html', `<!doctype html><img src="/ad.gif"><iframe src="${at('inner')}/nested"></iframe>`],
     '/nested': ['text/html', '<!doctype html><p>nested</p><script src="/nested.js"></script>'],
     '/worker.js': ['text/javascript', "fetch('/from-worker');"],
+    '/second': ['text/html', '<!doctype html><title>second</title><img src="/second.png">'],
   };
 }
 
@@ -77,6 +89,10 @@ beforeAll(async () => {
       records.push(JSON.parse(body.toString('utf8')) as ProbeRecord);
       return res.end('ok');
     }
+    if (pathname === '/__tabs') {
+      tabsReported(JSON.parse(body.toString('utf8')) as TabsReport);
+      return res.end('ok');
+    }
     if (pathname === '/__seen') return res.end(records.some((record) => record.url.includes('start.test')) ? 'yes' : 'no');
     if (pathname === '/done') {
       // The last records (the beacon's, the worker's) may still be on their way: done once none came for 1.5 s.
@@ -86,6 +102,7 @@ beforeAll(async () => {
     }
     const answer = page(origin.port)[pathname];
     if (answer) return res.writeHead(200, { 'Content-Type': answer[0] }).end(answer[1]);
+    if (pathname.endsWith('.css')) return res.writeHead(200, { 'Content-Type': 'text/css' }).end('p { color: red }');
     if (pathname.endsWith('.js')) return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end('void 0;');
     if (pathname.endsWith('.gif') || pathname.endsWith('.png')) return res.writeHead(200, { 'Content-Type': 'image/gif' }).end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'));
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
@@ -181,11 +198,59 @@ function normalize(list: ProbeRecord[], port: number): string[] {
 }
 
 describe.skipIf(NO_FIREFOX)('wrtui browser --firefox, attached: what an add-on sees equals what Firefox reports', () => {
-  it("every request of an http page with nested iframes, a cross-site script, a worker and a beacon has Firefox's type, frames, tab, originUrl and documentUrl", { timeout: 240_000 }, async () => {
+  it("every request of an http page with nested iframes, a cross-site script and stylesheet, a worker, an XHR and a beacon has Firefox's type, frames, tab, originUrl and documentUrl", { timeout: 240_000 }, async () => {
     const oracle = await reportInFirefox();
     const { records: ours, inferred } = await reportInWrtui();
     expectAgreement(browserVersion(FIREFOX), 'onBeforeRequest details', normalize(ours, origin.port), normalize(oracle, origin.port));
     // Every page request was described by the browser: none fell back to inference.
     expect(inferred.filter((url) => !url.endsWith('/favicon.ico'))).toEqual([]);
+  });
+});
+
+describe.skipIf(NO_FIREFOX)("wrtui browser --firefox, attached: an add-on acts on the browser's tabs", () => {
+  it("tabs.create opens a tab in Firefox (its page loads through wrtui), tabs.remove closes one; tabs.query lists Firefox's tabs", { timeout: 120_000 }, async () => {
+    const folder = path.join(work, 'tab-mover');
+    await mkdir(folder, { recursive: true });
+    await writeFile(
+      path.join(folder, 'manifest.json'),
+      JSON.stringify({ manifest_version: 2, name: 'Tab mover', version: '1', browser_specific_settings: { gecko: { id: 'tab-mover@wrtui.test' } }, permissions: ['tabs', '<all_urls>'], background: { scripts: ['bg.js'] } }),
+    );
+    // On the browser's first tab: open the second page in a new tab, close the first, list what is left.
+    await writeFile(
+      path.join(folder, 'bg.js'),
+      `let first;
+browser.tabs.onCreated.addListener(async (tab) => {
+  if (first !== undefined) return;
+  first = tab.id;
+  const opened = await browser.tabs.create({ url: ${JSON.stringify(`http://www.test:${origin.port}/second`)} });
+  await browser.tabs.remove(first);
+  const left = await browser.tabs.query({});
+  await fetch(${JSON.stringify(`http://127.0.0.1:${origin.port}/__tabs`)}, { method: 'POST', body: JSON.stringify({ first, opened: opened.id, left: left.map((t) => t.id) }) });
+});`,
+    );
+    const harness = await startProxyHarness({ proxy: { hostMap: new HostMap([parseHostMapping('*.test:127.0.0.1') as HostMapping]) } });
+    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    let timer: NodeJS.Timeout | undefined;
+    const reported = Promise.race([
+      new Promise<TabsReport>((resolve) => (tabsReported = resolve)),
+      new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error('the add-on never reported its tabs')), 60_000))),
+    ]).finally(() => clearTimeout(timer));
+    try {
+      expect(host.rules()[0]).toMatchObject({ persona: 'firefox', state: 'active' });
+      const browser = await launchFirefox({ proxyUrl: harness.proxy.url, headless: true, attach: attachOptions(harness.proxy, harness.engine) });
+      try {
+        const report = await reported;
+        expect(report.left).toEqual([report.opened]);
+        expect(browser.attachment!.tabs().map((tab) => tab.id)).toEqual([report.opened]);
+        const secondImage = (await harness.waitFor((entry) => entry.kind === 'webRequest' && entry.event === 'onBeforeRequest' && entry.details.url.endsWith('/second.png'), 30_000)) as WebRequestEntry;
+        expect(secondImage.details).toMatchObject({ type: 'image', tabId: report.opened, frameId: 0 });
+        expect(secondImage.inferred).toBeUndefined();
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      await host.close();
+      await harness.close();
+    }
   });
 });
