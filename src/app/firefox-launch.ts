@@ -30,7 +30,8 @@ export interface FirefoxOptions {
   executable?: string;
   headless?: boolean;
   onExit?: (description: string) => void;
-  attach: ChromiumAttachOptions;
+  /** Attach over WebDriver BiDi (what `wrtui browser --firefox` does); without it (a benchmark's baseline) Firefox just browses. */
+  attach?: ChromiumAttachOptions;
 }
 
 /** The Firefox to run, or an error saying what was looked for. */
@@ -102,10 +103,11 @@ export async function launchFirefox(options: FirefoxOptions): Promise<LaunchedBr
   const prefs = firefoxPreferences(options.proxyUrl);
   await writeFile(join(profile, 'user.js'), Object.entries(prefs).map(([key, value]) => `user_pref(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n'), { mode: 0o600 });
   // The remote agent on loopback only, on a port Firefox picks; about:blank until attached.
-  const args = ['--no-remote', '--profile', profile, '--remote-debugging-port=0', '--remote-allow-hosts', '127.0.0.1', ...(options.headless ? ['--headless'] : []), 'about:blank'];
+  const remote = options.attach ? ['--remote-debugging-port=0', '--remote-allow-hosts', '127.0.0.1'] : [];
+  const args = ['--no-remote', '--profile', profile, ...remote, ...(options.headless ? ['--headless'] : []), options.attach ? 'about:blank' : (options.url ?? 'about:blank')];
   let closing = false;
   // Its own process group: Firefox's content processes go with it.
-  const child: ChildProcess = spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child: ChildProcess = spawn(executable, args, { stdio: ['ignore', 'ignore', options.attach ? 'pipe' : 'ignore'], detached: true });
   const exited = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
       if (!closing) options.onExit?.(signal ? `the browser ended (${signal})` : `the browser closed (exit code ${code})`);
@@ -124,22 +126,24 @@ export async function launchFirefox(options: FirefoxOptions): Promise<LaunchedBr
     }
   };
   let bidi: BidiSocket | undefined;
-  let attachment: FirefoxAttachment;
+  let attachment: FirefoxAttachment | undefined;
+  if (options.attach) {
   try {
-    const endpoint = await withTimeout(remoteAgentUrl(child), 30_000, 'Firefox did not open its WebDriver BiDi port within 30 s');
-    bidi = await BidiSocket.connect(`${endpoint}/session`);
-    await bidi.send('session.new', { capabilities: { alwaysMatch: { acceptInsecureCerts: true } } });
-    attachment = new FirefoxAttachment(bidi, options.attach);
-    await withTimeout(attachment.start(), 30_000, 'Firefox did not answer over WebDriver BiDi within 30 s');
-    const first = attachment.tabs()[0];
-    if (options.url && first) await attachment.navigate(first.id, options.url);
-  } catch (error) {
-    closing = true;
-    bidi?.close();
-    endGroup('SIGKILL');
-    await exited;
-    await rm(profile, { recursive: true, force: true, maxRetries: 3 });
-    throw error;
+      const endpoint = await withTimeout(remoteAgentUrl(child), 30_000, 'Firefox did not open its WebDriver BiDi port within 30 s');
+      bidi = await BidiSocket.connect(`${endpoint}/session`);
+      await bidi.send('session.new', { capabilities: { alwaysMatch: { acceptInsecureCerts: true } } });
+      attachment = new FirefoxAttachment(bidi, options.attach);
+      await withTimeout(attachment.start(), 30_000, 'Firefox did not answer over WebDriver BiDi within 30 s');
+      const first = attachment.tabs()[0];
+      if (options.url && first) await attachment.navigate(first.id, options.url);
+    } catch (error) {
+      closing = true;
+      bidi?.close();
+      endGroup('SIGKILL');
+      await exited;
+      await rm(profile, { recursive: true, force: true, maxRetries: 3 });
+      throw error;
+    }
   }
   return {
     executable,
