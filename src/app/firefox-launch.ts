@@ -32,6 +32,11 @@ export interface FirefoxOptions {
   onExit?: (description: string) => void;
   /** Attach over WebDriver BiDi (what `wrtui browser --firefox` does); without it (a benchmark's baseline) Firefox just browses. */
   attach?: ChromiumAttachOptions;
+  /**
+   * Without `attach`: still start the remote agent, unattached (the benchmark's baseline: the agent
+   * sets preferences of its own that quiet Firefox's background traffic, whose requests would count).
+   */
+  remoteAgent?: boolean;
 }
 
 /** The Firefox to run, or an error saying what was looked for. */
@@ -103,7 +108,7 @@ export async function launchFirefox(options: FirefoxOptions): Promise<LaunchedBr
   const prefs = firefoxPreferences(options.proxyUrl);
   await writeFile(join(profile, 'user.js'), Object.entries(prefs).map(([key, value]) => `user_pref(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n'), { mode: 0o600 });
   // The remote agent on loopback only, on a port Firefox picks; about:blank until attached.
-  const remote = options.attach ? ['--remote-debugging-port=0', '--remote-allow-hosts', '127.0.0.1'] : [];
+  const remote = options.attach || options.remoteAgent ? ['--remote-debugging-port=0', '--remote-allow-hosts', '127.0.0.1'] : [];
   const args = ['--no-remote', '--profile', profile, ...remote, ...(options.headless ? ['--headless'] : []), options.attach ? 'about:blank' : (options.url ?? 'about:blank')];
   let closing = false;
   // Its own process group: Firefox's content processes go with it.
