@@ -46,6 +46,15 @@ interface TabsReport {
   left: number[];
 }
 let tabsReported: (report: TabsReport) => void = () => {};
+interface NavigationSeen {
+  seq: number;
+  event: string;
+  where: string;
+  tabId: number;
+  frameId: number;
+  parentFrameId: number;
+}
+const navigationSeen: NavigationSeen[] = [];
 /** Resolves once the page asked for /done and no record came for a while after. */
 let finished: () => void = () => {};
 
@@ -91,6 +100,10 @@ beforeAll(async () => {
     }
     if (pathname === '/__tabs') {
       tabsReported(JSON.parse(body.toString('utf8')) as TabsReport);
+      return res.end('ok');
+    }
+    if (pathname === '/__nav') {
+      navigationSeen.push(JSON.parse(body.toString('utf8')) as NavigationSeen);
       return res.end('ok');
     }
     if (pathname === '/__seen') return res.end(records.some((record) => record.url.includes('start.test')) ? 'yes' : 'no');
@@ -245,6 +258,56 @@ browser.tabs.onCreated.addListener(async (tab) => {
         const secondImage = (await harness.waitFor((entry) => entry.kind === 'webRequest' && entry.event === 'onBeforeRequest' && entry.details.url.endsWith('/second.png'), 30_000)) as WebRequestEntry;
         expect(secondImage.details).toMatchObject({ type: 'image', tabId: report.opened, frameId: 0 });
         expect(secondImage.inferred).toBeUndefined();
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      await host.close();
+      await harness.close();
+    }
+  });
+});
+
+describe.skipIf(NO_FIREFOX)('wrtui browser --firefox, attached: webNavigation from the browser', () => {
+  it("an add-on hears each frame's onBeforeNavigate, onCommitted and onCompleted in order, in the page's tab, with the frame tree", { timeout: 120_000 }, async () => {
+    const folder = path.join(work, 'navigation-watcher');
+    await mkdir(folder, { recursive: true });
+    await writeFile(
+      path.join(folder, 'manifest.json'),
+      JSON.stringify({ manifest_version: 2, name: 'Navigation watcher', version: '1', browser_specific_settings: { gecko: { id: 'navigation-watcher@wrtui.test' } }, permissions: ['webNavigation', '<all_urls>'], background: { scripts: ['bg.js'] } }),
+    );
+    await writeFile(
+      path.join(folder, 'bg.js'),
+      // Numbered: each record is its own POST, and POSTs may land out of order.
+      `let seq = 0;
+for (const event of ['onBeforeNavigate', 'onCommitted', 'onCompleted']) {
+  browser.webNavigation[event].addListener((details) => {
+    const url = new URL(details.url);
+    if (!url.hostname.endsWith('.test')) return;
+    fetch('http://127.0.0.1:' + url.port + '/__nav', { method: 'POST', body: JSON.stringify({ seq: seq++, event, where: url.hostname + url.pathname, tabId: details.tabId, frameId: details.frameId, parentFrameId: details.parentFrameId }) });
+  });
+}`,
+    );
+    navigationSeen.length = 0;
+    const harness = await startProxyHarness({ proxy: { hostMap: new HostMap([parseHostMapping('*.test:127.0.0.1') as HostMapping]) } });
+    const host = await ExtensionHost.start(harness.engine, { extensions: [folder], watch: false, typeCheck: false, stateDir: harness.stateDir });
+    try {
+      const browser = await launchFirefox({ proxyUrl: harness.proxy.url, url: `http://www.test:${origin.port}/`, headless: true, attach: attachOptions(harness.proxy, harness.engine) });
+      try {
+        const completed = (where: string) => navigationSeen.some((item) => item.event === 'onCompleted' && item.where === where);
+        await expect.poll(() => completed('www.test/') && completed('ads.test/frame') && completed('inner.test/nested'), { timeout: 30_000 }).toBe(true);
+        const tab = browser.attachment!.tabs()[0]!.id;
+        const of = (where: string) => navigationSeen.filter((item) => item.where === where).sort((a, b) => a.seq - b.seq);
+        expect(of('www.test/').map((item) => item.event)).toEqual(['onBeforeNavigate', 'onCommitted', 'onCompleted']);
+        expect(of('www.test/').every((item) => item.tabId === tab && item.frameId === 0 && item.parentFrameId === -1)).toBe(true);
+        for (const where of ['ads.test/frame', 'inner.test/nested']) {
+          const events = of(where);
+          expect(events.map((item) => item.event)).toEqual(['onBeforeNavigate', 'onCommitted', 'onCompleted']);
+          expect(new Set(events.map((item) => `${item.tabId} ${item.frameId} ${item.parentFrameId}`)).size, `${where}: one frame`).toBe(1);
+          expect(events[0]!.tabId).toBe(tab);
+          expect(events[0]!.frameId).toBeGreaterThan(0);
+        }
+        expect(of('inner.test/nested')[0]!.parentFrameId).toBe(of('ads.test/frame')[0]!.frameId);
       } finally {
         await browser.close();
       }
