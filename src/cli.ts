@@ -96,6 +96,7 @@ const flags = cli.flags as {
   exportHar?: string;
   exportJournal?: string;
   chromium?: string;
+  firefox?: boolean;
   cookies?: 'send' | 'observe';
   bodyMemory?: number;
   headlessBrowser?: boolean;
@@ -126,7 +127,8 @@ const sessionOptions = {
   rulesDir: flags.rules ?? './rules',
   extensions: flags.extension ?? [],
   ...(flags.workerHeap !== undefined && { workerHeapMb: flags.workerHeap }),
-  ...(flags.persona !== undefined && { persona: flags.persona }),
+  // `browser --firefox`: extensions see what Firefox's webRequest would, unless told otherwise.
+  ...(flags.persona !== undefined ? { persona: flags.persona } : command === 'browser' && flags.firefox ? { persona: 'firefox' as const } : {}),
   watchRules: flags.watch ?? true,
   ...(flags.cookies !== undefined && { cookieMode: flags.cookies }),
   ...(flags.record !== undefined && { record: flags.record }),
@@ -147,15 +149,21 @@ try {
       // Loaded only here: headless, replay and ca never pay for React and Ink.
       const { runTui, TuiUnavailableError } = await import('./ui/run-tui.js');
       const { BrowserNotFoundError, findBrowser } = await import('./app/browser-launch.js');
+      const { findFirefox } = await import('./app/firefox-launch.js');
       try {
-        if (command === 'browser') findBrowser(flags.chromium); // before anything starts: a missing browser is said first
+        // Before anything starts: a missing browser is said first.
+        if (command === 'browser') {
+          if (flags.firefox && flags.chromium !== undefined) fail('--firefox and --chromium name two browsers: give one');
+          if (flags.firefox) findFirefox();
+          else findBrowser(flags.chromium);
+        }
         await runTui({
           ...sessionOptions,
           maxRequests: flags.maxRequests ?? 5000,
           ...(flags.mouse !== undefined && { mouse: flags.mouse }),
           ...(flags.bodyMemory !== undefined && { maxBodyBytes: flags.bodyMemory * 1024 * 1024 }),
           ...(command === 'browser' && {
-            browser: { ...(positional[0] !== undefined && { url: browserUrl(positional[0]) }), ...(flags.chromium !== undefined && { executable: flags.chromium }), headless: flags.headlessBrowser ?? false },
+            browser: { ...(positional[0] !== undefined && { url: browserUrl(positional[0]) }), ...(flags.chromium !== undefined && { executable: flags.chromium }), ...(flags.firefox && { firefox: true }), headless: flags.headlessBrowser ?? false },
           }),
         });
       } catch (error) {

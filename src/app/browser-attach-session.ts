@@ -5,7 +5,7 @@ import { BrowserToldRequests } from '../engine/capture/browser-told.js';
 import type { CaptureProxy } from '../engine/capture/capture-proxy.js';
 import type { Engine } from '../engine/engine.js';
 import type { BrowserTabControl, NavigationEvent } from '../engine/web-request/lifecycle.js';
-import type { ChromiumAttachment, ChromiumAttachOptions } from './chromium-attach.js';
+import type { BrowserAttachment, ChromiumAttachOptions } from './chromium-attach.js';
 
 /** The attach options for a browser browsing through `proxy` (cookie store "0"); extensions may act on its tabs. */
 export function attachOptions(proxy: CaptureProxy, engine: Engine): ChromiumAttachOptions {
@@ -33,7 +33,7 @@ export function attachOptions(proxy: CaptureProxy, engine: Engine): ChromiumAtta
 }
 
 /** Lets extensions act on the attached browser's tabs (tabs.create/update/remove/reload). */
-export function tabControlOf(attachment: ChromiumAttachment): BrowserTabControl {
+export function tabControlOf(attachment: BrowserAttachment): BrowserTabControl {
   return {
     create: (url) => attachment.openTab(url ?? 'about:blank'),
     navigate: (tabId, url) => attachment.navigate(tabId, url),

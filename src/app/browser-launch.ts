@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CdpPipe } from './cdp-pipe.js';
-import { ATTACH_EVENTS, ChromiumAttachment, type ChromiumAttachOptions } from './chromium-attach.js';
+import { ATTACH_EVENTS, ChromiumAttachment, type BrowserAttachment, type ChromiumAttachOptions } from './chromium-attach.js';
 
 /** Where Debian, Ubuntu and others put Chromium or Chrome; the first that runs is used. */
 const CANDIDATES = ['/usr/lib/chromium/chromium', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
@@ -39,8 +39,8 @@ export interface BrowserOptions {
 export interface LaunchedBrowser {
   readonly executable: string;
   readonly args: readonly string[];
-  /** The DevTools attachment, when asked for. */
-  readonly attachment: ChromiumAttachment | undefined;
+  /** The attachment (Chromium's DevTools, Firefox's WebDriver BiDi), when asked for. */
+  readonly attachment: BrowserAttachment | undefined;
   /** Ends the browser (SIGTERM, then SIGKILL after 3 s) and removes its profile. */
   close(): Promise<void>;
 }

@@ -84,6 +84,16 @@ export interface BrowserTab {
   openerTabId?: number;
 }
 
+/** What extensions' tabs calls act on: an attached browser, Chromium's (here) or Firefox's (firefox-attach.ts). */
+export interface BrowserAttachment {
+  tabs(): BrowserTab[];
+  openTab(url: string): Promise<number>;
+  closeTab(tabId: number): Promise<void>;
+  navigate(tabId: number, url: string): Promise<void>;
+  reload(tabId: number): Promise<void>;
+}
+
+/** What an attachment tells the session; the same for Chromium and Firefox. */
 export interface ChromiumAttachOptions {
   /** Where the reports go (the proxy's BrowserToldRequests). */
   tell: (told: ToldRequest) => void;
@@ -94,10 +104,10 @@ export interface ChromiumAttachOptions {
   /** A navigation in a frame: webNavigation's event and details, as Chrome gives them. */
   onNavigation?: (event: BrowserNavigationEvent, details: Record<string, unknown>) => void;
   /** The attachment exists (before its first tab is told): whoever acts on its tabs may hold it from now on. */
-  onAttachment?: (attachment: ChromiumAttachment) => void;
+  onAttachment?: (attachment: BrowserAttachment) => void;
 }
 
-export class ChromiumAttachment {
+export class ChromiumAttachment implements BrowserAttachment {
   readonly #cdp: CdpPipe;
   readonly #options: ChromiumAttachOptions;
   readonly #sessions = new Map<string, Session>();

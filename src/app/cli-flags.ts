@@ -74,6 +74,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'export-journal', type: 'string', commands: ['replay'], value: '<out.ndjson>', help: "write the recording's journal, every entry whole, as headless --json prints it, instead of replaying it (- for stdout)" },
   { name: 'force', type: 'boolean', commands: ['replay'], help: 'with --export-har or --export-journal: replace an existing file (a new 0600 file; a symbolic link there is replaced, not followed)' },
   { name: 'chromium', type: 'string', commands: ['browser'], value: '<path>', help: 'the Chromium or Chrome to start', shownDefault: 'CHROME_PATH, else chromium on this machine' },
+  { name: 'firefox', type: 'boolean', commands: ['browser'], help: "start Firefox (firefox-esr) instead, attached over WebDriver BiDi; implies --persona firefox", shownDefault: 'FIREFOX_PATH, else firefox-esr on this machine' },
   { name: 'headless-browser', type: 'boolean', commands: ['browser'], help: 'start the browser without a window (no display, CI)' },
   { name: 'help', type: 'boolean', commands: COMMANDS, help: 'this text' },
   { name: 'version', type: 'boolean', commands: COMMANDS, help: "wrtui's version" },

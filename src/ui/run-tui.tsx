@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { launchBrowser, type BrowserOptions, type LaunchedBrowser } from '../app/browser-launch.js';
 import { attachOptions } from '../app/browser-attach-session.js';
+import { launchFirefox } from '../app/firefox-launch.js';
 import { announceListening, startCaptureSession, type SessionOptions } from '../app/capture-session.js';
 import { recordedClause } from '../app/record-session.js';
 import { stdoutLines } from '../app/stdout-lines.js';
@@ -26,8 +27,8 @@ export interface TuiOptions extends SessionOptions {
   maxBodyBytes?: number;
   /** Clicks and the wheel (--no-mouse: off). */
   mouse?: boolean;
-  /** `wrtui browser`: a Chromium of the session's own, closed with it. */
-  browser?: Pick<BrowserOptions, 'url' | 'executable' | 'headless'>;
+  /** `wrtui browser`: a Chromium (or with `firefox`, a Firefox) of the session's own, closed with it. */
+  browser?: Pick<BrowserOptions, 'url' | 'executable' | 'headless'> & { firefox?: boolean };
 }
 
 export async function runTui(options: TuiOptions): Promise<void> {
@@ -44,14 +45,15 @@ export async function runTui(options: TuiOptions): Promise<void> {
   let browser: LaunchedBrowser | undefined;
   if (options.browser) {
     try {
-      browser = await launchBrowser({
-        ...options.browser,
-        proxyUrl: session.proxy.url,
-        spkiFingerprint: session.ca.spkiFingerprint,
-        onExit: (description) => engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `${description}; wrtui goes on (q quits)` }),
-        attach: attachOptions(session.proxy, engine),
-      });
-      engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `started ${browser.executable} with a fresh profile through ${session.proxy.url}, trusting wrtui's CA by its SPKI pin, attached over its DevTools pipe (types, frames and tabs come from the browser)` });
+      const { firefox, ...chosen } = options.browser;
+      const onExit = (description: string) => engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `${description}; wrtui goes on (q quits)` });
+      browser = firefox
+        ? await launchFirefox({ ...chosen, proxyUrl: session.proxy.url, onExit, attach: attachOptions(session.proxy, engine) })
+        : await launchBrowser({ ...chosen, proxyUrl: session.proxy.url, spkiFingerprint: session.ca.spkiFingerprint, onExit, attach: attachOptions(session.proxy, engine) });
+      const how = firefox
+        ? "accepting the certificates wrtui's proxy shows it (WebDriver BiDi's acceptInsecureCerts: every connection goes through wrtui), attached over WebDriver BiDi on 127.0.0.1"
+        : "trusting wrtui's CA by its SPKI pin, attached over its DevTools pipe";
+      engine.journal.append({ kind: 'log', level: 'info', source: 'browser', message: `started ${browser.executable} with a fresh profile through ${session.proxy.url}, ${how} (types, frames and tabs come from the browser)` });
     } catch (error) {
       await session.close();
       restoreStderr();

@@ -14,6 +14,7 @@ import { startOrigin, type Origin } from '../helpers/origin.js';
 import { Tmux, tmuxAvailable, wrtuiCommand, WRTUI_BIN } from '../helpers/tmux.js';
 
 const CHROMIUM = '/usr/lib/chromium/chromium';
+const FIREFOX = '/usr/bin/firefox-esr';
 
 let origin: Origin;
 let workDir: string;
@@ -96,6 +97,7 @@ describe.skipIf(!tmuxAvailable())('a terminal window closing (tmux kill-window: 
   const commands = [
     { name: 'the TUI', args: [] as string[] },
     ...(existsSync(CHROMIUM) ? [{ name: 'wrtui browser', args: ['browser', 'about:blank', '--headless-browser', '--chromium', CHROMIUM] }] : []),
+    ...(existsSync(FIREFOX) ? [{ name: 'wrtui browser --firefox', args: ['browser', 'about:blank', '--headless-browser', '--firefox'] }] : []),
   ];
   it.each(commands)('$name stops cleanly: the cookie just set is saved, the recording ended in sessions.json, nothing on stderr', { timeout: 60_000 }, async ({ name: command, args }) => {
     const dir = join(workDir, command.replace(/\W+/g, '-'));

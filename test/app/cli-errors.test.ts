@@ -36,6 +36,7 @@ describe('a mistake is one line, exit code 2, no stack trace', () => {
     [['frobnicate'], 'wrtui: unknown command "frobnicate" (the commands are browser, headless, replay and ca; without one, the TUI); see wrtui --help'],
     [['--json'], 'wrtui: --json is an option of wrtui headless and wrtui replay, not of wrtui (the TUI)'],
     [['ca', '--rules', 'x'], 'wrtui: --rules is an option of wrtui, wrtui browser, wrtui headless and wrtui replay, not of wrtui ca'],
+    [['browser', '--firefox', '--chromium', '/usr/bin/true'], 'wrtui: --firefox and --chromium name two browsers: give one'],
     [['headless', '--redact'], 'wrtui: --redact applies to a recording: add --record <file> (the journal on screen and in --json is never redacted)'],
     [['replay'], 'wrtui: replay needs a file: wrtui replay <session.ndjson | capture.har> [--rules dir] [--json] [--dry-run] [--fail-on-diff]'],
     [['replay', 'a.ndjson', 'b.ndjson'], 'wrtui: unexpected argument "b.ndjson"; see wrtui replay --help'],

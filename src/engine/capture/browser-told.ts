@@ -28,6 +28,12 @@ export interface ToldRequest {
   initiator?: string;
   /** The URL of the document it loads into (Firefox's documentUrl). */
   documentUrl?: string;
+  /** Firefox's originUrl: the URL of what caused it, where the browser says more than the Referer. */
+  originUrl?: string;
+  /** Firefox's frameAncestors: the frame's ancestors, parent first. */
+  frameAncestors?: { url: string; frameId: number }[];
+  /** Firefox's thirdParty: against every document of the frame's ancestry, not the initiator alone. */
+  thirdParty?: boolean;
 }
 
 const MAX_AGE_MS = 30_000;

@@ -260,14 +260,15 @@ export function requestContext(
 
 /**
  * The context of a request the attached browser described (capture/browser-told.ts): its frames,
- * tab, document and initiator are the browser's; Firefox's originUrl and documentUrl follow from
- * them, and thirdParty compares the initiator's site with the URL's, as the inference does.
+ * tab, document and initiator are the browser's; Firefox's originUrl, documentUrl, frameAncestors
+ * and thirdParty are the browser's where it told them (firefox-attach.ts), else follow from the
+ * rest (the Referer, the initiator's site against the URL's, as the inference does).
  */
 export function contextFromBrowser(told: ToldRequest, headers: HttpHeaders, method: string): RequestContext {
   const preflight = method === 'OPTIONS' && getHeader(headers, 'access-control-request-method') !== undefined;
   const { initiator } = told;
-  const thirdParty = initiator !== undefined && initiator !== 'null' && siteOf(initiator) !== siteOf(told.url);
-  const referer = getHeader(headers, 'referer');
+  const thirdParty = told.thirdParty ?? (initiator !== undefined && initiator !== 'null' && siteOf(initiator) !== siteOf(told.url));
+  const originUrl = told.originUrl ?? getHeader(headers, 'referer') ?? told.documentUrl;
   return {
     preflight,
     thirdParty,
@@ -280,8 +281,8 @@ export function contextFromBrowser(told: ToldRequest, headers: HttpHeaders, meth
     ...(told.documentId !== undefined && { documentId: told.documentId }),
     ...(told.parentDocumentId !== undefined && { parentDocumentId: told.parentDocumentId }),
     ...(told.documentUrl !== undefined && { documentUrl: told.documentUrl }),
-    ...((referer ?? told.documentUrl) !== undefined && { originUrl: referer ?? told.documentUrl }),
-    frameAncestors: [],
+    ...(originUrl !== undefined && { originUrl }),
+    frameAncestors: told.frameAncestors ?? [],
   };
 }
 
@@ -294,7 +295,7 @@ export function originOf(url: string): string {
 }
 
 /** The registrable domain ("site") of a URL or origin; the host itself for IPs and localhost. */
-function siteOf(urlOrOrigin: string): string {
+export function siteOf(urlOrOrigin: string): string {
   try {
     const host = new URL(urlOrOrigin).hostname;
     // Special-use names (.test, .example, localhost) are sites like any other, not errors.
