@@ -14,8 +14,7 @@ export function attachOptions(proxy: CaptureProxy, engine: Engine): ChromiumAtta
   return {
     tell: (request) => told.told(request),
     newTabId: () => lifecycle.documents.newTab(),
-    // lifecycle.ts names only its four events; the extension host passes any on (webNavigation.<event>).
-    onNavigation: (event, details) => lifecycle.onNavigation?.(event as NavigationEvent, details),
+    onNavigation: (event, details) => lifecycle.onNavigation?.(event, details),
     // Set before the first tab is told: an extension may act on it as soon as it hears of it.
     onAttachment: (attachment) => (lifecycle.tabControl = tabControlOf(attachment)),
     onTab: (event, tab) => {

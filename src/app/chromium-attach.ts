@@ -18,7 +18,7 @@ import type { ResourceType } from '../engine/types.js';
 import type { NavigationEvent } from '../engine/web-request/lifecycle.js';
 
 /** webNavigation's events the attachment tells: lifecycle.ts's four, and those only an attached browser knows. */
-export type BrowserNavigationEvent = NavigationEvent | 'onErrorOccurred' | 'onHistoryStateUpdated' | 'onReferenceFragmentUpdated' | 'onCreatedNavigationTarget';
+export type BrowserNavigationEvent = NavigationEvent;
 import type { CdpEvent, CdpPipe } from './cdp-pipe.js';
 
 /** The events the attachment reads (cdp-pipe.ts leaves the others unparsed). */

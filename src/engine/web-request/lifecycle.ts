@@ -51,7 +51,7 @@ export interface RequestLifecycleOptions {
   dnr?: DnrEngine;
 }
 
-export type NavigationEvent = 'onBeforeNavigate' | 'onCommitted' | 'onDOMContentLoaded' | 'onCompleted';
+export type NavigationEvent = 'onBeforeNavigate' | 'onCommitted' | 'onDOMContentLoaded' | 'onCompleted' | 'onErrorOccurred' | 'onHistoryStateUpdated' | 'onReferenceFragmentUpdated' | 'onCreatedNavigationTarget';
 
 /** What an extension may do to an attached browser's tabs (`wrtui browser`). */
 export interface BrowserTabControl {
