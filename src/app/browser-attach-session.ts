@@ -4,7 +4,7 @@
 import { BrowserToldRequests } from '../engine/capture/browser-told.js';
 import type { CaptureProxy } from '../engine/capture/capture-proxy.js';
 import type { Engine } from '../engine/engine.js';
-import type { BrowserTabControl, NavigationEvent } from '../engine/web-request/lifecycle.js';
+import type { BrowserTabControl } from '../engine/web-request/lifecycle.js';
 import type { BrowserAttachment, ChromiumAttachOptions } from './chromium-attach.js';
 
 /** The attach options for a browser browsing through `proxy` (cookie store "0"); extensions may act on its tabs. */
