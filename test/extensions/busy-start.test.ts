@@ -89,9 +89,10 @@ describe('the watchdog judges hangs, not work', () => {
     expect(rule.error!.location).toMatch(new RegExp(`background\\.js:${(await readFile(path.join(folder!, 'background.js'), 'utf8')).split('\n').findIndex((line) => line.startsWith('while (started'))+ 1}:\\d+$`));
   });
 
-  it('work past the hang limit is stopped and started again, as Chromium stops a service worker that has not answered for 30 s', { timeout: 60_000 }, async () => {
+  // The limit is the thread's own CPU time too: bounded in wall time for a loaded machine.
+  it('work past the hang limit is stopped and started again, as Chromium stops a service worker that has not answered for 30 s', { timeout: 180_000 }, async () => {
     await start(0, 60_000, { hangLimitMs: 2000 });
-    await harness!.waitFor((e) => e.kind === 'runtime' && e.state === 'restarting', 30_000);
+    await harness!.waitFor((e) => e.kind === 'runtime' && e.state === 'restarting', 150_000);
     const restarting = harness!.entries.find((e): e is RuntimeEntry & JournalEntry => e.kind === 'runtime' && e.state === 'restarting')!;
     expect(restarting.reason).toMatch(/^its event loop did not turn for \d+ ms of its own time \(busy past the 2 s limit\); starting it again in 100 ms$/);
     expect(restarting.location).toMatch(/compile\.js:\d+:\d+$/);
