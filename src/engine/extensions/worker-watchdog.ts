@@ -128,8 +128,10 @@ export class WorkerWatchdog {
     const stalled = (this.#stalledMs = own - this.#stallBase);
     const latest = this.#samples.at(-1);
     if (stalled >= this.#limits.hangLimitMs) return { why: 'limit', stalledMs: stalled, sample: latest?.sample };
-    const previous = this.#samples.at(-2);
-    if (stalled >= this.#limits.stuckAfterMs && latest && previous && !progressBetween(previous.sample, latest.sample)) return { why: 'no-progress', stalledMs: stalled, sample: latest.sample };
+    // Three looks in a row that agree: two can by chance land on the same line at the same heap
+    // size (a busy compiler's allocations between them collected), three at once hardly.
+    const [first, second] = [this.#samples.at(-3), this.#samples.at(-2)];
+    if (stalled >= this.#limits.stuckAfterMs && latest && first && second && !progressBetween(first.sample, second.sample) && !progressBetween(second.sample, latest.sample)) return { why: 'no-progress', stalledMs: stalled, sample: latest.sample };
     const spacing = this.#limits.stuckAfterMs / LOOKS_PER_THRESHOLD;
     if (stalled >= this.#limits.stuckAfterMs / 2 && (!latest || own - latest.own >= spacing)) void this.#look(own);
     return undefined;
@@ -167,7 +169,7 @@ export class WorkerWatchdog {
     try {
       const sample = await this.#probe.sample();
       // A look that straddled progress says nothing about this stall.
-      if (sample && !this.#progressed()) this.#samples = [...this.#samples.slice(-1), { own, sample }];
+      if (sample && !this.#progressed()) this.#samples = [...this.#samples.slice(-2), { own, sample }];
     } finally {
       this.#sampling = false;
     }
