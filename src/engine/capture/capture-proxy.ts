@@ -85,6 +85,17 @@ const DEFAULT_MAX_BODY = 1024 * 1024;
  * sends); this only covers the two pipes racing (bench/browser-attach.ts measures both).
  */
 const TOLD_WAIT_MS = 25;
+/**
+ * A navigation waits longer: a page's document decides the type, frame
+ * and tab of everything it loads, and Firefox's BiDi event for the first one came 25 ms late once in
+ * CI. A browser's own background requests are not navigations, so they never wait this long.
+ */
+const TOLD_NAVIGATION_WAIT_MS = 250;
+
+/** A document's request: Sec-Fetch-Mode says so where sent (trustworthy origins); Upgrade-Insecure-Requests is sent with every navigation. */
+function isNavigation(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers['sec-fetch-mode'] === 'navigate' || headers['upgrade-insecure-requests'] === '1';
+}
 
 export class CaptureProxy {
   readonly lifecycle: RequestLifecycle;
@@ -310,7 +321,7 @@ export class CaptureProxy {
       const type = inferResourceType({ method: request.method, url: request.url, headers: request.headers });
       const tabId = tabIdFrom(request.headers);
       // An attached browser's report of this request, when it is there or comes within the bound.
-      const told = this.browserTold && tabId === NO_TAB_ID ? await this.browserTold.claim(request.method, request.url, TOLD_WAIT_MS) : undefined;
+      const told = this.browserTold && tabId === NO_TAB_ID ? await this.browserTold.claim(request.method, request.url, isNavigation(request.headers) ? TOLD_NAVIGATION_WAIT_MS : TOLD_WAIT_MS) : undefined;
       try {
         flight = this.lifecycle.start({
           url: request.url,
