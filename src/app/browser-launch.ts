@@ -148,7 +148,8 @@ export async function launchBrowser(options: BrowserOptions): Promise<LaunchedBr
   };
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/** `promise`, or a rejection with `message` after `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([promise, new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
 }
@@ -188,7 +189,8 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-function runnable(file: string): boolean {
+/** Whether `file` is there and executable. */
+export function runnable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;
@@ -197,7 +199,8 @@ function runnable(file: string): boolean {
   }
 }
 
-function onPath(name: string): string | undefined {
+/** The first executable `name` on PATH. */
+export function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && runnable(join(dir, name))) return join(dir, name);
   }

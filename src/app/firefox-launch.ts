@@ -10,12 +10,11 @@
 // (acceptInsecureCerts): every connection of this profile goes through wrtui's proxy, which
 // checks the servers' certificates itself, so the only certificates the browser sees are wrtui's.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { BidiSocket } from './bidi-socket.js';
-import { BrowserNotFoundError, type LaunchedBrowser } from './browser-launch.js';
+import { BrowserNotFoundError, onPath, runnable, withTimeout, type LaunchedBrowser } from './browser-launch.js';
 import type { ChromiumAttachOptions } from './chromium-attach.js';
 import { FirefoxAttachment } from './firefox-attach.js';
 
@@ -190,23 +189,3 @@ function remoteAgentUrl(child: ChildProcess): Promise<string> {
   });
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
-}
-
-function runnable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && runnable(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
-}
