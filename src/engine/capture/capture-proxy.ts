@@ -86,16 +86,11 @@ const DEFAULT_MAX_BODY = 1024 * 1024;
  */
 const TOLD_WAIT_MS = 25;
 /**
- * A navigation waits longer: a page's document decides the type, frame
+ * A navigation (a request its headers type as a document) waits longer: a page's document decides the type, frame
  * and tab of everything it loads, and Firefox's BiDi event for the first one came 25 ms late once in
  * CI. A browser's own background requests are not navigations, so they never wait this long.
  */
 const TOLD_NAVIGATION_WAIT_MS = 250;
-
-/** A document's request: Sec-Fetch-Mode says so where sent (trustworthy origins); Upgrade-Insecure-Requests is sent with every navigation. */
-function isNavigation(headers: Record<string, string | string[] | undefined>): boolean {
-  return headers['sec-fetch-mode'] === 'navigate' || headers['upgrade-insecure-requests'] === '1';
-}
 
 export class CaptureProxy {
   readonly lifecycle: RequestLifecycle;
@@ -321,7 +316,7 @@ export class CaptureProxy {
       const type = inferResourceType({ method: request.method, url: request.url, headers: request.headers });
       const tabId = tabIdFrom(request.headers);
       // An attached browser's report of this request, when it is there or comes within the bound.
-      const told = this.browserTold && tabId === NO_TAB_ID ? await this.browserTold.claim(request.method, request.url, isNavigation(request.headers) ? TOLD_NAVIGATION_WAIT_MS : TOLD_WAIT_MS) : undefined;
+      const told = this.browserTold && tabId === NO_TAB_ID ? await this.browserTold.claim(request.method, request.url, type === 'main_frame' || type === 'sub_frame' ? TOLD_NAVIGATION_WAIT_MS : TOLD_WAIT_MS) : undefined;
       try {
         flight = this.lifecycle.start({
           url: request.url,
